@@ -1,0 +1,95 @@
+"""The unified record: one benchmark item, whatever upstream file it came from."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+TASKS = ("multiple_choice", "short_answer", "translation", "feet", "meter")
+"""Scoring tasks. `translation` items are BLEU-scored; the others count towards accuracy."""
+
+ACCURACY_TASKS = ("multiple_choice", "short_answer", "feet", "meter")
+
+SOURCES = ("certamen", "nle", "jun-schol", "lat-pros")
+"""Short source keys (the paper's names: Certamen, NLE, Jun-Schol, Lat-Pros)."""
+
+SOURCE_NAMES = {
+    "NJCL-Certamen": "certamen",
+    "NLE": "nle",
+    "latin-grammar-junior-scholarship": "jun-schol",
+    "exercises-in-latin-prosody": "lat-pros",
+}
+"""Upstream `source_name` -> short source key."""
+
+PUBLIC_SOURCES = ("jun-schol", "lat-pros")
+PRIVATE_SOURCES = ("certamen", "nle")
+
+CONTENTS = (
+    "geography",
+    "history",
+    "literature",
+    "mythology",
+    "vocabulary",
+    "grammar",
+    "literary_devices",
+    "reading_comprehension",
+    "scansion",
+    "translation",
+)
+KNOWLEDGE_CONTENTS = ("mythology", "history", "literature", "geography", "vocabulary")
+SKILL_CONTENTS = ("grammar", "literary_devices", "reading_comprehension", "scansion", "translation")
+LANGUAGES = ("english", "latin")
+LANGUAGE_PAIRS = tuple(f"{q}-{a}" for q in LANGUAGES for a in LANGUAGES)
+FORMATS = ("multiple_choice", "short_answer")
+DIFFICULTIES = ("unknown", "beginner", "intermediate", "advanced")
+
+
+def category_of(content: str) -> str:
+    """Knowledge vs skill (PROTOCOL section 5)."""
+    if content in KNOWLEDGE_CONTENTS:
+        return "knowledge"
+    if content in SKILL_CONTENTS:
+        return "skill"
+    raise ValueError(f"unknown question_content {content!r}")
+
+
+@dataclass(frozen=True)
+class Record:
+    """One gold item. The key is (`question_id`, `question_language`); `id` is unique too."""
+
+    id: str
+    question_id: str
+    question_language: str
+    answer_language: str
+    source: str
+    source_name: str
+    source_year: int
+    task: str
+    question_format: str
+    question_content: str
+    category: str
+    difficulty: str
+    question: str
+    multiple_choice_options: list[str] = field(default_factory=list)
+    answers: list[str] = field(default_factory=list)
+    passage: str | None = None
+    multihop: bool | None = None
+    constrained: bool | None = None
+    file: str = ""
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.question_id, self.question_language)
+
+    @property
+    def language_pair(self) -> str:
+        return f"{self.question_language}-{self.answer_language}"
+
+    @property
+    def is_private(self) -> bool:
+        """Certamen and NLE gold must never leave the process."""
+        return self.source in PRIVATE_SOURCES
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record as a plain dict (the dataset schema; `file` included)."""
+        return asdict(self)
