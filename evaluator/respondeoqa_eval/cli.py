@@ -1,0 +1,61 @@
+"""`respondeoqa-eval`: one command, a subcommand per job.
+
+Each area registers its own subcommands (`register(subparsers)` in its `cli` module) and sets
+`func(args) -> int`. Every `InputError` becomes one line on stderr and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from . import __version__
+from .errors import InputError
+
+# area modules that add subcommands; an area whose optional extra is not installed still
+# registers, and says which extra to install when its command is run
+AREAS = (
+    "respondeoqa_eval.score_cli",
+    "respondeoqa_eval.dataset.cli",
+    "respondeoqa_eval.space.cli",
+    "respondeoqa_eval.runner.cli",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="respondeoqa-eval",
+        description="Score, build, serve and run the RespondeoQA Latin-English QA benchmark.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in AREAS:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name and exc.name.startswith("respondeoqa_eval"):
+                continue  # area not built yet
+            raise
+        module.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except InputError as exc:
+        print(f"respondeoqa-eval: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("respondeoqa-eval: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,37 @@
+"""The small abstract base every per-item metric implements (after sacreBLEU's `metrics/`)."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from importlib import metadata
+
+
+def package_version() -> str:
+    """The installed respondeoqa-eval version, for metric signatures."""
+    try:
+        return metadata.version("respondeoqa-eval")
+    except metadata.PackageNotFoundError:  # pragma: no cover - source checkout without install
+        return "unknown"
+
+
+class Metric(ABC):
+    """A per-item accuracy metric: a score in [0, 1] for one prediction against the gold answers."""
+
+    name: str = ""
+
+    @property
+    @abstractmethod
+    def options(self) -> tuple[str, ...]:
+        """The normalisation steps, as signature fields (e.g. "lc", "punct:ascii")."""
+
+    @property
+    def signature(self) -> str:
+        """A reproducibility signature, e.g. "exact_match|lc|punct:ascii|version:0.1.0"."""
+        return "|".join((self.name, *self.options, f"version:{package_version()}"))
+
+    @abstractmethod
+    def score(self, answers: list[str], answer_language: str, prediction: str | None) -> float:
+        """Score one prediction; a None or empty prediction scores 0."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.signature!r})"

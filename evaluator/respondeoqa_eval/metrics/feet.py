@@ -1,0 +1,53 @@
+"""Feet identification: per-position credit over the gold feet (PROTOCOL section 4)."""
+
+from __future__ import annotations
+
+from .base import Metric
+
+SYNONYMS: tuple[frozenset[str], ...] = (
+    frozenset({"dactyl", "dactylus"}),
+    frozenset({"iamb", "iambus"}),
+    frozenset({"spondee", "spondaeus", "spondeus"}),
+    frozenset({"trochee", "trochaeus", "trocheus"}),
+    frozenset({"amphibrac", "amphibrach"}),
+    frozenset({"choriamb", "choriambus"}),
+    frozenset({"tribrac", "tribrach"}),
+)
+"""Spellings of the same foot (the paper's `mapping`)."""
+
+_CANONICAL = {name: min(group) for group in SYNONYMS for name in group}
+
+
+def same_foot(gold: str, pred: str) -> bool:
+    """True if the two (lowercased, stripped) names are equal or spellings of the same foot.
+
+    A name outside every synonym set only matches itself (the paper's dict lookup would have
+    raised KeyError for it; none occurred in its runs).
+    """
+    return gold == pred or _CANONICAL.get(gold, gold) == _CANONICAL.get(pred, pred)
+
+
+def feet(text: str) -> list[str]:
+    """Lowercase, split on ",", strip each name."""
+    return [name.strip() for name in text.lower().split(",")]
+
+
+class Feet(Metric):
+    """Correct positions / number of gold feet; the two lists are walked in parallel."""
+
+    name = "feet"
+
+    @property
+    def options(self) -> tuple[str, ...]:
+        return ("lc", "del:*", "split:comma", "synonyms:7", "walk:zip", "denom:gold")
+
+    def score(self, answers: list[str], answer_language: str, prediction: str | None) -> float:
+        """Score a comma-separated list of feet against `answers[0]`."""
+        if not prediction or not answers:
+            return 0.0
+        gold = feet(answers[0])
+        pred = feet(prediction.replace("*", ""))
+        # PROTOCOL 4: zip stops at the shorter list; extra predicted feet cost nothing, missing
+        # ones count as wrong because the denominator is the number of gold feet.
+        correct = sum(same_foot(g, p) for g, p in zip(gold, pred))
+        return correct / len(gold) if gold else 0.0

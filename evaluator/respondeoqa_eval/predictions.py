@@ -1,0 +1,256 @@
+"""Read a predictions file into {record id: prediction}, with clear errors for bad input.
+
+Accepted layouts:
+- JSONL (`.jsonl`) or CSV (`.csv`): one row per item, naming it by `id`, or by `question_id` and
+  `question_language` (`question_id` alone where it is unique), with `response` (a raw model
+  output, extracted by the paper's rules) or `answer` (already extracted, used as is). Other
+  columns are ignored.
+- The paper's layout: a folder of JSON files, or one JSON object, mapping upstream file name ->
+  {question_id: raw response}. The file name tells the language version of the prosody
+  questions; `..._with_instr.json` names the same file.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import InputError
+from .records import LANGUAGES, Record
+from .upstream import FILES, GoldSet, canonical_file_name
+
+MAX_SHOWN = 5
+
+
+def show(value: Any, limit: int = 60) -> str:
+    """A user-supplied value, quoted and cut short, safe to put in an error message."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """One prediction: a raw `response` to extract from, or an `answer` used as is."""
+
+    text: str
+    extracted: bool = False  # True: `text` is an already extracted answer
+
+
+@dataclass
+class Predictions:
+    """Predictions keyed by gold record id."""
+
+    by_id: dict[str, Prediction] = field(default_factory=dict)
+    origin: str = "<predictions>"
+    files: set[str] = field(default_factory=set)  # upstream files the predictions cover
+
+    def __len__(self) -> int:
+        return len(self.by_id)
+
+
+class _Collector:
+    """Resolve rows to gold records, catching duplicates and unknown ids."""
+
+    def __init__(self, gold: GoldSet, origin: str) -> None:
+        self.gold = gold
+        self.origin = origin
+        self.preds = Predictions(origin=origin)
+        self.where: dict[str, str] = {}
+        self.unknown: list[str] = []
+
+    def add(self, record: Record | None, pred: Prediction, where: str, name: str) -> None:
+        if record is None:
+            self.unknown.append(f"{name} ({where})")
+            return
+        if record.id in self.preds.by_id:
+            raise InputError(
+                f"{self.origin}: {where}: item {show(record.id)} was already given at {self.where[record.id]}"
+            )
+        self.preds.by_id[record.id] = pred
+        self.where[record.id] = where
+
+    def finish(self) -> Predictions:
+        if self.unknown:
+            shown = ", ".join(self.unknown[:MAX_SHOWN])
+            more = f" and {len(self.unknown) - MAX_SHOWN} more" if len(self.unknown) > MAX_SHOWN else ""
+            raise InputError(
+                f"{self.origin}: {len(self.unknown)} prediction(s) name items that are not in the gold "
+                f"data ({', '.join(self.gold.files)}): {shown}{more}"
+            )
+        if not self.preds.by_id:
+            raise InputError(f"{self.origin}: no predictions found")
+        self.preds.files = {self.gold.by_id[i].file for i in self.preds.by_id}
+        return self.preds
+
+
+def _decode(raw: bytes, origin: str) -> str:
+    if not raw.strip():
+        raise InputError(f"{origin}: the file is empty")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise InputError(f"{origin}: line {line}: not valid UTF-8 (byte offset {exc.start})") from None
+
+
+def _string_field(row: Mapping[str, Any], name: str, where: str, origin: str) -> str | None:
+    value = row.get(name)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise InputError(f"{origin}: {where}: {name!r} must be a string, not {type(value).__name__}")
+    return value
+
+
+def _resolve_row(row: Mapping[str, Any], where: str, col: _Collector, blank_is_none: bool) -> None:
+    origin = col.origin
+
+    def get(name: str) -> str | None:
+        value = _string_field(row, name, where, origin)
+        return None if blank_is_none and value == "" else value
+
+    response, answer = get("response"), get("answer")
+    if response is None and answer is None:
+        raise InputError(f"{origin}: {where}: needs a 'response' (raw output) or an 'answer' (extracted)")
+    if response is not None and answer is not None:
+        raise InputError(f"{origin}: {where}: give either 'response' or 'answer', not both")
+    pred = Prediction(answer, True) if answer is not None else Prediction(response or "", False)
+    rid, qid, qlang = get("id"), get("question_id"), get("question_language")
+    gold = col.gold
+    if rid is not None:
+        col.add(gold.by_id.get(rid), pred, where, f"id {show(rid)}")
+    elif qid is not None and qlang is not None:
+        if qlang not in LANGUAGES:
+            raise InputError(f"{origin}: {where}: question_language must be 'english' or 'latin'")
+        col.add(gold.by_key.get((qid, qlang)), pred, where, f"({show(qid)}, {qlang})")
+    elif qid is not None:
+        record = gold.by_question_id.get(qid)
+        if record is None and any(r.question_id == qid for r in gold.by_key.values()):
+            raise InputError(
+                f"{origin}: {where}: question_id {show(qid)} exists in both languages; "
+                "add question_language or use the id"
+            )
+        col.add(record, pred, where, f"question_id {show(qid)}")
+    else:
+        raise InputError(f"{origin}: {where}: needs 'id', or 'question_id' (+ 'question_language')")
+
+
+def _jsonl_rows(text: str, origin: str) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{origin}: line {lineno}: malformed JSON ({exc.msg}, column {exc.colno})") from None
+        if not isinstance(row, dict):
+            raise InputError(f"{origin}: line {lineno}: expected a JSON object")
+        yield f"line {lineno}", row
+
+
+def _csv_rows(text: str, origin: str) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    if not reader.fieldnames or not ({"response", "answer"} & set(reader.fieldnames)):
+        raise InputError(f"{origin}: the CSV header needs a 'response' or an 'answer' column")
+    try:
+        for row in reader:
+            if None in row:
+                raise InputError(f"{origin}: line {reader.line_num}: more cells than header columns")
+            yield f"line {reader.line_num}", row
+    except csv.Error as exc:
+        raise InputError(f"{origin}: line {reader.line_num}: malformed CSV ({exc})") from None
+
+
+def _paper_layout(mapping: Mapping[str, Any], origin: str, col: _Collector) -> None:
+    """{upstream file name: {question_id: raw response}} (the paper's response folders)."""
+    by_file_qid = {(r.file, r.question_id): r for r in col.gold.records}
+    for fname, answers in mapping.items():
+        name = canonical_file_name(fname)
+        if name not in FILES:
+            raise InputError(f"{origin}: {show(fname)} is not a RespondeoQA file name")
+        if name not in col.gold.files:
+            raise InputError(
+                f"{origin}: predictions for {name}, which is not in the gold data; "
+                "pass --data-dir with a folder that has it"
+            )
+        if not isinstance(answers, dict):
+            raise InputError(f"{origin}: {fname}: expected an object {{question_id: response}}")
+        for qid, response in answers.items():
+            where = f"{fname}, question_id {show(qid)}"
+            if not isinstance(response, str):
+                raise InputError(
+                    f"{origin}: {where}: the response must be a string, not {type(response).__name__}"
+                )
+            col.add(by_file_qid.get((name, qid)), Prediction(response), where, show(qid))
+
+
+def _load_json_text(text: str, origin: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{origin}: line {exc.lineno}: malformed JSON ({exc.msg}, column {exc.colno})") from None
+
+
+def _from_rows(rows: Iterable[tuple[str, Mapping[str, Any]]], col: _Collector, blank_is_none: bool) -> None:
+    for where, row in rows:
+        _resolve_row(row, where, col, blank_is_none)
+
+
+def load_predictions(source: str | Path | Mapping | list, gold: GoldSet) -> Predictions:
+    """Read predictions from a path (file or folder), a paper-layout mapping or a list of rows."""
+    if isinstance(source, Mapping):
+        col = _Collector(gold, "<predictions>")
+        _paper_layout(source, col.origin, col)
+        return col.finish()
+    if isinstance(source, list):
+        col = _Collector(gold, "<predictions>")
+        for i, row in enumerate(source):
+            if not isinstance(row, Mapping):
+                raise InputError(f"<predictions>: row {i}: expected an object")
+        _from_rows(((f"row {i}", r) for i, r in enumerate(source)), col, blank_is_none=False)
+        return col.finish()
+
+    path = Path(source)
+    origin = path.name or str(path)
+    col = _Collector(gold, origin)
+    if path.is_dir():
+        files = sorted(path.glob("*.json"))
+        if not files:
+            raise InputError(f"{origin}: folder has no .json files of the paper's layout")
+        mapping: dict[str, Any] = {}
+        for fpath in files:
+            data = _load_json_text(_decode(fpath.read_bytes(), fpath.name), fpath.name)
+            mapping[fpath.name] = data
+        _paper_layout(mapping, origin, col)
+        return col.finish()
+    if not path.exists():
+        raise InputError(f"{path}: no such file")
+    suffix = path.suffix.lower()
+    if suffix not in {".jsonl", ".csv", ".json"}:
+        raise InputError(f"{origin}: unsupported extension {show(path.suffix)}; use .jsonl, .csv or .json")
+    text = _decode(path.read_bytes(), origin)
+    if suffix == ".jsonl":
+        _from_rows(_jsonl_rows(text, origin), col, blank_is_none=False)
+    elif suffix == ".csv":
+        _from_rows(_csv_rows(text, origin), col, blank_is_none=True)
+    else:
+        data = _load_json_text(text, origin)
+        if isinstance(data, dict) and canonical_file_name(path.name) in FILES:
+            data = {path.name: data}  # one file of the paper's response folder
+        if isinstance(data, dict):
+            _paper_layout(data, origin, col)
+        elif isinstance(data, list):
+            rows = []
+            for i, row in enumerate(data):
+                if not isinstance(row, dict):
+                    raise InputError(f"{origin}: element {i}: expected an object")
+                rows.append((f"element {i}", row))
+            _from_rows(rows, col, blank_is_none=False)
+        else:
+            raise InputError(f"{origin}: expected a JSON object (paper layout) or a list of rows")
+    return col.finish()

@@ -1,0 +1,65 @@
+"""`respondeoqa-eval score` and `respondeoqa-eval example`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from .api import evaluate
+from .example import example_predictions
+from .gold import load_gold
+from .io import write_text_atomic
+
+
+def _add_gold_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--data-dir",
+        metavar="DIR",
+        help="folder of upstream RespondeoQA files (default: $RESPONDEOQA_DATA_DIR, else the six "
+        "public files downloaded from the pinned upstream commit)",
+    )
+
+
+def _score(args: argparse.Namespace) -> int:
+    gold = load_gold(args.data_dir)
+    report = evaluate(args.predictions, gold, bootstrap=args.bootstrap, seed=args.seed)
+    if gold.unknown_files:
+        print(f"note: ignored unknown files in the gold folder: {', '.join(gold.unknown_files)}",
+              file=sys.stderr)
+    if not args.quiet:
+        print(report.summary())
+    if args.report:
+        write_text_atomic(Path(args.report), report.to_json() + "\n")
+        if not args.quiet:
+            print(f"\nreport written to {args.report}")
+    return 0
+
+
+def _example(args: argparse.Namespace) -> int:
+    gold = load_gold(args.data_dir)
+    rows = example_predictions(gold.records, accuracy=args.accuracy, seed=args.seed)
+    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+    write_text_atomic(Path(args.output), text)
+    print(f"wrote {len(rows)} example predictions to {args.output}")
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("score", help="score a predictions file with the paper's protocol")
+    p.add_argument("predictions", help="JSONL, CSV or JSON file, or a folder in the paper's layout")
+    _add_gold_options(p)
+    p.add_argument("--report", metavar="OUT.json", help="write the full JSON report here")
+    p.add_argument("--bootstrap", type=int, default=1000, metavar="N",
+                   help="bootstrap resamples for the 95%% intervals (0: none; default 1000)")
+    p.add_argument("--seed", type=int, default=12345, help="bootstrap seed (default 12345)")
+    p.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
+    p.set_defaults(func=_score)
+
+    p = sub.add_parser("example", help="write an example predictions file for the gold data")
+    _add_gold_options(p)
+    p.add_argument("--output", "-o", required=True, metavar="PREDS.jsonl")
+    p.add_argument("--accuracy", type=float, default=0.6, help="share of correct answers")
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=_example)
