@@ -13,37 +13,81 @@ from pathlib import Path
 SECRET_MARKER = "ZQXSECRET"
 PUBLIC_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "upstream" / "final_dataset"
 
-_CONTENTS = ["geography", "history", "literature", "mythology", "vocabulary", "grammar",
-             "literary_devices", "translation"]
+_CONTENTS = [
+    "geography",
+    "history",
+    "literature",
+    "mythology",
+    "vocabulary",
+    "grammar",
+    "literary_devices",
+    "translation",
+]
 
 
-def _base(source_name: str, year: int, qid: str, fmt: str, content: str, qlang: str, alang: str,
-          difficulty: str = "unknown") -> dict:
-    return {"source_name": source_name, "source_year": year, "question_id": qid,
-            "question_format": fmt, "question_content": content, "difficulty": difficulty,
-            "question_language": qlang, "answer_language": alang}
+def _base(
+    source_name: str,
+    year: int,
+    qid: str,
+    fmt: str,
+    content: str,
+    qlang: str,
+    alang: str,
+    difficulty: str = "unknown",
+) -> dict:
+    return {
+        "source_name": source_name,
+        "source_year": year,
+        "question_id": qid,
+        "question_format": fmt,
+        "question_content": content,
+        "difficulty": difficulty,
+        "question_language": qlang,
+        "answer_language": alang,
+    }
 
 
-def private_records(n_mc: int = 12, n_sa: int = 20, n_tr: int = 8, n_nle: int = 6) -> dict[str, list]:
+def private_records(
+    n_mc: int = 12, n_sa: int = 20, n_tr: int = 8, n_nle: int = 6, max_refs: int = 3
+) -> dict[str, list]:
     """Upstream-format contents of the private files, keyed by file name."""
     files: dict[str, list] = {}
     mc, sa, tr = [], [], []
     for i in range(n_mc):
-        row = _base("NJCL-Certamen", 1996 + i % 10, f"NJCL-Certamen_mc_{i}", "multiple_choice",
-                    _CONTENTS[i % 7], "english", ["english", "latin"][i % 2],
-                    ["unknown", "beginner", "intermediate", "advanced"][i % 4])
+        row = _base(
+            "NJCL-Certamen",
+            1996 + i % 10,
+            f"NJCL-Certamen_mc_{i}",
+            "multiple_choice",
+            _CONTENTS[i % 7],
+            "english",
+            ["english", "latin"][i % 2],
+            ["unknown", "beginner", "intermediate", "advanced"][i % 4],
+        )
         letter = "ABCD"[i % 4]
-        row.update(question=f"Certamen multiple choice question {i}?",
-                   multiple_choice_options=[f"{c}: option {c}{i}" for c in "ABCD"],
-                   answers=[f"{letter}: {SECRET_MARKER} answer {i}"])
+        row.update(
+            question=f"Certamen multiple choice question {i}?",
+            multiple_choice_options=[f"{c}: option {c}{i}" for c in "ABCD"],
+            answers=[f"{letter}: {SECRET_MARKER} answer {i}"],
+        )
         if i % 5 == 0:
             row["multiple_choice_options"] = None  # upstream quirk: null options
         mc.append(row)
     for i in range(n_sa):
-        row = _base("NJCL-Certamen", 2000 + i % 9, f"NJCL-Certamen_sa_{i}", "short_answer",
-                    _CONTENTS[i % 7], ["english", "latin"][i % 3 == 0], ["english", "latin"][i % 2])
-        row.update(question=f"Certamen short answer question {i}?", answers=[f"{SECRET_MARKER}sa{i}"],
-                   multihop=i % 4 == 0)
+        row = _base(
+            "NJCL-Certamen",
+            2000 + i % 9,
+            f"NJCL-Certamen_sa_{i}",
+            "short_answer",
+            _CONTENTS[i % 7],
+            ["english", "latin"][i % 3 == 0],
+            ["english", "latin"][i % 2],
+        )
+        row.update(
+            question=f"Certamen short answer question {i}?",
+            answers=[f"{SECRET_MARKER}sa{i}"],
+            multihop=i % 4 == 0,
+        )
         if i % 6 == 0:
             del row["question_format"]
             row["question_format"] = "short_answer"
@@ -53,12 +97,21 @@ def private_records(n_mc: int = 12, n_sa: int = 20, n_tr: int = 8, n_nle: int = 
         sa.append(row)
     for i in range(n_tr):
         fmt = "multiple_choice" if i < 2 else "short_answer"  # two MC rows in the translation file
-        row = _base("NJCL-Certamen", 2001, f"NJCL-Certamen_tr_{i}", fmt, "translation",
-                    ["english", "latin"][i % 2], ["latin", "english"][i % 2])
-        row.update(question=f"Translate sentence {i}.",
-                   multiple_choice_options=[f"A: {SECRET_MARKER} opt"] if fmt == "multiple_choice" else [],
-                   answers=[f"{SECRET_MARKER} reference {i} {k}" for k in range(1 + i % 3)],
-                   constrained=i % 2 == 0)
+        row = _base(
+            "NJCL-Certamen",
+            2001,
+            f"NJCL-Certamen_tr_{i}",
+            fmt,
+            "translation",
+            ["english", "latin"][i % 2],
+            ["latin", "english"][i % 2],
+        )
+        row.update(
+            question=f"Translate sentence {i}.",
+            multiple_choice_options=[f"A: {SECRET_MARKER} opt"] if fmt == "multiple_choice" else [],
+            answers=[f"{SECRET_MARKER} reference {i} {k}" for k in range(1 + i % max_refs)],
+            constrained=i % 2 == 0,
+        )
         tr.append(row)
     files["certamen_mc.json"] = mc
     files["certamen_short_answer.json"] = sa
@@ -66,22 +119,48 @@ def private_records(n_mc: int = 12, n_sa: int = 20, n_tr: int = 8, n_nle: int = 
     for year in (2015, 2020, 2025):
         other, rc, passages = [], [], []
         for i in range(n_nle):
-            row = _base("NLE", year, f"NLE_{year}_other_{i}", "multiple_choice", _CONTENTS[i % 6],
-                        "latin", "english", ["beginner", "intermediate", "advanced"][i % 3])
-            row.update(question=f"NLE question {year} {i}?",
-                       multiple_choice_options=[f"{c}: nle option {c}" for c in "ABCD"],
-                       answers=[f"{'ABCD'[i % 4]}: {SECRET_MARKER} nle {i}"], passage_id=None,
-                       correctness_logic=None, n_required=None)
+            row = _base(
+                "NLE",
+                year,
+                f"NLE_{year}_other_{i}",
+                "multiple_choice",
+                _CONTENTS[i % 6],
+                "latin",
+                "english",
+                ["beginner", "intermediate", "advanced"][i % 3],
+            )
+            row.update(
+                question=f"NLE question {year} {i}?",
+                multiple_choice_options=[f"{c}: nle option {c}" for c in "ABCD"],
+                answers=[f"{'ABCD'[i % 4]}: {SECRET_MARKER} nle {i}"],
+                passage_id=None,
+                correctness_logic=None,
+                n_required=None,
+            )
             other.append(row)
         for p in range(2):
-            passages.append({"passage_id": f"{year}-P{p}", "text": f"{SECRET_MARKER} passage {year} {p}"})
+            passages.append(
+                {"passage_id": f"{year}-P{p}", "text": f"{SECRET_MARKER} passage {year} {p}"}
+            )
         for i in range(n_nle // 2):
-            row = _base("NLE", year, f"NLE_{year}_rc_{i}", "multiple_choice", "reading_comprehension",
-                        "latin", "english", "intermediate")
-            row.update(question=f"According to the passage, question {i}?",
-                       multiple_choice_options=[f"{c}: rc option {c}" for c in "ABCD"],
-                       answers=[f"{'ABCD'[(i + 1) % 4]}: {SECRET_MARKER} rc {i}"],
-                       passage_id=f"{year}-P{i % 2}", correctness_logic="single", n_required=1)
+            row = _base(
+                "NLE",
+                year,
+                f"NLE_{year}_rc_{i}",
+                "multiple_choice",
+                "reading_comprehension",
+                "latin",
+                "english",
+                "intermediate",
+            )
+            row.update(
+                question=f"According to the passage, question {i}?",
+                multiple_choice_options=[f"{c}: rc option {c}" for c in "ABCD"],
+                answers=[f"{'ABCD'[(i + 1) % 4]}: {SECRET_MARKER} rc {i}"],
+                passage_id=f"{year}-P{i % 2}",
+                correctness_logic="single",
+                n_required=1,
+            )
             rc.append(row)
         files[f"nle_other_questions_{year}.json"] = other
         files[f"nle_reading_comp_questions_{year}.json"] = rc

@@ -8,10 +8,9 @@ import sys
 
 import pytest
 import sacrebleu
-from unidecode import unidecode
-
 from respondeoqa_eval import evaluate
 from synthetic import SECRET_MARKER, write_private
+from unidecode import unidecode
 
 
 def _answer_rows(records, pick):
@@ -33,34 +32,53 @@ def test_missing_items_score_zero_and_still_count(public_gold):
 
 
 def test_breakdowns_group_by_the_right_fields(public_gold):
-    latin_q = [r for r in public_gold.records if r.task == "feet" and r.question_language == "latin"]
+    latin_q = [
+        r for r in public_gold.records if r.task == "feet" and r.question_language == "latin"
+    ]
     report = evaluate(_answer_rows(latin_q, lambda r: True), public_gold, bootstrap=0).to_dict()
     acc = report["accuracy"]
-    n_le = sum(1 for r in public_gold.records if r.language_pair == "latin-english" and r.task != "translation")
+    n_le = sum(
+        1
+        for r in public_gold.records
+        if r.language_pair == "latin-english" and r.task != "translation"
+    )
     assert acc["by_language_pair"]["latin-english"] == {"score": 20 / n_le, "n": n_le}
     assert acc["by_language_pair"]["english-english"]["score"] == 0
-    n_skill = sum(1 for r in public_gold.records if r.category == "skill" and r.task != "translation")
+    n_skill = sum(
+        1 for r in public_gold.records if r.category == "skill" and r.task != "translation"
+    )
     assert acc["by_category"]["skill"] == {"score": 20 / n_skill, "n": n_skill}
     assert acc["by_category"]["knowledge"]["score"] == 0
     assert acc["by_source"]["lat-pros"]["score"] == 20 / 122
     n_multihop = sum(1 for r in public_gold.records if r.multihop)
     assert acc["by_multihop"]["multihop"]["n"] == n_multihop
     assert acc["by_multihop"]["regular"]["n"] == 675 - n_multihop
-    assert set(acc["by_content"]) <= {"geography", "history", "literature", "mythology", "vocabulary",
-                                      "grammar", "literary_devices", "reading_comprehension",
-                                      "scansion", "translation"}
+    assert set(acc["by_content"]) <= {
+        "geography",
+        "history",
+        "literature",
+        "mythology",
+        "vocabulary",
+        "grammar",
+        "literary_devices",
+        "reading_comprehension",
+        "scansion",
+        "translation",
+    }
     assert sum(g["n"] for g in acc["by_content"].values()) == acc["overall"]["n"]
 
 
 def _paper_bleu(hyps, refs, latin):
     """PROTOCOL 5 written out with sacreBLEU 2.6.0, where '' is a real empty reference."""
+
     def prep(t):
         if not latin:
             return t
         return unidecode(t.replace("j", "i").replace("J", "I").replace("v", "u").replace("V", "U"))
+
     width = max(len(r) for r in refs)
     padded = [[prep(x) for x in r] + [""] * (width - len(r)) for r in refs]
-    streams = [list(s) for s in zip(*padded)]
+    streams = [list(s) for s in zip(*padded, strict=True)]
     return sacrebleu.BLEU(lowercase=True).corpus_score([prep(h) for h in hyps], streams).score
 
 
@@ -68,15 +86,25 @@ def _paper_bleu(hyps, refs, latin):
 def test_bleu_groups_match_the_paper_procedure(public_gold):
     tr = [r for r in public_gold.records if r.task == "translation"]
     # half the words of the first reference: short hypotheses, where padding matters
-    rows = [{"id": r.id, "answer": " ".join(r.answers[-1].split()[: 1 + len(r.answers[-1].split()) // 2])}
-            for r in tr]
+    rows = [
+        {
+            "id": r.id,
+            "answer": " ".join(r.answers[-1].split()[: 1 + len(r.answers[-1].split()) // 2]),
+        }
+        for r in tr
+    ]
     report = evaluate(rows, public_gold, bootstrap=0).to_dict()
     hyp = {row["id"]: row["answer"] for row in rows}
     for lang in ("latin", "english"):
-        for split, keep in (("overall", lambda r: True), ("constrained", lambda r: r.constrained),
-                            ("unconstrained", lambda r: not r.constrained)):
+        for split, keep in (
+            ("overall", lambda r: True),
+            ("constrained", lambda r: r.constrained),
+            ("unconstrained", lambda r: not r.constrained),
+        ):
             group = [r for r in tr if r.answer_language == lang and keep(r)]
-            expected = _paper_bleu([hyp[r.id] for r in group], [r.answers for r in group], lang == "latin")
+            expected = _paper_bleu(
+                [hyp[r.id] for r in group], [r.answers for r in group], lang == "latin"
+            )
             got = report["bleu"][lang][split]
             assert got["n"] == len(group)
             assert got["score"] == pytest.approx(expected, abs=1e-9), (lang, split)
@@ -100,8 +128,13 @@ def test_bootstrap_intervals_are_seeded(public_gold):
 
 
 def test_macron_sensitive_variant_is_reported_beside(public_gold):
-    sa = [r for r in public_gold.records if r.task == "short_answer" and r.answer_language == "latin"
-          and r.answers[0] != unidecode(r.answers[0])]
+    sa = [
+        r
+        for r in public_gold.records
+        if r.task == "short_answer"
+        and r.answer_language == "latin"
+        and r.answers[0] != unidecode(r.answers[0])
+    ]
     assert sa, "the public data has Latin answers with macrons"
     rows = [{"id": r.id, "answer": unidecode(r.answers[0])} for r in sa]
     report = evaluate(rows, public_gold, bootstrap=0).to_dict()
@@ -111,8 +144,9 @@ def test_macron_sensitive_variant_is_reported_beside(public_gold):
 
 def test_restrict_to_covered_scores_only_touched_files(public_gold):
     feet = [r for r in public_gold.records if r.file == "prosody_feet_questions_english.json"]
-    report = evaluate(_answer_rows(feet, lambda r: True), public_gold, restrict_to_covered=True,
-                      bootstrap=0).to_dict()
+    report = evaluate(
+        _answer_rows(feet, lambda r: True), public_gold, restrict_to_covered=True, bootstrap=0
+    ).to_dict()
     assert report["n_items"] == 20 and report["missing"] == 0
     assert report["accuracy"]["overall"] == {"score": 1.0, "n": 20}
     assert report["bleu"]["latin"]["overall"] is None
@@ -124,8 +158,11 @@ def test_private_gold_never_in_report(tmp_path):
     from respondeoqa_eval.upstream import read_folder
 
     gold = read_folder(folder)
-    preds.write_text("".join(json.dumps({"id": r.id, "response": "I think\nAnswer: B"}) + "\n"
-                             for r in gold.records))
+    preds.write_text(
+        "".join(
+            json.dumps({"id": r.id, "response": "I think\nAnswer: B"}) + "\n" for r in gold.records
+        )
+    )
     report = evaluate(preds, gold, bootstrap=50)
     assert SECRET_MARKER not in report.to_json()
     assert SECRET_MARKER not in report.summary()
@@ -133,33 +170,57 @@ def test_private_gold_never_in_report(tmp_path):
 
 
 def _cli(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "respondeoqa_eval.cli", *args],
-                          capture_output=True, text=True, env=env, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "respondeoqa_eval.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
 
 
 def test_cli_scores_and_writes_the_report(tmp_path, public_dir):
     preds, out = tmp_path / "preds.jsonl", tmp_path / "report.json"
     r = _cli("example", "--data-dir", str(public_dir), "-o", str(preds))
     assert r.returncode == 0, r.stderr
-    r = _cli("score", str(preds), "--data-dir", str(public_dir), "--report", str(out), "--bootstrap", "100")
+    r = _cli(
+        "score",
+        str(preds),
+        "--data-dir",
+        str(public_dir),
+        "--report",
+        str(out),
+        "--bootstrap",
+        "100",
+    )
     assert r.returncode == 0, r.stderr
     assert "Accuracy (all non-translation items)" in r.stdout and "By language pair" in r.stdout
     assert "sacreBLEU signature" in r.stdout
     report = json.loads(out.read_text())
-    for key in ("by_content", "by_language_pair", "by_category", "by_format", "by_source",
-                "by_difficulty", "by_multihop"):
+    for key in (
+        "by_content",
+        "by_language_pair",
+        "by_category",
+        "by_format",
+        "by_source",
+        "by_difficulty",
+        "by_multihop",
+    ):
         assert report["accuracy"][key]
     assert set(report["bleu"]) == {"latin", "english"}
     assert 0 <= report["accuracy"]["overall"]["score"] <= 1
     assert f"{100 * report['accuracy']['overall']['score']:.2f}" in r.stdout
 
 
-@pytest.mark.parametrize(("content", "name", "message"), [
-    ('{"id": "x", "response": "a"}\n{broken\n', "p.jsonl", "line 2: malformed JSON"),
-    ("", "p.jsonl", "empty"),
-    ("id,response\nnot-an-id,Answer: A\n", "p.csv", "1 prediction(s) name items"),
-    ("x", "p.xml", "unsupported extension"),
-])
+@pytest.mark.parametrize(
+    ("content", "name", "message"),
+    [
+        ('{"id": "x", "response": "a"}\n{broken\n', "p.jsonl", "line 2: malformed JSON"),
+        ("", "p.jsonl", "empty"),
+        ("id,response\nnot-an-id,Answer: A\n", "p.csv", "1 prediction(s) name items"),
+        ("x", "p.xml", "unsupported extension"),
+    ],
+)
 def test_cli_bad_input_exit_2_without_traceback(tmp_path, public_dir, content, name, message):
     path = tmp_path / name
     path.write_text(content)

@@ -6,7 +6,6 @@ import hashlib
 import shutil
 
 import pytest
-
 from respondeoqa_eval.errors import ChecksumError, InputError
 from respondeoqa_eval.fetch import PUBLIC_SHA256, UPSTREAM_COMMIT, fetch_public
 from respondeoqa_eval.gold import load_gold

@@ -6,7 +6,6 @@ import csv
 import json
 
 import pytest
-
 from respondeoqa_eval.errors import InputError
 from respondeoqa_eval.predictions import load_predictions
 
@@ -32,11 +31,18 @@ def first(public_gold):
 def test_jsonl_by_id_key_and_unique_question_id(tmp_path, public_gold, first):
     js, feet_la = first[JS], first[FEET_LA]
     other = public_gold.records[1]
-    path = _jsonl(tmp_path / "p.jsonl", [
-        {"id": feet_la.id, "response": "Answer: x"},
-        {"question_id": js.question_id, "question_language": js.question_language, "answer": "y"},
-        {"question_id": other.question_id, "response": "z", "model": "ignored extra column"},
-    ])
+    path = _jsonl(
+        tmp_path / "p.jsonl",
+        [
+            {"id": feet_la.id, "response": "Answer: x"},
+            {
+                "question_id": js.question_id,
+                "question_language": js.question_language,
+                "answer": "y",
+            },
+            {"question_id": other.question_id, "response": "z", "model": "ignored extra column"},
+        ],
+    )
     preds = load_predictions(path, public_gold)
     assert preds.by_id[feet_la.id].text == "Answer: x" and not preds.by_id[feet_la.id].extracted
     assert preds.by_id[js.id].text == "y" and preds.by_id[js.id].extracted
@@ -92,7 +98,7 @@ def _error(tmp_path, public_gold, name, content) -> str:
 
 def test_malformed_json_line_number(tmp_path, public_gold, first):
     good = json.dumps({"id": first[JS].id, "response": "x"})
-    msg = _error(tmp_path, public_gold, "p.jsonl", f"{good}\n\n{{\"id\": \"a\", response}}\n")
+    msg = _error(tmp_path, public_gold, "p.jsonl", f'{good}\n\n{{"id": "a", response}}\n')
     assert "p.jsonl: line 3: malformed JSON" in msg
 
 
@@ -105,15 +111,19 @@ def test_unknown_ids_count_and_first_few(tmp_path, public_gold):
 
 def test_same_item_twice_names_both_lines(tmp_path, public_gold, first):
     js = first[JS]
-    rows = [{"id": js.id, "response": "a"},
-            {"question_id": js.question_id, "question_language": js.question_language, "response": "b"}]
+    rows = [
+        {"id": js.id, "response": "a"},
+        {"question_id": js.question_id, "question_language": js.question_language, "response": "b"},
+    ]
     msg = _error(tmp_path, public_gold, "p.jsonl", "".join(json.dumps(r) + "\n" for r in rows))
     assert "line 2" in msg and "already given at line 1" in msg
 
 
 @pytest.mark.parametrize("value", [3, ["a"], {"a": 1}, True])
 def test_non_string_response(tmp_path, public_gold, first, value):
-    msg = _error(tmp_path, public_gold, "p.jsonl", json.dumps({"id": first[JS].id, "response": value}))
+    msg = _error(
+        tmp_path, public_gold, "p.jsonl", json.dumps({"id": first[JS].id, "response": value})
+    )
     assert "line 1: 'response' must be a string" in msg
 
 
@@ -125,17 +135,31 @@ def test_non_string_response_in_paper_layout(tmp_path, public_gold, first):
 def test_empty_file_wrong_extension_and_encoding(tmp_path, public_gold, first):
     assert "the file is empty" in _error(tmp_path, public_gold, "p.jsonl", "\n  \n")
     assert "unsupported extension '.txt'" in _error(tmp_path, public_gold, "p.txt", "x")
-    latin1 = json.dumps({"id": first[JS].id, "response": "x"}).encode() + b"\n" + '{"id": "é"}'.encode("latin-1")
+    latin1 = (
+        json.dumps({"id": first[JS].id, "response": "x"}).encode()
+        + b"\n"
+        + '{"id": "é"}'.encode("latin-1")
+    )
     assert "line 2: not valid UTF-8" in _error(tmp_path, public_gold, "p.jsonl", latin1)
 
 
 def test_ambiguous_or_incomplete_rows(tmp_path, public_gold, first):
     feet = first[FEET_EN]
-    msg = _error(tmp_path, public_gold, "p.jsonl", json.dumps({"question_id": feet.question_id, "response": "x"}))
+    msg = _error(
+        tmp_path,
+        public_gold,
+        "p.jsonl",
+        json.dumps({"question_id": feet.question_id, "response": "x"}),
+    )
     assert "exists in both languages" in msg
     msg = _error(tmp_path, public_gold, "p.jsonl", json.dumps({"id": first[JS].id}))
     assert "needs a 'response'" in msg
-    msg = _error(tmp_path, public_gold, "p.jsonl", json.dumps({"id": first[JS].id, "response": "a", "answer": "b"}))
+    msg = _error(
+        tmp_path,
+        public_gold,
+        "p.jsonl",
+        json.dumps({"id": first[JS].id, "response": "a", "answer": "b"}),
+    )
     assert "not both" in msg
     msg = _error(tmp_path, public_gold, "p.jsonl", json.dumps({"response": "a"}))
     assert "needs 'id'" in msg
@@ -144,7 +168,9 @@ def test_ambiguous_or_incomplete_rows(tmp_path, public_gold, first):
 
 
 def test_paper_layout_for_a_file_not_in_gold(tmp_path, public_gold):
-    msg = _error(tmp_path, public_gold, "x.json", json.dumps({"certamen_mc.json": {"q": "Answer: A"}}))
+    msg = _error(
+        tmp_path, public_gold, "x.json", json.dumps({"certamen_mc.json": {"q": "Answer: A"}})
+    )
     assert "certamen_mc.json, which is not in the gold data" in msg and "--data-dir" in msg
     msg = _error(tmp_path, public_gold, "y.json", json.dumps({"whatever.json": {}}))
     assert "not a RespondeoQA file name" in msg

@@ -7,7 +7,6 @@ import shutil
 from collections import Counter
 
 import pytest
-
 from respondeoqa_eval.errors import InputError
 from respondeoqa_eval.upstream import FILES, PUBLIC_FILES, read_folder
 from synthetic import SECRET_MARKER, private_records, write_private
@@ -40,7 +39,10 @@ def test_question_text_field_variants_are_unified(public_dir, public_gold):
     assert "question_text" in raw2[0] and "question" not in raw2[0]
     by_key = public_gold.by_key
     assert by_key[(raw[0]["question_id"], "english")].question == raw[0]["question"]
-    assert by_key[(raw2[0]["question_id"], raw2[0]["question_language"])].question == raw2[0]["question_text"]
+    assert (
+        by_key[(raw2[0]["question_id"], raw2[0]["question_language"])].question
+        == raw2[0]["question_text"]
+    )
 
 
 def test_tasks_and_optional_flags(public_gold):
@@ -51,8 +53,12 @@ def test_tasks_and_optional_flags(public_gold):
     for r in public_gold.records:
         assert (r.multihop is not None) == (r.task == "short_answer")
         assert (r.constrained is not None) == (r.task == "translation")
-        assert r.category == ("knowledge" if r.question_content in (
-            "mythology", "history", "literature", "geography", "vocabulary") else "skill")
+        assert r.category == (
+            "knowledge"
+            if r.question_content
+            in ("mythology", "history", "literature", "geography", "vocabulary")
+            else "skill"
+        )
 
 
 def test_private_quirks_options_passages_and_translation_mc_rows(tmp_path):
@@ -61,15 +67,24 @@ def test_private_quirks_options_passages_and_translation_mc_rows(tmp_path):
     mc_raw = {row["question_id"]: row for row in raw["certamen_mc.json"]}
     for r in gold.records:
         assert isinstance(r.multiple_choice_options, list)
-        if r.file == "certamen_mc.json" and mc_raw[r.question_id]["multiple_choice_options"] is None:
+        if (
+            r.file == "certamen_mc.json"
+            and mc_raw[r.question_id]["multiple_choice_options"] is None
+        ):
             assert r.multiple_choice_options == []
     tr = [r for r in gold.records if r.file == "certamen_translation_long.json"]
     assert {r.question_format for r in tr} == {"multiple_choice", "short_answer"}
     assert all(r.task == "translation" for r in tr)
-    passages = {p["passage_id"]: p["text"] for y in (2015, 2020, 2025)
-                for p in raw[f"nle_reading_comp_passages_{y}.json"]}
-    rc_raw = {row["question_id"]: row for y in (2015, 2020, 2025)
-              for row in raw[f"nle_reading_comp_questions_{y}.json"]}
+    passages = {
+        p["passage_id"]: p["text"]
+        for y in (2015, 2020, 2025)
+        for p in raw[f"nle_reading_comp_passages_{y}.json"]
+    }
+    rc_raw = {
+        row["question_id"]: row
+        for y in (2015, 2020, 2025)
+        for row in raw[f"nle_reading_comp_questions_{y}.json"]
+    }
     for r in gold.records:
         if r.question_id in rc_raw:
             assert r.passage == passages[rc_raw[r.question_id]["passage_id"]]
@@ -104,7 +119,10 @@ def test_empty_or_unrelated_folder(tmp_path):
     ("mutate", "message"),
     [
         (lambda rows: rows[3].pop("question_id"), r"record 3: missing or non-string question_id"),
-        (lambda rows: rows[2].update(answers=[]), r"record 2 \(question_id NJCL-Certamen_sa_2\): no gold answer"),
+        (
+            lambda rows: rows[2].update(answers=[]),
+            r"record 2 \(question_id NJCL-Certamen_sa_2\): no gold answer",
+        ),
         (lambda rows: rows[1].update(question_language="greek"), r"record 1 .*question_language"),
         (lambda rows: rows[4].update(multihop="yes"), r"record 4 .*multihop"),
         (lambda rows: rows[0].update(source_name="NLE"), r"record 0 .*source_name"),

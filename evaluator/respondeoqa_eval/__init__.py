@@ -1,8 +1,8 @@
 """RespondeoQA evaluator: the paper's scoring protocol, with every breakdown.
 
-    from respondeoqa_eval import evaluate
-    report = evaluate("predictions.jsonl")          # public gold, pinned download
-    print(report.summary()); report.to_dict()       # docs/report.md
+from respondeoqa_eval import evaluate
+report = evaluate("predictions.jsonl")          # public gold, pinned download
+print(report.summary()); report.to_dict()       # docs/report.md
 """
 
 __version__ = "0.1.0"

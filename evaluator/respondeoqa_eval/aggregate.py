@@ -128,7 +128,9 @@ def bleu(items: list[ItemScore], boot: Bootstrap) -> dict:
     for li, lang in enumerate(LANGUAGES):
         out[lang] = {}
         for si, (split, keep) in enumerate(BLEU_SPLITS.items()):
-            group = [it for it in translation if it.record.answer_language == lang and keep(it.record)]
+            group = [
+                it for it in translation if it.record.answer_language == lang and keep(it.record)
+            ]
             if not group:
                 out[lang][split] = None
                 continue

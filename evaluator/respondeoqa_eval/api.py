@@ -31,7 +31,9 @@ def evaluate(
     every gold item counts and those without a prediction score 0.
     """
     gold = gold if gold is not None else load_gold(data_dir)
-    preds = predictions if isinstance(predictions, Predictions) else load_predictions(predictions, gold)
+    preds = (
+        predictions if isinstance(predictions, Predictions) else load_predictions(predictions, gold)
+    )
     records = gold.records
     if restrict_to_covered:
         records = [r for r in records if r.file in preds.files]

@@ -77,7 +77,11 @@ class _Collector:
     def finish(self) -> Predictions:
         if self.unknown:
             shown = ", ".join(self.unknown[:MAX_SHOWN])
-            more = f" and {len(self.unknown) - MAX_SHOWN} more" if len(self.unknown) > MAX_SHOWN else ""
+            more = (
+                f" and {len(self.unknown) - MAX_SHOWN} more"
+                if len(self.unknown) > MAX_SHOWN
+                else ""
+            )
             raise InputError(
                 f"{self.origin}: {len(self.unknown)} prediction(s) name items that are not in the gold "
                 f"data ({', '.join(self.gold.files)}): {shown}{more}"
@@ -95,7 +99,9 @@ def _decode(raw: bytes, origin: str) -> str:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
-        raise InputError(f"{origin}: line {line}: not valid UTF-8 (byte offset {exc.start})") from None
+        raise InputError(
+            f"{origin}: line {line}: not valid UTF-8 (byte offset {exc.start})"
+        ) from None
 
 
 def _string_field(row: Mapping[str, Any], name: str, where: str, origin: str) -> str | None:
@@ -103,7 +109,9 @@ def _string_field(row: Mapping[str, Any], name: str, where: str, origin: str) ->
     if value is None:
         return None
     if not isinstance(value, str):
-        raise InputError(f"{origin}: {where}: {name!r} must be a string, not {type(value).__name__}")
+        raise InputError(
+            f"{origin}: {where}: {name!r} must be a string, not {type(value).__name__}"
+        )
     return value
 
 
@@ -116,7 +124,9 @@ def _resolve_row(row: Mapping[str, Any], where: str, col: _Collector, blank_is_n
 
     response, answer = get("response"), get("answer")
     if response is None and answer is None:
-        raise InputError(f"{origin}: {where}: needs a 'response' (raw output) or an 'answer' (extracted)")
+        raise InputError(
+            f"{origin}: {where}: needs a 'response' (raw output) or an 'answer' (extracted)"
+        )
     if response is not None and answer is not None:
         raise InputError(f"{origin}: {where}: give either 'response' or 'answer', not both")
     pred = Prediction(answer, True) if answer is not None else Prediction(response or "", False)
@@ -147,7 +157,9 @@ def _jsonl_rows(text: str, origin: str) -> Iterator[tuple[str, Mapping[str, Any]
         try:
             row = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise InputError(f"{origin}: line {lineno}: malformed JSON ({exc.msg}, column {exc.colno})") from None
+            raise InputError(
+                f"{origin}: line {lineno}: malformed JSON ({exc.msg}, column {exc.colno})"
+            ) from None
         if not isinstance(row, dict):
             raise InputError(f"{origin}: line {lineno}: expected a JSON object")
         yield f"line {lineno}", row
@@ -160,7 +172,9 @@ def _csv_rows(text: str, origin: str) -> Iterator[tuple[str, Mapping[str, Any]]]
     try:
         for row in reader:
             if None in row:
-                raise InputError(f"{origin}: line {reader.line_num}: more cells than header columns")
+                raise InputError(
+                    f"{origin}: line {reader.line_num}: more cells than header columns"
+                )
             yield f"line {reader.line_num}", row
     except csv.Error as exc:
         raise InputError(f"{origin}: line {reader.line_num}: malformed CSV ({exc})") from None
@@ -193,10 +207,14 @@ def _load_json_text(text: str, origin: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InputError(f"{origin}: line {exc.lineno}: malformed JSON ({exc.msg}, column {exc.colno})") from None
+        raise InputError(
+            f"{origin}: line {exc.lineno}: malformed JSON ({exc.msg}, column {exc.colno})"
+        ) from None
 
 
-def _from_rows(rows: Iterable[tuple[str, Mapping[str, Any]]], col: _Collector, blank_is_none: bool) -> None:
+def _from_rows(
+    rows: Iterable[tuple[str, Mapping[str, Any]]], col: _Collector, blank_is_none: bool
+) -> None:
     for where, row in rows:
         _resolve_row(row, where, col, blank_is_none)
 
@@ -232,7 +250,9 @@ def load_predictions(source: str | Path | Mapping | list, gold: GoldSet) -> Pred
         raise InputError(f"{path}: no such file")
     suffix = path.suffix.lower()
     if suffix not in {".jsonl", ".csv", ".json"}:
-        raise InputError(f"{origin}: unsupported extension {show(path.suffix)}; use .jsonl, .csv or .json")
+        raise InputError(
+            f"{origin}: unsupported extension {show(path.suffix)}; use .jsonl, .csv or .json"
+        )
     text = _decode(path.read_bytes(), origin)
     if suffix == ".jsonl":
         _from_rows(_jsonl_rows(text, origin), col, blank_is_none=False)

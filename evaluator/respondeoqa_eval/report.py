@@ -113,7 +113,9 @@ def summarize(data: dict) -> str:
         f"missing predictions: {data['missing']}; unanswered: {data['unanswered']}",
     ]
     if gold.get("unknown_files"):
-        lines.append(f"ignored unknown files in the gold folder: {', '.join(gold['unknown_files'])}")
+        lines.append(
+            f"ignored unknown files in the gold folder: {', '.join(gold['unknown_files'])}"
+        )
     lines += ["", f"Accuracy (all non-translation items)  {_pct(acc['overall'])}"]
     titles = {
         "by_category": "Knowledge / skill",
@@ -132,7 +134,9 @@ def summarize(data: dict) -> str:
     if data.get("extra"):
         lines += [""] + _section("Beyond the paper", data["extra"])
     lines += ["", "BLEU (paper-compatible; variable-reference BLEU and chrF beside it)"]
-    lines.append(f"  {'target':<8} {'split':<14} {'BLEU':>6}  {'95% CI':<15} {'var-ref':>7} {'chrF':>6}  n")
+    lines.append(
+        f"  {'target':<8} {'split':<14} {'BLEU':>6}  {'95% CI':<15} {'var-ref':>7} {'chrF':>6}  n"
+    )
     signature = None
     for lang, splits in data["bleu"].items():
         for split, b in splits.items():

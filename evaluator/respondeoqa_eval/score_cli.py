@@ -26,8 +26,10 @@ def _score(args: argparse.Namespace) -> int:
     gold = load_gold(args.data_dir)
     report = evaluate(args.predictions, gold, bootstrap=args.bootstrap, seed=args.seed)
     if gold.unknown_files:
-        print(f"note: ignored unknown files in the gold folder: {', '.join(gold.unknown_files)}",
-              file=sys.stderr)
+        print(
+            f"note: ignored unknown files in the gold folder: {', '.join(gold.unknown_files)}",
+            file=sys.stderr,
+        )
     if not args.quiet:
         print(report.summary())
     if args.report:
@@ -51,8 +53,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("predictions", help="JSONL, CSV or JSON file, or a folder in the paper's layout")
     _add_gold_options(p)
     p.add_argument("--report", metavar="OUT.json", help="write the full JSON report here")
-    p.add_argument("--bootstrap", type=int, default=1000, metavar="N",
-                   help="bootstrap resamples for the 95%% intervals (0: none; default 1000)")
+    p.add_argument(
+        "--bootstrap",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="bootstrap resamples for the 95%% intervals (0: none; default 1000)",
+    )
     p.add_argument("--seed", type=int, default=12345, help="bootstrap seed (default 12345)")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
     p.set_defaults(func=_score)

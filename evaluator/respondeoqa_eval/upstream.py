@@ -42,7 +42,9 @@ def _specs() -> dict[str, FileSpec]:
     specs = [
         FileSpec("junior_scholarship_short_answer.json", "jun-schol", "short_answer", 675, True),
         FileSpec("junior_scholarship_translation_long.json", "jun-schol", "translation", 350, True),
-        FileSpec("prosody_caesura_scansion_english.json", "lat-pros", "meter", 41, True, paired=True),
+        FileSpec(
+            "prosody_caesura_scansion_english.json", "lat-pros", "meter", 41, True, paired=True
+        ),
         FileSpec("prosody_caesura_scansion_latin.json", "lat-pros", "meter", 41, True, paired=True),
         FileSpec("prosody_feet_questions_english.json", "lat-pros", "feet", 20, True, paired=True),
         FileSpec("prosody_feet_questions_latin.json", "lat-pros", "feet", 20, True, paired=True),
@@ -51,7 +53,9 @@ def _specs() -> dict[str, FileSpec]:
         FileSpec("certamen_translation_long.json", "certamen", "translation", 916, False),
     ]
     for year, other, rc in (("2015", 171, 103), ("2020", 173, 103), ("2025", 130, 176)):
-        specs.append(FileSpec(f"nle_other_questions_{year}.json", "nle", "multiple_choice", other, False))
+        specs.append(
+            FileSpec(f"nle_other_questions_{year}.json", "nle", "multiple_choice", other, False)
+        )
         specs.append(
             FileSpec(
                 f"nle_reading_comp_questions_{year}.json",
@@ -103,7 +107,9 @@ class GoldSet:
                     f"also appears in {self.by_key[rec.key].file}"
                 )
             if rec.id in self.by_id:
-                raise InputError(f"{rec.file}: id {rec.id} also appears in {self.by_id[rec.id].file}")
+                raise InputError(
+                    f"{rec.file}: id {rec.id} also appears in {self.by_id[rec.id].file}"
+                )
             self.by_key[rec.key] = rec
             self.by_id[rec.id] = rec
             qid_count[rec.question_id] += 1
@@ -120,7 +126,9 @@ class GoldSet:
 
     def subset(self, keep) -> GoldSet:
         """A GoldSet of the records for which `keep(record)` is true."""
-        return GoldSet([r for r in self.records if keep(r)], list(self.files), list(self.unknown_files))
+        return GoldSet(
+            [r for r in self.records if keep(r)], list(self.files), list(self.unknown_files)
+        )
 
 
 def _load_json(path: Path) -> Any:
@@ -135,7 +143,9 @@ def _load_json(path: Path) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InputError(f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+        raise InputError(
+            f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+        ) from None
 
 
 def _str_list(value: Any, where: str, fld: str) -> list[str]:
@@ -166,7 +176,11 @@ def _read_passages(path: Path) -> dict[Any, str]:
         raise InputError(f"{path}: expected a JSON list of passages")
     passages: dict[Any, str] = {}
     for i, row in enumerate(data):
-        if not isinstance(row, dict) or "passage_id" not in row or not isinstance(row.get("text"), str):
+        if (
+            not isinstance(row, dict)
+            or "passage_id" not in row
+            or not isinstance(row.get("text"), str)
+        ):
             raise InputError(f"{path}: record {i} must be an object with passage_id and text")
         passages[row["passage_id"]] = row["text"]
     return passages
@@ -216,7 +230,9 @@ def _record(row: Any, spec: FileSpec, index: int, passages: dict[Any, str] | Non
         category=category_of(content),
         difficulty=_choice(row, "difficulty", DIFFICULTIES, where),
         question=question,
-        multiple_choice_options=_str_list(row.get("multiple_choice_options"), where, "multiple_choice_options"),
+        multiple_choice_options=_str_list(
+            row.get("multiple_choice_options"), where, "multiple_choice_options"
+        ),
         answers=answers,
         passage=passage,
         # multihop only in short-answer files, constrained only in translation files

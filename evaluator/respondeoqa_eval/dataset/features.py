@@ -70,6 +70,7 @@ class SourceInfo:
     """Who publishes a source and on what terms."""
 
     key: str
+    label: str
     name: str
     publisher: str
     terms: str
@@ -80,6 +81,7 @@ class SourceInfo:
 SOURCE_INFO: dict[str, SourceInfo] = {
     "jun-schol": SourceInfo(
         "jun-schol",
+        "Jun-Schol",
         "Latin Grammar and Junior Scholarship Papers (1884)",
         "textbook, public domain",
         "Public domain: free to use, redistribute and adapt.",
@@ -88,6 +90,7 @@ SOURCE_INFO: dict[str, SourceInfo] = {
     ),
     "lat-pros": SourceInfo(
         "lat-pros",
+        "Lat-Pros",
         "Exercises in Latin Prosody and Versification (1823)",
         "textbook, public domain",
         "Public domain: free to use, redistribute and adapt.",
@@ -96,6 +99,7 @@ SOURCE_INFO: dict[str, SourceInfo] = {
     ),
     "certamen": SourceInfo(
         "certamen",
+        "Certamen",
         "NJCL Certamen questions, 1996-2009",
         "the National Junior Classical League (JCL)",
         "Copyrighted and hosted by the Junior Classical League; not redistributed here. "
@@ -105,6 +109,7 @@ SOURCE_INFO: dict[str, SourceInfo] = {
     ),
     "nle": SourceInfo(
         "nle",
+        "NLE",
         "National Latin Exam 2015, 2020, 2025",
         "the National Latin Exam (American Classical League / NJCL)",
         "May not be used to generate profit; not redistributed here. Obtain the files as the "
