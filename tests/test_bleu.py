@@ -8,8 +8,6 @@ import math
 import numpy as np
 import pytest
 import sacrebleu
-from sacrebleu.metrics.bleu import BLEU
-
 from respondeoqa_eval.metrics.bleu import (
     BleuResult,
     bleu_from_stats,
@@ -18,6 +16,7 @@ from respondeoqa_eval.metrics.bleu import (
     corpus_bleu,
     preprocess,
 )
+from sacrebleu.metrics.bleu import BLEU
 from synthetic import PUBLIC_DIR
 
 TRANSLATION_FILE = PUBLIC_DIR / "junior_scholarship_translation_long.json"
@@ -42,7 +41,10 @@ def _groups() -> dict[str, tuple[list[str], list[list[str]]]]:
     items = json.loads(TRANSLATION_FILE.read_text(encoding="utf-8"))
     groups: dict[str, tuple[list[str], list[list[str]]]] = {}
     for i, item in enumerate(items):
-        keys = [item["answer_language"], f"{item['answer_language']}/constrained={item['constrained']}"]
+        keys = [
+            item["answer_language"],
+            f"{item['answer_language']}/constrained={item['constrained']}",
+        ]
         for key in keys:
             hyps, refs = groups.setdefault(key, ([], []))
             hyps.append(_perturb(i, item["answers"]))
@@ -56,9 +58,7 @@ GROUPS = _groups()
 def _streams(refs: list[list[str]], language: str, pad: str | None) -> list[list[str | None]]:
     """sacreBLEU's reference streams, each item's list padded with `pad` to the group maximum."""
     width = max(len(r) for r in refs)
-    return [
-        [preprocess(r[j], language) if j < len(r) else pad for r in refs] for j in range(width)
-    ]
+    return [[preprocess(r[j], language) if j < len(r) else pad for r in refs] for j in range(width)]
 
 
 def _sacrebleu(hyps: list[str], refs: list[list[str]], language: str, pad: str | None) -> float:
@@ -99,27 +99,36 @@ def test_padding_matters_on_the_real_file(group: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("hyps", "refs"),
+    ("hyps", "refs", "padding_matters"),
     [
-        # a 2-token hypothesis against its only (9-token) reference, padded to 2: 0 is closer
+        # a 5-token hypothesis against its only (13-token) reference, padded to 2: 0 is closer
         (
-            ["the senate", "the people"],
-            [["the senate and the people of rome decided it"], ["the people", "a people"]],
+            ["the senate and the people", "the people of rome decided it"],
+            [
+                ["the senate and the people of rome decided it today in the forum"],
+                ["the people of rome decided it", "a people"],
+            ],
+            True,
         ),
         # tie between the empty reference (0) and a real one (10) for a 5-token hypothesis
-        (["a b c d e", "k"], [["a b c d e f g h i j"], ["k", "l"]]),
-        # an empty hypothesis (unanswered) against padded references
-        (["", "the cat sat"], [["the cat sat on the mat"], ["the cat sat", "a cat sat"]]),
+        (["a b c d e", "k"], [["a b c d e f g h i j"], ["k", "l"]], True),
+        # an empty hypothesis (unanswered) against a padded reference list
+        (
+            ["", "the cat sat on the mat"],
+            [["the cat sat on the mat"], ["the cat sat on the mat", "a cat sat"]],
+            True,
+        ),
         # the real reference is closest: padding changes nothing
-        (["the cat sat on the mat", "x"], [["the cat sat on a mat"], ["x", "y", "z"]]),
+        (["the cat sat on the mat", "x"], [["the cat sat on a mat"], ["x", "y", "z"]], False),
     ],
 )
 def test_empty_reference_as_closest_length_matches_sacrebleu(
-    hyps: list[str], refs: list[list[str]]
+    hyps: list[str], refs: list[list[str]], padding_matters: bool
 ) -> None:
-    assert corpus_bleu(hyps, refs, "english").score == pytest.approx(
-        _sacrebleu(hyps, refs, "english", ""), abs=1e-9
-    )
+    result = corpus_bleu(hyps, refs, "english")
+    assert result.score == pytest.approx(_sacrebleu(hyps, refs, "english", ""), abs=1e-9)
+    assert result.score > 0
+    assert (abs(result.score - result.variable_refs) > 1) == padding_matters
 
 
 # (2) a hand-computed example where padding changes the brevity penalty
@@ -203,9 +212,7 @@ def test_variable_refs_equals_sacrebleu_none_padding(group: str) -> None:
     hyps, refs = GROUPS[group]
     language = group.split("/")[0]
     result = corpus_bleu(hyps, refs, language)
-    assert result.variable_refs == pytest.approx(
-        _sacrebleu(hyps, refs, language, None), abs=1e-9
-    )
+    assert result.variable_refs == pytest.approx(_sacrebleu(hyps, refs, language, None), abs=1e-9)
     pre = [preprocess(h, language) for h in hyps]
     expected_chrf = sacrebleu.CHRF().corpus_score(pre, _streams(refs, language, None)).score
     assert result.chrf == pytest.approx(expected_chrf, abs=1e-9)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from respondeoqa_eval.extract import (
     extract_answer,
     extract_long,
@@ -107,7 +106,10 @@ def test_short_answer_unanswered(response: str) -> None:
 @pytest.mark.parametrize(
     ("response", "expected"),
     [
-        ("think\nAnswer: Ipse dei clypeus terrâ cùm tollitur imâ,", "Ipse dei clypeus terrâ cùm tollitur imâ,"),
+        (
+            "think\nAnswer: Ipse dei clypeus terrâ cùm tollitur imâ,",
+            "Ipse dei clypeus terrâ cùm tollitur imâ,",
+        ),
         # the space after the colon is not required here
         ("think\nAnswer:spondee, dactyl", "spondee, dactyl"),
         # `*` is NOT removed at extraction for these tasks
@@ -138,7 +140,10 @@ def test_long_unanswered(response: str) -> None:
     ("response", "expected"),
     [
         # last line: text after "Answer:" (no space needed), stripped, `*` removed
-        ("The motto means...\n**Answer:** We dare defend our rights.", "We dare defend our rights."),
+        (
+            "The motto means...\n**Answer:** We dare defend our rights.",
+            "We dare defend our rights.",
+        ),
         ("x\nAnswer:From sea to sea.", "From sea to sea."),
         # earlier line: the answer plus every following line up to the first "Explanation" line
         (

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from respondeoqa_eval.metrics import (
     EXACT_MATCH,
     EXACT_MATCH_MACRONS,
@@ -165,7 +164,11 @@ FIVE_FEET = "Trochee, Spondee, Dactyl, Trochee, Trochee"
         (FIVE_FEET, "trochee spondee dactyl trochee trochee", 0.0),
         ("dactyl, dactyl, dactyl, pyrrhic", "dactyl, cretic, dactyl, pyrrhic", 3 / 4),
         # multi-word foot names
-        ("great ionic, great ionic, dichoree, spondee", "great ionic, small ionic, dichoree, x", 2 / 4),
+        (
+            "great ionic, great ionic, dichoree, spondee",
+            "great ionic, small ionic, dichoree, x",
+            2 / 4,
+        ),
         (FIVE_FEET, "", 0.0),
         (FIVE_FEET, None, 0.0),
     ],

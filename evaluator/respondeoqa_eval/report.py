@@ -11,6 +11,7 @@ import sacrebleu
 
 from . import __version__
 from .aggregate import Bootstrap, accuracy, bleu
+from .metrics import EXACT_MATCH_MACRONS, METRICS
 from .records import PRIVATE_SOURCES, SOURCES
 from .scoring import ItemScore
 from .upstream import GoldSet
@@ -45,6 +46,10 @@ def build_report(items: list[ItemScore], gold: GoldSet, boot: Bootstrap, origin:
             "protocol": "paper",
             "sacrebleu": sacrebleu.__version__,
             "bootstrap": {"resamples": boot.resamples, "seed": boot.seed, "level": boot.level},
+            "signatures": {
+                **{task: metric.signature for task, metric in METRICS.items()},
+                "short_answer_macron_sensitive": EXACT_MATCH_MACRONS.signature,
+            },
         },
         "predictions": origin,
         "gold": {

@@ -108,7 +108,7 @@ def bleu_stats(
     """
     _check(hypotheses, references)
     rows = []
-    for i, (hyp, refs) in enumerate(zip(hypotheses, references)):
+    for i, (hyp, refs) in enumerate(zip(hypotheses, references, strict=True)):
         if pad_to is not None and len(refs) > pad_to:
             raise ValueError(f"item {i} has {len(refs)} references, more than pad_to={pad_to}")
         hyp_tok = _tokenize(preprocess(hyp or "", target_language))

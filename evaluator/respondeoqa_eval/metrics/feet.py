@@ -49,5 +49,5 @@ class Feet(Metric):
         pred = feet(prediction.replace("*", ""))
         # PROTOCOL 4: zip stops at the shorter list; extra predicted feet cost nothing, missing
         # ones count as wrong because the denominator is the number of gold feet.
-        correct = sum(same_foot(g, p) for g, p in zip(gold, pred))
+        correct = sum(same_foot(g, p) for g, p in zip(gold, pred, strict=False))
         return correct / len(gold) if gold else 0.0

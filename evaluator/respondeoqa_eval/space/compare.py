@@ -76,7 +76,9 @@ def paired_bootstrap(
         for item in common:
             groups.setdefault(key_of(gold.by_id[item]), []).append(item)
         order = _ORDER.get(grouping, ())
-        for group in sorted(groups, key=lambda g: (order.index(g) if g in order else len(order), g)):
+        for group in sorted(
+            groups, key=lambda g: (order.index(g) if g in order else len(order), g)
+        ):
             ids = groups[group]
             va = np.array([sa[i] for i in ids])
             vb = np.array([sb[i] for i in ids])
@@ -85,8 +87,16 @@ def paired_bootstrap(
             means = d[idx].mean(axis=1)
             lo, hi = np.quantile(means, [alpha, 1.0 - alpha])
             out.append(
-                Difference(grouping, group, len(d), float(va.mean()), float(vb.mean()),
-                           float(d.mean()), float(lo), float(hi))  # fmt: skip
+                Difference(
+                    grouping,
+                    group,
+                    len(d),
+                    float(va.mean()),
+                    float(vb.mean()),
+                    float(d.mean()),
+                    float(lo),
+                    float(hi),
+                )
             )
     return out
 
@@ -151,8 +161,10 @@ def disagreements(
             continue  # translation: BLEU is a corpus score, no per-item verdict
         if ia.score == ib.score and _norm(ia.extracted) == _norm(ib.extracted):
             continue
-        question = rec.question if len(rec.question) <= question_chars else (
-            rec.question[: question_chars - 1] + "\u2026"
+        question = (
+            rec.question
+            if len(rec.question) <= question_chars
+            else (rec.question[: question_chars - 1] + "\u2026")
         )
         rows.append(
             {

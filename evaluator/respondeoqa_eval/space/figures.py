@@ -21,8 +21,11 @@ log = logging.getLogger(__name__)
 
 GROUPINGS: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "content": ("by_content", "Accuracy by content type", CONTENTS),
-    "language_pair": ("by_language_pair", "Accuracy by language pair (question-answer)",
-                      LANGUAGE_PAIRS),  # fmt: skip
+    "language_pair": (
+        "by_language_pair",
+        "Accuracy by language pair (question-answer)",
+        LANGUAGE_PAIRS,
+    ),
 }
 
 
@@ -101,8 +104,9 @@ def difference_figure(diffs: Sequence[Difference], label_a: str, label_b: str) -
 def error_figure(message: str) -> go.Figure:
     """An empty figure that says what went wrong (our own message, escaped anyway)."""
     fig = go.Figure()
-    fig.add_annotation(text=plot_text(message, 200), showarrow=False, x=0.5, y=0.5,
-                       xref="paper", yref="paper")  # fmt: skip
+    fig.add_annotation(
+        text=plot_text(message, 200), showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper"
+    )
     fig.update_layout(xaxis={"visible": False}, yaxis={"visible": False}, height=240)
     return fig
 

@@ -78,8 +78,9 @@ def behind_proxy() -> bool:
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
-def _clean(value: Any, field: str, limit: int, *, required: bool = False,
-           multiline: bool = False) -> str:  # fmt: skip
+def _clean(
+    value: Any, field: str, limit: int, *, required: bool = False, multiline: bool = False
+) -> str:
     text = "" if value is None else str(value)
     text = unicodedata.normalize("NFC", text).strip()
     if not multiline:

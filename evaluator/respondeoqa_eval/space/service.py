@@ -86,9 +86,7 @@ class Space:
         self.config = config
         self.limits = config.limits
         self.gold = (
-            config.gold
-            if config.gold is not None
-            else load_gold(config.data_dir, with_public=True)
+            config.gold if config.gold is not None else load_gold(config.data_dir, with_public=True)
         )
         self.store = Store(config.db)
         self.mirror = config.mirror or (
@@ -102,8 +100,11 @@ class Space:
         self._tmp = Path(tempfile.mkdtemp(prefix="respondeoqa-space-"))
         log.info(
             "gold: %d items from %d files (private sources: %s); db: %s",
-            len(self.gold), len(self.gold.files), self.gold.has_private, config.db,
-        )  # fmt: skip
+            len(self.gold),
+            len(self.gold.files),
+            self.gold.has_private,
+            config.db,
+        )
 
     # -- leaderboard -------------------------------------------------------------------
 
@@ -159,8 +160,15 @@ class Space:
         )
         return SubmitOutcome(True, message, table.breakdown_frame(report), entry)
 
-    def _submit(self, file_path: str | Path | None, model: Any, link: Any, params: Any,
-                note: Any, client: str) -> Entry:  # fmt: skip
+    def _submit(
+        self,
+        file_path: str | Path | None,
+        model: Any,
+        link: Any,
+        params: Any,
+        note: Any,
+        client: str,
+    ) -> Entry:
         if not file_path:
             raise InputError("no file: upload a predictions file (.jsonl, .csv or .json)")
         path = Path(file_path)

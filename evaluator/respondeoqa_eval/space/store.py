@@ -228,9 +228,10 @@ class Store:
             ).fetchone()
             if row is not None:
                 raise DuplicateSubmissionError(self._entry(row))
-            if entry_id is not None and con.execute(
-                "SELECT 1 FROM submissions WHERE id = ?", (entry_id,)
-            ).fetchone():
+            if (
+                entry_id is not None
+                and con.execute("SELECT 1 FROM submissions WHERE id = ?", (entry_id,)).fetchone()
+            ):
                 entry_id = None
             cur = con.execute(
                 "INSERT INTO submissions (id, created, model, link, params, note, file_name,"
@@ -285,8 +286,21 @@ class Store:
 
     @staticmethod
     def _entry(row: Sequence[Any]) -> Entry:
-        (id_, created, model, link, params, note, file_name, sha, _client, _overall_, n_items,
-         sources, report) = row  # fmt: skip
+        (
+            id_,
+            created,
+            model,
+            link,
+            params,
+            note,
+            file_name,
+            sha,
+            _client,
+            _overall_,
+            n_items,
+            sources,
+            report,
+        ) = row
         return Entry(
             id=int(id_),
             created=created,
@@ -384,10 +398,16 @@ class Store:
             "file_sha256": entry.file_sha256,
             "report": entry.report,
             "items": [
-                {"id": i.item_id, "source": i.source, "task": i.task, "score": i.score,
-                 "extracted": i.extracted, "missing": i.missing}
+                {
+                    "id": i.item_id,
+                    "source": i.source,
+                    "task": i.task,
+                    "score": i.score,
+                    "extracted": i.extracted,
+                    "missing": i.missing,
+                }
                 for i in items.values()
-            ],  # fmt: skip
+            ],
         }
 
     def import_entry(self, data: dict[str, Any]) -> Entry | None:
@@ -436,7 +456,9 @@ class FolderMirror:
     def pull(self) -> list[dict[str, Any]]:
         if not self.folder.is_dir():
             return []
-        return [json.loads(p.read_text(encoding="utf-8")) for p in sorted(self.folder.glob("*.json"))]
+        return [
+            json.loads(p.read_text(encoding="utf-8")) for p in sorted(self.folder.glob("*.json"))
+        ]
 
 
 class HubMirror:

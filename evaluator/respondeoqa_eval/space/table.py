@@ -258,12 +258,22 @@ def breakdown_frame(report: dict[str, Any]) -> pd.DataFrame:
         for sub, node in (acc.get(key) or {}).items():
             add(name, sub, node, 100.0, "accuracy %")
     extra = report.get("extra") or {}
-    add("Extra", "short answer, macron-sensitive", extra.get("short_answer_macron_sensitive"),
-        100.0, "accuracy %")  # fmt: skip
+    add(
+        "Extra",
+        "short answer, macron-sensitive",
+        extra.get("short_answer_macron_sensitive"),
+        100.0,
+        "accuracy %",
+    )
     for lang, parts in (report.get("bleu") or {}).items():
         for part, node in (parts or {}).items():
             add(f"BLEU to {lang}", part, node, 1.0, "BLEU")
             if isinstance(node, dict) and isinstance(node.get("variable_refs"), (int, float)):
-                add(f"BLEU to {lang}", f"{part}, variable refs", {"score": node["variable_refs"],
-                    "n": node.get("n")}, 1.0, "BLEU")  # fmt: skip
+                add(
+                    f"BLEU to {lang}",
+                    f"{part}, variable refs",
+                    {"score": node["variable_refs"], "n": node.get("n")},
+                    1.0,
+                    "BLEU",
+                )
     return pd.DataFrame(rows, columns=["Group", "Key", "Metric", "Score", "95% CI", "Items"])

@@ -1,0 +1,84 @@
+"""`respondeoqa-eval dataset build` and `respondeoqa-eval dataset push`."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..errors import InputError
+
+
+def _need_extra(exc: ModuleNotFoundError) -> InputError:
+    return InputError(
+        f"this command needs the `dataset` extra ({exc.name} is missing): "
+        'pip install "respondeoqa-eval[dataset]"'
+    )
+
+
+def _build(args: argparse.Namespace) -> int:
+    try:
+        from .export import build_folder
+    except ModuleNotFoundError as exc:
+        raise _need_extra(exc) from None
+    result = build_folder(
+        args.output,
+        data_dir=args.data_dir,
+        include_private=args.include_private,
+        cache_dir=args.cache_dir,
+    )
+    print(f"wrote {result.folder}:")
+    for name, rows in result.config_rows.items():
+        print(f"  {name:<26} {rows:>6} rows")
+    for name, reason in result.skipped.items():
+        print(f"  skipped {name}: {reason}")
+    if not args.include_private:
+        print("public configs only (Certamen and NLE need --data-dir and --include-private)")
+    print(f'load with: datasets.load_dataset("{result.folder}", "<config>")')
+    return 0
+
+
+def _push(args: argparse.Namespace) -> int:
+    try:
+        from .push import push
+    except ModuleNotFoundError as exc:
+        raise _need_extra(exc) from None
+    url = push(args.folder, args.repo_id, private=args.private, dry_run=args.dry_run)
+    if url:
+        print(f"pushed: {url}")
+    return 0
+
+
+def register(subparsers) -> None:
+    """Add `dataset build` and `dataset push` to the top-level parser."""
+    parser = subparsers.add_parser(
+        "dataset", help="build the Hub dataset folder (Parquet + card) or push it",
+        description="Build or push the RespondeoQA dataset (needs the `dataset` extra).",
+    )
+    sub = parser.add_subparsers(dest="dataset_command", metavar="ACTION")
+    parser.set_defaults(func=lambda _args: parser.print_help() or 2)
+
+    build = sub.add_parser(
+        "build", help="write Parquet per config, README.md and LICENSE.md to a folder",
+        description="Write a complete Hub dataset repository: Parquet per config and the card.",
+    )
+    build.add_argument("--output", default="respondeoqa", metavar="OUT",
+                       help="folder to write (default: ./respondeoqa)")
+    build.add_argument("--data-dir", metavar="DIR",
+                       help="folder of upstream files (default: $RESPONDEOQA_DATA_DIR, else the "
+                       "pinned public download)")
+    build.add_argument("--include-private", action="store_true",
+                       help="also write the Certamen / NLE configs found in --data-dir "
+                       "(for a private repository only)")
+    build.add_argument("--cache-dir", metavar="DIR",
+                       help="keep the datasets builder cache here (default: a temporary folder)")
+    build.set_defaults(func=_build)
+
+    push = sub.add_parser(
+        "push", help="upload a built folder to the Hugging Face Hub",
+        description="Upload a built folder as a Hub dataset repository (huggingface_hub).",
+    )
+    push.add_argument("--repo-id", required=True, metavar="ORG/NAME")
+    push.add_argument("--folder", default="respondeoqa", help="built folder (default: ./respondeoqa)")
+    push.add_argument("--private", action="store_true", help="create the repository as private")
+    push.add_argument("--dry-run", action="store_true",
+                      help="list every file and size that would be uploaded; contact nothing")
+    push.set_defaults(func=_push)

@@ -1,0 +1,129 @@
+"""The resumable JSONL writer: append + fsync, resume, torn last line, mismatched runs."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from respondeoqa_eval.errors import InputError
+from respondeoqa_eval.runner.output import PredictionWriter, make_row
+
+PARAMS = {"temperature": 0.6, "top_p": 0.95, "seed": 0}
+
+
+def row(i, model="m", version="v1", **kw):
+    return make_row(f"id{i}", f"q{i}", "english", f"Answer: {i}", model=model,
+                    prompt_version=version, params=kw.get("params", PARAMS))
+
+
+def writer(path, **kw):
+    kw.setdefault("model", "m")
+    kw.setdefault("prompt_version", "v1")
+    kw.setdefault("params", PARAMS)
+    return PredictionWriter(path, warn=kw.pop("warn", None), **kw)
+
+
+def lines(path):
+    return path.read_bytes().decode("utf-8").split("\n")
+
+
+def test_append_and_resume(tmp_path):
+    out = tmp_path / "sub" / "preds.jsonl"
+    with writer(out) as w:
+        assert w.done == set()
+        for i in range(3):
+            w.write(row(i))
+        # visible on disk before close (flushed per row)
+        assert out.read_text(encoding="utf-8").count("\n") == 3
+    with writer(out) as w:
+        assert w.done == {"id0", "id1", "id2"}
+        w.write(row(3))
+    got = [json.loads(x) for x in lines(out) if x]
+    assert [r["id"] for r in got] == ["id0", "id1", "id2", "id3"]
+    assert got[0] == {"id": "id0", "question_id": "q0", "question_language": "english",
+                      "response": "Answer: 0", "model": "m", "prompt_version": "v1", "params": PARAMS}
+
+
+def test_torn_last_line_is_cut(tmp_path):
+    out = tmp_path / "p.jsonl"
+    with writer(out) as w:
+        w.write(row(0))
+        w.write(row(1))
+    good = out.read_bytes()
+    torn = json.dumps(row(2)).encode()[:25]
+    out.write_bytes(good + torn)
+    warnings = []
+    with writer(out, warn=warnings.append) as w:
+        assert w.done == {"id0", "id1"}
+        assert w.dropped_bytes == len(torn)
+        assert out.read_bytes() == good
+        w.write(row(2))
+    assert "incomplete" in warnings[0] and "line 3" in warnings[0]
+    assert [json.loads(x)["id"] for x in lines(out) if x] == ["id0", "id1", "id2"]
+
+
+def test_zero_filled_tail_is_cut(tmp_path):
+    out = tmp_path / "p.jsonl"
+    with writer(out) as w:
+        w.write(row(0))
+    good = out.read_bytes()
+    out.write_bytes(good + b"\x00" * 40)  # what a power loss can leave behind
+    with writer(out, warn=lambda m: None) as w:
+        assert w.done == {"id0"}
+    assert out.read_bytes() == good
+
+
+def test_complete_last_row_without_newline_is_kept(tmp_path):
+    out = tmp_path / "p.jsonl"
+    out.write_text(json.dumps(row(0)) + "\n" + json.dumps(row(1)), encoding="utf-8")
+    with writer(out) as w:
+        assert w.done == {"id0", "id1"}
+        w.write(row(2))
+    assert [json.loads(x)["id"] for x in lines(out) if x] == ["id0", "id1", "id2"]
+
+
+@pytest.mark.parametrize("other", [{"model": "other"}, {"version": "v2"}])
+def test_refuses_other_model_or_prompt_version(tmp_path, other):
+    out = tmp_path / "p.jsonl"
+    out.write_text(json.dumps(row(0)) + "\n" + json.dumps(row(1, **other)) + "\n", encoding="utf-8")
+    before = out.read_bytes()
+    with pytest.raises(InputError, match=r"p\.jsonl: line 2: made with model .*--overwrite"):
+        writer(out).open()
+    assert out.read_bytes() == before  # nothing touched
+    with writer(out, overwrite=True) as w:
+        assert w.done == set()
+        w.write(row(5))
+    assert [json.loads(x)["id"] for x in lines(out) if x] == ["id5"]
+
+
+def test_bad_middle_line_names_the_line(tmp_path):
+    out = tmp_path / "p.jsonl"
+    out.write_text(json.dumps(row(0)) + "\n{oops\n" + json.dumps(row(1)) + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"line 2: not a JSON row"):
+        writer(out).open()
+    out.write_text(json.dumps({"id": "x", "answer": "A"}) + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"line 1: no 'response'"):
+        writer(out).open()
+
+
+def test_changed_sampling_params_warn(tmp_path):
+    out = tmp_path / "p.jsonl"
+    out.write_text(json.dumps(row(0, params={**PARAMS, "temperature": 1.0})) + "\n", encoding="utf-8")
+    warnings = []
+    with writer(out, warn=warnings.append) as w:
+        assert w.done == {"id0"}
+    assert len(warnings) == 1 and "temperature" in warnings[0]
+
+
+def test_second_writer_is_refused(tmp_path):
+    out = tmp_path / "p.jsonl"
+    with writer(out) as w:
+        w.write(row(0))
+        with pytest.raises(InputError, match="another runner"):
+            writer(out).open()
+
+
+def test_output_is_a_folder(tmp_path):
+    with pytest.raises(InputError, match="is a folder"):
+        writer(tmp_path).open()
