@@ -18,6 +18,7 @@ from pathlib import Path
 
 import datasets
 
+from ..gold import resolve_data_dir
 from .features import (
     CITATION,
     CONFIGS,
@@ -28,7 +29,6 @@ from .features import (
     terms_text,
 )
 from .inputs import config_spec, input_fingerprint, load_config_gold
-
 
 _VERSION = datasets.Version("1.0.0")
 
@@ -48,23 +48,27 @@ class RespondeoQA(datasets.GeneratorBasedBuilder):
     BUILDER_CONFIG_CLASS = RespondeoQAConfig
     BUILDER_CONFIGS = [
         RespondeoQAConfig(
-            name=c.name, version=_VERSION, description=c.description, sources=c.sources, tasks=c.tasks
+            name=c.name,
+            version=_VERSION,
+            description=c.description,
+            sources=c.sources,
+            tasks=c.tasks,
         )
         for c in CONFIGS.values()
     ]
     DEFAULT_CONFIG_NAME = DEFAULT_CONFIG
 
-    def __init__(self, *args, data_dir: str | Path | None = None, hash: str | None = None, **kwargs):
+    def __init__(
+        self, *args, data_dir: str | Path | None = None, hash: str | None = None, **kwargs
+    ):
         # The cache key must change with the input files and the code (a changed file never
         # serves stale rows): `hash` names the cache folder; `data_dir` is in the config id.
-        from ..gold import resolve_data_dir
-
         folder = resolve_data_dir(data_dir)
         kwargs.setdefault("dataset_name", "respondeoqa")
         super().__init__(
             *args,
             data_dir=str(folder.resolve()) if folder else None,
-            hash=hash or input_fingerprint(folder),
+            hash=f"{hash}-{input_fingerprint(folder)}" if hash else input_fingerprint(folder),
             **kwargs,
         )
 
@@ -83,7 +87,11 @@ class RespondeoQA(datasets.GeneratorBasedBuilder):
         # no dl_manager: the public files come pinned and verified through `fetch`, and
         # Certamen / NLE are only ever read from the user's folder
         gold = load_config_gold(config_spec(self.config.name), self.config.data_dir)
-        return [datasets.SplitGenerator(name=datasets.Split.TEST, gen_kwargs={"records": tuple(gold.records)})]
+        return [
+            datasets.SplitGenerator(
+                name=datasets.Split.TEST, gen_kwargs={"records": tuple(gold.records)}
+            )
+        ]
 
     def _generate_examples(self, records):
         for rec in records:

@@ -18,7 +18,7 @@ import jinja2
 import yaml
 
 from ..fetch import UPSTREAM_COMMIT
-from ..records import CONTENTS, FORMATS, LANGUAGE_PAIRS, LANGUAGES, SOURCES
+from ..records import CONTENTS, FORMATS, LANGUAGE_PAIRS, SOURCES
 from ..upstream import FILES
 from .features import (
     CITATION,
@@ -43,16 +43,23 @@ Row = Mapping[str, Any]
 def markdown_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     """A GitHub-flavoured markdown table; numbers right-aligned."""
     rows = [[str(c) for c in r] for r in rows]
-    align = ["---:" if rows and all(r[i].replace(",", "").isdigit() for r in rows) else "---"
-             for i in range(len(header))]
+    align = [
+        "---:" if rows and all(r[i].replace(",", "").isdigit() for r in rows) else "---"
+        for i in range(len(header))
+    ]
     lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
     return "\n".join(lines)
 
 
 def _crosstab(
-    rows: Sequence[Row], row_key, col_key, row_values: Sequence[str], col_values: Sequence[str],
-    row_label: str, col_labels: Sequence[str] | None = None,
+    rows: Sequence[Row],
+    row_key,
+    col_key,
+    row_values: Sequence[str],
+    col_values: Sequence[str],
+    row_label: str,
+    col_labels: Sequence[str] | None = None,
 ) -> str:
     counts = Counter((row_key(r), col_key(r)) for r in rows)
     present = [v for v in row_values if any(counts[(v, c)] for c in col_values)]
@@ -69,32 +76,50 @@ def statistics(rows: Sequence[Row]) -> dict[str, str]:
     """The paper's Tables 4-7, as markdown, computed from `rows` (one dict per item)."""
     translation = [r for r in rows if r["constrained"] is not None]
     short = [r for r in rows if r["multihop"] is not None]
-    directions = [f"{q}-{a}" for q in LANGUAGES for a in LANGUAGES if q != a]
+    # direction = into the answer language: a question written in English may ask for the
+    # English translation of a Latin sentence (BLEU is also split by target; PROTOCOL section 5)
+    directions = {"latin": "English -> Latin", "english": "Latin -> English"}
     return {
         "source_format": _crosstab(
             rows, lambda r: r["source"], lambda r: r["question_format"], SOURCES, FORMATS, "source"
         ),
         "content_language": _crosstab(
-            rows, lambda r: r["question_content"],
+            rows,
+            lambda r: r["question_content"],
             lambda r: f"{r['question_language']}-{r['answer_language']}",
-            CONTENTS, LANGUAGE_PAIRS, "content",
+            CONTENTS,
+            LANGUAGE_PAIRS,
+            "content",
         ),
         "direction_constrained": _crosstab(
-            translation, lambda r: f"{r['question_language']}-{r['answer_language']}",
-            lambda r: r["constrained"], directions, (True, False),
-            "direction (question-answer)", ("constrained", "unconstrained"),
+            translation,
+            lambda r: directions[r["answer_language"]],
+            lambda r: r["constrained"],
+            list(directions.values()),
+            (True, False),
+            "direction",
+            ("constrained", "unconstrained"),
         ),
         "multihop_content": _crosstab(
-            short, lambda r: r["question_content"], lambda r: r["multihop"], CONTENTS,
-            (True, False), "content", ("multihop", "regular"),
+            short,
+            lambda r: r["question_content"],
+            lambda r: r["multihop"],
+            CONTENTS,
+            (True, False),
+            "content",
+            ("multihop", "regular"),
         ),
     }
 
 
 def size_category(n: int) -> str:
     """The Hub's size category for `n` rows."""
-    for limit, label in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"),
-                         (1_000_000, "100K<n<1M")):
+    for limit, label in (
+        (1_000, "n<1K"),
+        (10_000, "1K<n<10K"),
+        (100_000, "10K<n<100K"),
+        (1_000_000, "100K<n<1M"),
+    ):
         if n < limit:
             return label
     return "n>1M"
@@ -166,24 +191,33 @@ def render_card(
         lstrip_blocks=True,
         autoescape=False,
     )
-    private_sources = sorted({r["source"] for r in rows if not SOURCE_INFO[r["source"]].public},
-                             key=SOURCES.index)
+    private_sources = sorted(
+        {r["source"] for r in rows if not SOURCE_INFO[r["source"]].public}, key=SOURCES.index
+    )
     private = bool(private_sources)
     config_table = markdown_table(
         ["config", "sources", "tasks", "rows", "availability"],
         [
-            [f"`{name}`" + (" (default)" if name == DEFAULT_CONFIG else ""),
-             ", ".join(CONFIGS[name].sources), ", ".join(CONFIGS[name].tasks),
-             config_rows[name] if name in config_rows else "-",
-             "in this repository" if name in config_rows else "build it from your own files"]
+            [
+                f"`{name}`" + (" (default)" if name == DEFAULT_CONFIG else ""),
+                ", ".join(CONFIGS[name].sources),
+                ", ".join(CONFIGS[name].present_tasks),
+                config_rows[name] if name in config_rows else "-",
+                "in this repository" if name in config_rows else "build it from your own files",
+            ]
             for name in CONFIGS
         ],
     )
     terms_table = markdown_table(
         ["source", "material", "from", "terms", "in this repository"],
         [
-            [s.label, s.name, s.publisher, s.terms,
-             "yes" if (s.public or s.key in private_sources) else "no"]
+            [
+                s.label,
+                s.name,
+                s.publisher,
+                s.terms,
+                "yes" if (s.public or s.key in private_sources) else "no",
+            ]
             for s in SOURCE_INFO.values()
         ],
     )
@@ -225,10 +259,12 @@ def main(argv: list[str] | None = None) -> int:
     from ..errors import InputError
     from .export import build_folder
 
-    parser = argparse.ArgumentParser(prog="python -m respondeoqa_eval.dataset.card",
-                                     description=main.__doc__)
-    parser.add_argument("--data-dir", help="folder with the public upstream files (default: "
-                        "the pinned download)")
+    parser = argparse.ArgumentParser(
+        prog="python -m respondeoqa_eval.dataset.card", description=main.__doc__
+    )
+    parser.add_argument(
+        "--data-dir", help="folder with the public upstream files (default: the pinned download)"
+    )
     parser.add_argument("--output", default=str(COMMITTED_CARD))
     args = parser.parse_args(argv)
     try:

@@ -50,35 +50,56 @@ def _push(args: argparse.Namespace) -> int:
 def register(subparsers) -> None:
     """Add `dataset build` and `dataset push` to the top-level parser."""
     parser = subparsers.add_parser(
-        "dataset", help="build the Hub dataset folder (Parquet + card) or push it",
+        "dataset",
+        help="build the Hub dataset folder (Parquet + card) or push it",
         description="Build or push the RespondeoQA dataset (needs the `dataset` extra).",
     )
     sub = parser.add_subparsers(dest="dataset_command", metavar="ACTION")
     parser.set_defaults(func=lambda _args: parser.print_help() or 2)
 
     build = sub.add_parser(
-        "build", help="write Parquet per config, README.md and LICENSE.md to a folder",
+        "build",
+        help="write Parquet per config, README.md and LICENSE.md to a folder",
         description="Write a complete Hub dataset repository: Parquet per config and the card.",
     )
-    build.add_argument("--output", default="respondeoqa", metavar="OUT",
-                       help="folder to write (default: ./respondeoqa)")
-    build.add_argument("--data-dir", metavar="DIR",
-                       help="folder of upstream files (default: $RESPONDEOQA_DATA_DIR, else the "
-                       "pinned public download)")
-    build.add_argument("--include-private", action="store_true",
-                       help="also write the Certamen / NLE configs found in --data-dir "
-                       "(for a private repository only)")
-    build.add_argument("--cache-dir", metavar="DIR",
-                       help="keep the datasets builder cache here (default: a temporary folder)")
+    build.add_argument(
+        "--output",
+        default="respondeoqa",
+        metavar="OUT",
+        help="folder to write (default: ./respondeoqa)",
+    )
+    build.add_argument(
+        "--data-dir",
+        metavar="DIR",
+        help="folder of upstream files (default: $RESPONDEOQA_DATA_DIR, else the "
+        "pinned public download)",
+    )
+    build.add_argument(
+        "--include-private",
+        action="store_true",
+        help="also write the Certamen / NLE configs found in --data-dir "
+        "(for a private repository only)",
+    )
+    build.add_argument(
+        "--cache-dir",
+        metavar="DIR",
+        help="keep the datasets builder cache here (default: a temporary folder)",
+    )
     build.set_defaults(func=_build)
 
     push = sub.add_parser(
-        "push", help="upload a built folder to the Hugging Face Hub",
+        "push",
+        help="upload a built folder to the Hugging Face Hub",
         description="Upload a built folder as a Hub dataset repository (huggingface_hub).",
     )
     push.add_argument("--repo-id", required=True, metavar="ORG/NAME")
-    push.add_argument("--folder", default="respondeoqa", help="built folder (default: ./respondeoqa)")
+    push.add_argument(
+        "--folder", default="respondeoqa", help="built folder (default: ./respondeoqa)"
+    )
     push.add_argument("--private", action="store_true", help="create the repository as private")
-    push.add_argument("--dry-run", action="store_true",
-                      help="list every file and size that would be uploaded; contact nothing")
+    push.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="list every file and size that would be uploaded; contact nothing",
+    )
     push.set_defaults(func=_push)

@@ -45,7 +45,9 @@ def _check_output(out: Path) -> None:
         raise InputError(f"{out}: exists and is not a folder")
     if out.is_dir() and any(out.iterdir()):
         readme = out / "README.md"
-        ours = readme.is_file() and _CARD_MARK in readme.read_text(encoding="utf-8", errors="ignore")
+        ours = readme.is_file() and _CARD_MARK in readme.read_text(
+            encoding="utf-8", errors="ignore"
+        )
         if not ours:
             raise InputError(
                 f"{out}: folder is not empty and is not an earlier RespondeoQA build; "

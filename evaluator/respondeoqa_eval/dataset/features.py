@@ -145,6 +145,12 @@ class ConfigSpec:
         )
 
     @property
+    def present_tasks(self) -> tuple[str, ...]:
+        """The tasks this config's files actually hold, in `TASKS` order."""
+        held = {FILES[n].task for n in self.files}
+        return tuple(t for t in TASKS if t in held)
+
+    @property
     def private_files(self) -> tuple[str, ...]:
         return tuple(n for n in self.files if not FILES[n].public)
 
@@ -178,7 +184,9 @@ def _config_table() -> dict[str, ConfigSpec]:
         specs.append(ConfigSpec(src, (src,), TASKS, f"all of {SOURCE_INFO[src].name}"))
     for src, task in _SOURCE_TASKS:
         specs.append(
-            ConfigSpec(f"{src}-{task}", (src,), (task,), f"{SOURCE_INFO[src].name}: {_TASK_WORDS[task]}")
+            ConfigSpec(
+                f"{src}-{task}", (src,), (task,), f"{SOURCE_INFO[src].name}: {_TASK_WORDS[task]}"
+            )
         )
     return {s.name: s for s in specs}
 

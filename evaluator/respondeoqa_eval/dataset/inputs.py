@@ -28,7 +28,9 @@ def config_spec(name: str) -> ConfigSpec:
 def private_data_message(spec: ConfigSpec, missing: list[str], folder: Path | None) -> str:
     """Why a private config cannot be built, where its files come from and how to pass them."""
     sources = [s for s in spec.sources if not SOURCE_INFO[s].public]
-    origin = "; ".join(f"{SOURCE_INFO[s].label} files come from {SOURCE_INFO[s].publisher}" for s in sources)
+    origin = "; ".join(
+        f"{SOURCE_INFO[s].label} files come from {SOURCE_INFO[s].publisher}" for s in sources
+    )
     where = f"{folder} lacks {', '.join(missing)}" if folder else f"it needs {', '.join(missing)}"
     return (
         f"config {spec.name!r} needs files that are not redistributed ({where}). {origin}; "

@@ -91,8 +91,10 @@ def push(
     plan = plan_upload(folder)
     if dry_run:
         visibility = "private" if private else "public"
-        echo(f"dry run: would upload {len(plan.files)} files ({plan.total_bytes} bytes) "
-             f"from {plan.folder} to the {visibility} dataset repository {repo_id}:")
+        echo(
+            f"dry run: would upload {len(plan.files)} files ({plan.total_bytes} bytes) "
+            f"from {plan.folder} to the {visibility} dataset repository {repo_id}:"
+        )
         for rel, size in plan.files:
             echo(f"  {size:>12}  {rel}")
     if plan.private_parts and not private:
@@ -117,8 +119,9 @@ def push(
         )
     except HfHubHTTPError as exc:
         status = exc.response.status_code if exc.response is not None else "?"
-        raise InputError(f"the Hub refused the push to {repo_id} (HTTP {status}): "
-                         f"{str(exc).splitlines()[0]}") from None
+        raise InputError(
+            f"the Hub refused the push to {repo_id} (HTTP {status}): {str(exc).splitlines()[0]}"
+        ) from None
     except OSError as exc:
         raise InputError(f"cannot reach the Hub to push {repo_id}: {exc}") from None
     return str(getattr(commit, "commit_url", commit))

@@ -24,7 +24,7 @@ def normalize(text: str, answer_language: str, ignore_macrons: bool = True) -> s
     before punctuation removal, so "roma ." keeps a trailing space; punctuation is removed before
     unidecode, so a non-ASCII mark that unidecode turns into ASCII punctuation (’ -> ') survives.
     """
-    text = text.lower().translate(_PUNCT).strip()
+    text = text.lower().strip().translate(_PUNCT)
     if answer_language == "latin":
         if ignore_macrons:
             text = unidecode(text)

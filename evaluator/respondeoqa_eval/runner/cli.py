@@ -225,7 +225,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
         runner, params = run_api, settings.params()
     else:
-        from .hf import DEFAULT_MAX_NEW_TOKENS, HFSettings, run_hf
+        from .hf import DEFAULT_MAX_NEW_TOKENS, HFSettings, require_torch, run_hf
+
+        require_torch()
 
         settings = HFSettings(
             model=args.model,

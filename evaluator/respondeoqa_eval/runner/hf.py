@@ -51,6 +51,11 @@ class HFSettings:
         }
 
 
+def require_torch() -> None:
+    """Fail early, with the install hint, when torch or transformers is missing."""
+    _import_torch()
+
+
 def _import_torch() -> tuple[Any, Any]:
     try:
         import torch

@@ -35,6 +35,24 @@ class Limits:
     def max_file_bytes(self) -> int:
         return self.max_file_mb * 1024 * 1024
 
+    @classmethod
+    def from_env(cls) -> Limits:
+        """Defaults, overridden by $RESPONDEOQA_SPACE_DAILY (stored submissions per address per
+        day), $RESPONDEOQA_SPACE_ATTEMPTS (attempts per day) and $RESPONDEOQA_SPACE_MAX_MB."""
+        env = {
+            "submissions_per_day": "RESPONDEOQA_SPACE_DAILY",
+            "attempts_per_day": "RESPONDEOQA_SPACE_ATTEMPTS",
+            "max_file_mb": "RESPONDEOQA_SPACE_MAX_MB",
+        }
+        values: dict[str, int] = {}
+        for name, var in env.items():
+            raw = os.environ.get(var, "").strip()
+            if raw:
+                if not raw.isdigit() or int(raw) < 1:
+                    raise InputError(f"${var}: expected a positive integer, got {raw!r}")
+                values[name] = int(raw)
+        return cls(**values)
+
 
 class RateLimitError(InputError):
     """A client reached its daily limit."""

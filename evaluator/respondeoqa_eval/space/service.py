@@ -48,7 +48,7 @@ class SpaceConfig:
     data_dir: Path | None = None
     host: str = "127.0.0.1"
     port: int = 7860
-    limits: Limits = field(default_factory=Limits)
+    limits: Limits = field(default_factory=Limits.from_env)
     mirror_repo: str | None = field(default_factory=lambda: os.environ.get(ENV_MIRROR) or None)
     trust_proxy: bool = False
     bootstrap: int = 1000

@@ -1,0 +1,273 @@
+"""The API runner against a real local chat-completions server that fails at times."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from respondeoqa_eval import evaluate
+from respondeoqa_eval.cli import main
+from respondeoqa_eval.runner.openai_api import backoff_delay, chat_url, parse_retry_after
+from respondeoqa_eval.upstream import read_folder
+from tests.runner.chat_server import ChatServer
+
+ROOT = Path(__file__).resolve().parents[2]
+SYSTEM = "You are a Classicist with expert knowledge in Greek and Roman history, language, and culture."
+LONG = "At the end of your response, give your answer as:\nAnswer: answer text"
+ONE_WORD = "At the end of your response, give your answer as a single word like this:\nAnswer: Word"
+FEET = {
+    "english": "The possible feet are: ",
+    "latin": "Pedes possibiles sunt: ",
+}
+FEET_LIST = ("amphibrac, anapest, choriamb, dactyl, dichoree, great ionic, iambus, pyrrhic, "
+             "second epitrit, small ionic, spondee, tribrac, trochee")
+
+
+def expected_user(rec) -> str:
+    """The user prompt per PROTOCOL section 2, for the public tasks (written independently)."""
+    if rec.task == "short_answer":
+        return f"{rec.question}\n{ONE_WORD}"
+    if rec.task == "feet":
+        return f"{rec.question}\n{FEET[rec.question_language]}{FEET_LIST}\n{LONG}"
+    return f"{rec.question}\n{LONG}"
+
+
+@pytest.fixture(scope="module")
+def gold(public_dir):
+    return read_folder(public_dir)
+
+
+def perfect_replies(records) -> dict[str, str]:
+    return {expected_user(r): f"Let me think.\nAnswer: {r.answers[0]}" for r in records}
+
+
+def run_args(server, out, public_dir, *extra):
+    return ["run", "--api-base", server.base, "--model", "served-model", "-o", str(out),
+            "--data-dir", str(public_dir), "--no-progress", "--backoff-base", "0.01",
+            "--backoff-max", "0.05", *extra]
+
+
+def read_rows(path):
+    data = path.read_bytes()
+    assert data.endswith(b"\n")
+    return [json.loads(x) for x in data.decode("utf-8").splitlines()]
+
+
+def test_end_to_end_scored_by_the_evaluator(gold, public_dir, tmp_path):
+    lat_pros = [r for r in gold.records if r.source == "lat-pros"]
+    out = tmp_path / "preds.jsonl"
+    with ChatServer(perfect_replies(lat_pros)) as server:
+        assert main(run_args(server, out, public_dir, "--config", "lat-pros")) == 0
+        body = server.bodies[0]
+    rows = read_rows(out)
+    assert len(rows) == 122 and len({r["id"] for r in rows}) == 122
+    assert set(rows[0]) >= {"id", "question_id", "question_language", "response", "model",
+                            "prompt_version", "params"}
+    assert rows[0]["model"] == "served-model"
+    assert rows[0]["params"]["temperature"] == 0.6 and rows[0]["params"]["top_p"] == 0.95
+    # the request: the paper's sampling and the PROTOCOL messages
+    assert body["model"] == "served-model"
+    assert body["temperature"] == 0.6 and body["top_p"] == 0.95
+    assert body["messages"][0] == {"role": "system", "content": SYSTEM}
+    assert body["messages"][1]["content"] in perfect_replies(lat_pros)
+    # every answer was right, so the evaluator must score 100% on the covered files
+    report = evaluate(out, gold, restrict_to_covered=True, bootstrap=0).to_dict()
+    assert report["missing"] == 0
+    assert report["accuracy"]["overall"]["n"] == 122
+    assert report["accuracy"]["overall"]["score"] == 1.0
+
+
+def test_retries_on_429_500_and_timeouts(gold, public_dir, tmp_path):
+    recs = [r for r in gold.records if r.task == "short_answer"][:12]
+    replies = perfect_replies(recs)
+    prompts = list(replies)
+    out = tmp_path / "preds.jsonl"
+    with ChatServer(replies) as server:
+        server.faults[prompts[0]] = [("status", 429, {"Retry-After": "0"})]
+        server.faults[prompts[1]] = [("status", 500, {}), ("status", 503, {})]
+        server.faults[prompts[2]] = [("status", 502, {}), ("status", 429, {}), ("status", 500, {})]
+        server.faults[prompts[3]] = [("sleep", 1.5)]  # longer than --timeout
+        server.faults[prompts[4]] = [("status", 429, {"Retry-After": "1"})]
+        args = run_args(server, out, public_dir, "--config", "jun-schol-short_answer",
+                        "--limit", "12", "--timeout", "0.5", "--concurrency", "4")
+        assert main(args) == 0
+        attempts = dict(server.attempts)
+        times = dict(server.times)
+    assert attempts[prompts[0]] == 2
+    assert attempts[prompts[1]] == 3
+    assert attempts[prompts[2]] == 4
+    assert attempts[prompts[3]] == 2
+    assert attempts[prompts[4]] == 2
+    assert all(attempts[p] == 1 for p in prompts[5:])
+    # Retry-After: 1 was honoured (the backoff alone would wait at most 0.05 s)
+    assert times[prompts[4]][1] - times[prompts[4]][0] >= 0.95
+    rows = read_rows(out)
+    assert sorted(r["id"] for r in rows) == sorted(r.id for r in recs)
+    by_id = {r["id"]: r["response"] for r in rows}
+    assert all(by_id[r.id] == replies[expected_user(r)] for r in recs)
+
+
+def test_gives_up_after_max_retries(gold, public_dir, tmp_path, capsys):
+    recs = [r for r in gold.records if r.task == "short_answer"][:6]
+    replies = perfect_replies(recs)
+    bad = recs[2]
+    out = tmp_path / "preds.jsonl"
+    with ChatServer(replies) as server:
+        server.faults[expected_user(bad)] = [("status", 500, {})] * 10
+        args = run_args(server, out, public_dir, "--config", "jun-schol-short_answer",
+                        "--limit", "6", "--max-retries", "2", "--concurrency", "1")
+        assert main(args) == 2
+        assert server.attempts[expected_user(bad)] == 3
+    err = capsys.readouterr().err
+    assert f"item {bad.id} failed after 3 attempts" in err and "Traceback" not in err
+    done = {r["id"] for r in read_rows(out)}
+    assert done == {r.id for r in recs[:2]}  # answered before the failure, kept
+    # the same command resumes once the server is healthy again
+    with ChatServer(replies) as server:
+        args = run_args(server, out, public_dir, "--config", "jun-schol-short_answer", "--limit", "6")
+        assert main(args) == 0
+        assert set(server.attempts) == {expected_user(r) for r in recs[2:]}
+    assert sorted(r["id"] for r in read_rows(out)) == sorted(r.id for r in recs)
+
+
+def test_client_errors_are_not_retried(gold, public_dir, tmp_path, capsys, monkeypatch):
+    out = tmp_path / "preds.jsonl"
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with ChatServer() as server:
+        server.required_key = "sekrit"
+        args = run_args(server, out, public_dir, "--limit", "3", "--concurrency", "1")
+        assert main(args) == 2
+        assert sum(server.attempts.values()) == 1
+    err = capsys.readouterr().err
+    assert "HTTP 401" in err and "invalid api key" in err
+
+
+def test_api_key_from_env(gold, public_dir, tmp_path, monkeypatch, capsys):
+    out = tmp_path / "preds.jsonl"
+    monkeypatch.setenv("MY_SERVER_KEY", "sekrit")
+    with ChatServer() as server:
+        server.required_key = "sekrit"
+        args = run_args(server, out, public_dir, "--limit", "3", "--api-key-env", "MY_SERVER_KEY")
+        assert main(args) == 0
+        assert server.auth == {"Bearer sekrit"}
+    assert len(read_rows(out)) == 3 and "sekrit" not in out.read_text(encoding="utf-8")
+    monkeypatch.setenv("OPENAI_API_KEY", "default-key")  # the default variable
+    with ChatServer() as server:
+        assert main(run_args(server, tmp_path / "b.jsonl", public_dir, "--limit", "1")) == 0
+        assert server.auth == {"Bearer default-key"}
+    capsys.readouterr()
+    assert main(run_args(server, out, public_dir, "--api-key-env", "NOT_SET_ANYWHERE_X")) == 2
+    assert "NOT_SET_ANYWHERE_X" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("concurrency", [1, 4])
+def test_concurrency_is_respected(gold, public_dir, tmp_path, concurrency):
+    out = tmp_path / "preds.jsonl"
+    with ChatServer(delay=0.1) as server:
+        args = run_args(server, out, public_dir, "--limit", "16", "--concurrency", str(concurrency))
+        assert main(args) == 0
+        assert server.max_inflight == concurrency
+    assert len(read_rows(out)) == 16
+
+
+def test_sampling_can_be_left_out(gold, public_dir, tmp_path):
+    with ChatServer() as server:
+        args = run_args(server, tmp_path / "p.jsonl", public_dir, "--limit", "1",
+                        "--temperature", "none", "--top-p", "none", "--seed", "none",
+                        "--max-new-tokens", "77")
+        assert main(args) == 0
+        body = server.bodies[0]
+    assert "temperature" not in body and "top_p" not in body and "seed" not in body
+    assert body["max_tokens"] == 77
+
+
+def test_resume_after_kill(gold, public_dir, tmp_path):
+    """SIGKILL the runner mid-run: no torn line, no duplicates, and a rerun answers the rest."""
+    n = 60
+    out = tmp_path / "preds.jsonl"
+    path = [str(ROOT / "evaluator"), os.environ.get("PYTHONPATH", "")]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
+    with ChatServer(delay=0.05) as server:
+        cmd = [sys.executable, "-m", "respondeoqa_eval.cli",
+               *run_args(server, out, public_dir, "--limit", str(n), "--concurrency", "3")]
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if out.exists() and out.read_bytes().count(b"\n") >= 10:
+                break
+            time.sleep(0.01)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+        assert proc.returncode == -signal.SIGKILL
+        first = read_rows(out)  # asserts the file ends with a newline: no torn line
+        assert 10 <= len(first) < n
+        assert len({r["id"] for r in first}) == len(first)
+        before = dict(server.attempts)
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        rerun = {p for p, c in server.attempts.items() if c > before.get(p, 0)}
+    rows = read_rows(out)
+    ids = [r["id"] for r in rows]
+    assert len(ids) == n and len(set(ids)) == n
+    assert rows[: len(first)] == first  # the first run's rows are untouched
+    selected = [r.id for r in gold.records[:n]]
+    assert sorted(ids) == sorted(selected)
+    assert f"{len(first)} already answered" in proc.stderr
+    # the rerun asked only for the items the killed run had not written
+    answered = {r["id"] for r in first}
+    assert rerun == {expected_user(r) for r in gold.records[:n] if r.id not in answered}
+
+
+def test_backoff_and_retry_after_rules():
+    rng = random.Random(0)
+    for attempt in range(6):
+        expo = min(8.0, 0.5 * 2**attempt)
+        d = backoff_delay(attempt, None, base=0.5, cap=8.0, rng=rng)
+        assert expo / 2 <= d <= expo
+    assert backoff_delay(0, 5.0, base=0.5, cap=8.0, rng=rng) >= 5.0  # Retry-After wins
+    assert parse_retry_after("3") == 3.0
+    assert parse_retry_after(None) is None and parse_retry_after("soon") is None
+    date = "Wed, 21 Oct 2015 07:28:00 GMT"
+    now = 1445412480.0 - 10  # ten seconds before that date
+    assert parse_retry_after(date, now=now) == pytest.approx(10.0)
+    assert chat_url("http://h:1/v1/") == "http://h:1/v1/chat/completions"
+    assert chat_url("http://h:1/v1/chat/completions") == "http://h:1/v1/chat/completions"
+
+
+def test_prompts_and_api_run_work_without_torch(public_dir, tmp_path):
+    """Block torch/transformers imports in a fresh interpreter: prompts and the API run still work."""
+    script = f"""
+import sys, importlib.abc
+class Block(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name.split('.')[0] in ('torch', 'transformers'):
+            raise ImportError('blocked ' + name)
+sys.meta_path.insert(0, Block())
+sys.path.insert(0, {str(ROOT)!r})
+from tests.runner.chat_server import ChatServer
+from respondeoqa_eval.cli import main
+data = {str(public_dir)!r}
+assert main(['prompts', '--data-dir', data, '--limit', '5', '-o', {str(tmp_path / 'p.jsonl')!r}]) == 0
+with ChatServer() as s:
+    assert main(['run', '--api-base', s.base, '--model', 'm', '--data-dir', data, '--limit', '5',
+                 '--no-progress', '-o', {str(tmp_path / 'r.jsonl')!r}]) == 0
+assert main(['run', '--model', 'x', '--data-dir', data, '--limit', '1', '--no-progress',
+             '-o', {str(tmp_path / 'h.jsonl')!r}]) == 2
+import os
+assert not os.path.exists({str(tmp_path / 'h.jsonl')!r})
+assert 'torch' not in sys.modules
+print('OK')
+"""
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().endswith("OK")
+    assert "pip install 'respondeoqa-eval[run]'" in proc.stderr
+    assert len((tmp_path / "r.jsonl").read_text().splitlines()) == 5

@@ -1,0 +1,217 @@
+"""The SQLite store: round trip, duplicates, concurrency (threads, processes), crashes, mirror."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+import pytest
+
+from respondeoqa_eval.space.store import (
+    DuplicateSubmissionError,
+    FolderMirror,
+    Store,
+    Submission,
+    push_entry,
+    restore,
+    sha256_bytes,
+)
+
+from .helpers import make_report
+
+
+def sub(tag: str, model: str = "m") -> Submission:
+    return Submission(model=model, file_sha256=sha256_bytes(tag.encode()), link="https://e.org")
+
+
+def test_round_trip(tmp_path: Path) -> None:
+    store = Store(tmp_path / "db" / "lb.sqlite3")
+    report = make_report(0.61)
+    entry = store.add(sub("a", "Model A"), report)
+    assert entry.id == 1 and entry.model == "Model A" and entry.overall == pytest.approx(0.61)
+    again = Store(tmp_path / "db" / "lb.sqlite3").get(1)  # a new handle reads the file
+    assert again is not None
+    assert again.report["accuracy"] == report["accuracy"]
+    assert "items" not in again.report  # items live in their own table
+    assert again.sources == ("jun-schol", "lat-pros")
+    scores = store.item_scores(1)
+    assert set(scores) == {f"item-{i}" for i in range(4)}
+    assert scores["item-1"].score == 1.0 and scores["item-0"].score == 0.0
+
+
+def test_duplicate_refused_with_pointer(tmp_path: Path) -> None:
+    store = Store(tmp_path / "lb.sqlite3")
+    first = store.add(sub("same", "First model"), make_report(0.5))
+    with pytest.raises(DuplicateSubmissionError) as err:
+        store.add(sub("same", "Second model"), make_report(0.9))
+    assert err.value.existing.id == first.id
+    assert f"#{first.id}" in str(err.value) and "First model" in str(err.value)
+    assert store.count() == 1 and store.get(1).model == "First model"
+
+
+def test_bad_report_refused_and_nothing_stored(tmp_path: Path) -> None:
+    store = Store(tmp_path / "lb.sqlite3")
+    bad = make_report(0.5)
+    del bad["items"]
+    with pytest.raises(ValueError):
+        store.add(sub("x"), bad)
+    # an item id repeated violates the primary key: the whole entry is rolled back
+    report = make_report(0.5)
+    report["items"].append(dict(report["items"][0]))
+    with pytest.raises(sqlite3.IntegrityError):
+        store.add(sub("y"), report)
+    assert store.count() == 0 and store.integrity_ok()
+
+
+def test_concurrent_threads(tmp_path: Path) -> None:
+    store = Store(tmp_path / "lb.sqlite3")
+    errors: list[BaseException] = []
+    duplicates: list[int] = []
+
+    def worker(t: int) -> None:
+        for i in range(6):
+            # every thread also submits the shared file "dup": exactly one copy may be stored
+            tag = "dup" if i == 0 else f"t{t}-{i}"
+            try:
+                Store(store.path).add(sub(tag, f"thread {t}"), make_report(0.1 * i))
+            except DuplicateSubmissionError:
+                duplicates.append(t)
+            except BaseException as exc:  # pragma: no cover - reported below
+                errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(t,)) for t in range(8)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert not errors
+    assert len(duplicates) == 7
+    assert store.count() == 8 * 5 + 1
+    assert store.integrity_ok()
+    hashes = [e.file_sha256 for e in store.entries()]
+    assert len(hashes) == len(set(hashes))
+    assert all(len(store.item_scores(e.id)) == 4 for e in store.entries())
+
+
+def _process_worker(path: str, proc: int, out: multiprocessing.Queue) -> None:
+    store = Store(path)
+    stored = dup = 0
+    for i in range(5):
+        tag = "shared" if i == 0 else f"p{proc}-{i}"
+        try:
+            store.add(sub(tag, f"proc {proc}"), make_report(0.2))
+            stored += 1
+        except DuplicateSubmissionError:
+            dup += 1
+    out.put((stored, dup))
+
+
+def test_concurrent_processes(tmp_path: Path) -> None:
+    path = str(tmp_path / "lb.sqlite3")
+    Store(path)
+    ctx = multiprocessing.get_context("spawn")
+    out = ctx.Queue()
+    procs = [ctx.Process(target=_process_worker, args=(path, p, out)) for p in range(4)]
+    for p in procs:
+        p.start()
+    results = [out.get(timeout=120) for _ in procs]
+    for p in procs:
+        p.join(timeout=60)
+        assert p.exitcode == 0
+    assert sum(s for s, _ in results) == 4 * 4 + 1
+    assert sum(d for _, d in results) == 3
+    store = Store(path)
+    assert store.count() == 17 and store.integrity_ok()
+
+
+CRASH = textwrap.dedent(
+    """
+    import os, sys
+    from respondeoqa_eval.space import store as st
+    from tests_helpers import make_report
+
+    s = st.Store(sys.argv[1])
+    rows = [{"id": f"c{i}", "source": "jun-schol", "task": "short_answer", "score": 1.0,
+             "extracted": "a", "missing": False} for i in range(50)]
+
+    def dying_items(report):
+        for i, item in enumerate(rows):
+            if i == 25:
+                os._exit(9)  # the process dies halfway through writing the items
+            yield item
+
+    st._check_report = dying_items  # the store iterates the items inside its transaction
+    s.add(st.Submission(model="crashed", file_sha256="f" * 64), make_report(0.3, items=rows))
+    """
+)
+
+
+def test_crash_mid_write_leaves_db_intact(tmp_path: Path) -> None:
+    path = tmp_path / "lb.sqlite3"
+    store = Store(path)
+    kept = store.add(sub("before", "kept"), make_report(0.7))
+    helpers = Path(__file__).with_name("helpers.py")
+    (tmp_path / "tests_helpers.py").write_text(helpers.read_text(), encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-c", CRASH, str(path)], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert proc.returncode == 9, proc.stderr
+    store = Store(path)
+    assert store.integrity_ok()
+    assert [e.model for e in store.entries()] == ["kept"]
+    assert store.get(kept.id).report["accuracy"]["overall"]["score"] == 0.7
+    with sqlite3.connect(path) as con:
+        assert con.execute("SELECT COUNT(*) FROM item_scores").fetchone()[0] == 4
+    # the store still takes writes after the crash
+    assert store.add(sub("after"), make_report(0.1)).id == 2
+
+
+def test_attempt_counting(tmp_path: Path) -> None:
+    store = Store(tmp_path / "lb.sqlite3")
+    store.record_attempt("c1", True, ts=100.0)
+    store.record_attempt("c1", False, ts=200.0)
+    store.record_attempt("c2", True, ts=200.0)
+    assert store.count_attempts("c1", since=0) == 2
+    assert store.count_attempts("c1", since=0, ok_only=True) == 1
+    assert store.count_attempts("c1", since=150) == 1
+    assert store.count_attempts("c3", since=0) == 0
+
+
+def test_mirror_export_drops_private_items_and_restores(tmp_path: Path) -> None:
+    store = Store(tmp_path / "a.sqlite3")
+    items = [
+        {"id": "pub-1", "source": "jun-schol", "task": "short_answer", "score": 1.0,
+         "extracted": "amo", "missing": False},
+        {"id": "priv-1", "source": "certamen", "task": "short_answer", "score": 1.0,
+         "extracted": "SECRET", "missing": False},
+    ]  # fmt: skip
+    entry = store.add(sub("m1", "mirrored"), make_report(0.5, items=items))
+    mirror = FolderMirror(tmp_path / "mirror")
+    assert push_entry(store, mirror, entry)
+    files = list((tmp_path / "mirror").glob("*.json"))
+    assert len(files) == 1
+    data = json.loads(files[0].read_text())
+    assert [i["id"] for i in data["items"]] == ["pub-1"]
+    assert "SECRET" not in files[0].read_text()
+    fresh = Store(tmp_path / "b.sqlite3")  # a restarted Space with an empty disk
+    assert restore(fresh, mirror) == 1
+    back = fresh.get(entry.id)
+    assert back.model == "mirrored" and back.created == entry.created
+    assert back.report["accuracy"] == entry.report["accuracy"]
+    assert set(fresh.item_scores(entry.id, public_only=False)) == {"pub-1"}
+    assert restore(fresh, mirror) == 0  # already there: not duplicated
+
+
+def test_mirror_failure_is_not_fatal(tmp_path: Path) -> None:
+    store = Store(tmp_path / "a.sqlite3")
+    entry = store.add(sub("z"), make_report(0.5))
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("file in the way")
+    assert push_entry(store, FolderMirror(blocker), entry) is False
+    assert store.count() == 1
