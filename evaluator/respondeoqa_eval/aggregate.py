@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .metrics.bleu import bleu_from_stats, bleu_stats, corpus_bleu
+from .metrics.bleu import CorpusStatistics, bleu_from_stats
 from .records import (
     CONTENTS,
     DIFFICULTIES,
@@ -126,17 +126,19 @@ def bleu(items: list[ItemScore], boot: Bootstrap) -> dict:
     out: dict = {}
     translation = [it for it in items if it.record.task == "translation"]
     for li, lang in enumerate(LANGUAGES):
-        out[lang] = {}
+        group = [it for it in translation if it.record.answer_language == lang]
+        out[lang] = dict.fromkeys(BLEU_SPLITS)
+        if not group:
+            continue
+        # tokenise each item once; every split is a subset of these statistics
+        stats = CorpusStatistics(
+            [it.hypothesis for it in group], [it.record.answers for it in group], lang
+        )
         for si, (split, keep) in enumerate(BLEU_SPLITS.items()):
-            group = [
-                it for it in translation if it.record.answer_language == lang and keep(it.record)
-            ]
-            if not group:
-                out[lang][split] = None
+            mask = np.array([keep(it.record) for it in group])
+            if not mask.any():
                 continue
-            hyps = [it.hypothesis for it in group]
-            refs = [list(it.record.answers) for it in group]
-            res = corpus_bleu(hyps, refs, lang)
+            res = stats.result(mask)
             entry = {
                 "score": res.score,
                 "n": res.n,
@@ -146,8 +148,8 @@ def bleu(items: list[ItemScore], boot: Bootstrap) -> dict:
             }
             if boot.resamples:
                 # PROTOCOL 5: empty-reference padding to the largest count in this group
-                stats = bleu_stats(hyps, refs, lang, pad_to=max(len(r) for r in refs))
-                sampled = boot.counts(len(group), salt=1 + 3 * li + si) @ stats
+                rows = stats.paper_rows(mask)
+                sampled = boot.counts(len(rows), salt=1 + 3 * li + si) @ rows
                 entry["ci"] = boot.interval(np.array([bleu_from_stats(row) for row in sampled]))
             out[lang][split] = entry
     return out

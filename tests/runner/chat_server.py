@@ -90,11 +90,21 @@ class ChatServer:
         if self.delay:
             time.sleep(self.delay)
         content = self.replies.get(user, "No idea.\nAnswer: ?")
-        h._send(200, {
-            "id": "chatcmpl-test", "object": "chat.completion", "model": body.get("model"),
-            "choices": [{"index": 0, "finish_reason": "stop",
-                         "message": {"role": "assistant", "content": content}}],
-        })
+        h._send(
+            200,
+            {
+                "id": "chatcmpl-test",
+                "object": "chat.completion",
+                "model": body.get("model"),
+                "choices": [
+                    {
+                        "index": 0,
+                        "finish_reason": "stop",
+                        "message": {"role": "assistant", "content": content},
+                    }
+                ],
+            },
+        )
 
     def __enter__(self) -> ChatServer:
         self.thread.start()

@@ -12,23 +12,27 @@ import time
 from pathlib import Path
 
 import pytest
-
 from respondeoqa_eval import evaluate
 from respondeoqa_eval.cli import main
 from respondeoqa_eval.runner.openai_api import backoff_delay, chat_url, parse_retry_after
 from respondeoqa_eval.upstream import read_folder
+
 from tests.runner.chat_server import ChatServer
 
 ROOT = Path(__file__).resolve().parents[2]
-SYSTEM = "You are a Classicist with expert knowledge in Greek and Roman history, language, and culture."
+SYSTEM = (
+    "You are a Classicist with expert knowledge in Greek and Roman history, language, and culture."
+)
 LONG = "At the end of your response, give your answer as:\nAnswer: answer text"
 ONE_WORD = "At the end of your response, give your answer as a single word like this:\nAnswer: Word"
 FEET = {
     "english": "The possible feet are: ",
     "latin": "Pedes possibiles sunt: ",
 }
-FEET_LIST = ("amphibrac, anapest, choriamb, dactyl, dichoree, great ionic, iambus, pyrrhic, "
-             "second epitrit, small ionic, spondee, tribrac, trochee")
+FEET_LIST = (
+    "amphibrac, anapest, choriamb, dactyl, dichoree, great ionic, iambus, pyrrhic, "
+    "second epitrit, small ionic, spondee, tribrac, trochee"
+)
 
 
 def expected_user(rec) -> str:
@@ -50,9 +54,23 @@ def perfect_replies(records) -> dict[str, str]:
 
 
 def run_args(server, out, public_dir, *extra):
-    return ["run", "--api-base", server.base, "--model", "served-model", "-o", str(out),
-            "--data-dir", str(public_dir), "--no-progress", "--backoff-base", "0.01",
-            "--backoff-max", "0.05", *extra]
+    return [
+        "run",
+        "--api-base",
+        server.base,
+        "--model",
+        "served-model",
+        "-o",
+        str(out),
+        "--data-dir",
+        str(public_dir),
+        "--no-progress",
+        "--backoff-base",
+        "0.01",
+        "--backoff-max",
+        "0.05",
+        *extra,
+    ]
 
 
 def read_rows(path):
@@ -69,8 +87,15 @@ def test_end_to_end_scored_by_the_evaluator(gold, public_dir, tmp_path):
         body = server.bodies[0]
     rows = read_rows(out)
     assert len(rows) == 122 and len({r["id"] for r in rows}) == 122
-    assert set(rows[0]) >= {"id", "question_id", "question_language", "response", "model",
-                            "prompt_version", "params"}
+    assert set(rows[0]) >= {
+        "id",
+        "question_id",
+        "question_language",
+        "response",
+        "model",
+        "prompt_version",
+        "params",
+    }
     assert rows[0]["model"] == "served-model"
     assert rows[0]["params"]["temperature"] == 0.6 and rows[0]["params"]["top_p"] == 0.95
     # the request: the paper's sampling and the PROTOCOL messages
@@ -96,8 +121,19 @@ def test_retries_on_429_500_and_timeouts(gold, public_dir, tmp_path):
         server.faults[prompts[2]] = [("status", 502, {}), ("status", 429, {}), ("status", 500, {})]
         server.faults[prompts[3]] = [("sleep", 1.5)]  # longer than --timeout
         server.faults[prompts[4]] = [("status", 429, {"Retry-After": "1"})]
-        args = run_args(server, out, public_dir, "--config", "jun-schol-short_answer",
-                        "--limit", "12", "--timeout", "0.5", "--concurrency", "4")
+        args = run_args(
+            server,
+            out,
+            public_dir,
+            "--config",
+            "jun-schol-short_answer",
+            "--limit",
+            "12",
+            "--timeout",
+            "0.5",
+            "--concurrency",
+            "4",
+        )
         assert main(args) == 0
         attempts = dict(server.attempts)
         times = dict(server.times)
@@ -122,8 +158,19 @@ def test_gives_up_after_max_retries(gold, public_dir, tmp_path, capsys):
     out = tmp_path / "preds.jsonl"
     with ChatServer(replies) as server:
         server.faults[expected_user(bad)] = [("status", 500, {})] * 10
-        args = run_args(server, out, public_dir, "--config", "jun-schol-short_answer",
-                        "--limit", "6", "--max-retries", "2", "--concurrency", "1")
+        args = run_args(
+            server,
+            out,
+            public_dir,
+            "--config",
+            "jun-schol-short_answer",
+            "--limit",
+            "6",
+            "--max-retries",
+            "2",
+            "--concurrency",
+            "1",
+        )
         assert main(args) == 2
         assert server.attempts[expected_user(bad)] == 3
     err = capsys.readouterr().err
@@ -132,7 +179,9 @@ def test_gives_up_after_max_retries(gold, public_dir, tmp_path, capsys):
     assert done == {r.id for r in recs[:2]}  # answered before the failure, kept
     # the same command resumes once the server is healthy again
     with ChatServer(replies) as server:
-        args = run_args(server, out, public_dir, "--config", "jun-schol-short_answer", "--limit", "6")
+        args = run_args(
+            server, out, public_dir, "--config", "jun-schol-short_answer", "--limit", "6"
+        )
         assert main(args) == 0
         assert set(server.attempts) == {expected_user(r) for r in recs[2:]}
     assert sorted(r["id"] for r in read_rows(out)) == sorted(r.id for r in recs)
@@ -180,9 +229,21 @@ def test_concurrency_is_respected(gold, public_dir, tmp_path, concurrency):
 
 def test_sampling_can_be_left_out(gold, public_dir, tmp_path):
     with ChatServer() as server:
-        args = run_args(server, tmp_path / "p.jsonl", public_dir, "--limit", "1",
-                        "--temperature", "none", "--top-p", "none", "--seed", "none",
-                        "--max-new-tokens", "77")
+        args = run_args(
+            server,
+            tmp_path / "p.jsonl",
+            public_dir,
+            "--limit",
+            "1",
+            "--temperature",
+            "none",
+            "--top-p",
+            "none",
+            "--seed",
+            "none",
+            "--max-new-tokens",
+            "77",
+        )
         assert main(args) == 0
         body = server.bodies[0]
     assert "temperature" not in body and "top_p" not in body and "seed" not in body
@@ -196,8 +257,12 @@ def test_resume_after_kill(gold, public_dir, tmp_path):
     path = [str(ROOT / "evaluator"), os.environ.get("PYTHONPATH", "")]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
     with ChatServer(delay=0.05) as server:
-        cmd = [sys.executable, "-m", "respondeoqa_eval.cli",
-               *run_args(server, out, public_dir, "--limit", str(n), "--concurrency", "3")]
+        cmd = [
+            sys.executable,
+            "-m",
+            "respondeoqa_eval.cli",
+            *run_args(server, out, public_dir, "--limit", str(n), "--concurrency", "3"),
+        ]
         proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -255,18 +320,20 @@ sys.path.insert(0, {str(ROOT)!r})
 from tests.runner.chat_server import ChatServer
 from respondeoqa_eval.cli import main
 data = {str(public_dir)!r}
-assert main(['prompts', '--data-dir', data, '--limit', '5', '-o', {str(tmp_path / 'p.jsonl')!r}]) == 0
+assert main(['prompts', '--data-dir', data, '--limit', '5', '-o', {str(tmp_path / "p.jsonl")!r}]) == 0
 with ChatServer() as s:
     assert main(['run', '--api-base', s.base, '--model', 'm', '--data-dir', data, '--limit', '5',
-                 '--no-progress', '-o', {str(tmp_path / 'r.jsonl')!r}]) == 0
+                 '--no-progress', '-o', {str(tmp_path / "r.jsonl")!r}]) == 0
 assert main(['run', '--model', 'x', '--data-dir', data, '--limit', '1', '--no-progress',
-             '-o', {str(tmp_path / 'h.jsonl')!r}]) == 2
+             '-o', {str(tmp_path / "h.jsonl")!r}]) == 2
 import os
-assert not os.path.exists({str(tmp_path / 'h.jsonl')!r})
+assert not os.path.exists({str(tmp_path / "h.jsonl")!r})
 assert 'torch' not in sys.modules
 print('OK')
 """
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().endswith("OK")
     assert "pip install 'respondeoqa-eval[run]'" in proc.stderr

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from respondeoqa_eval.errors import InputError
 from respondeoqa_eval.runner.output import PredictionWriter, make_row
 
@@ -13,8 +12,15 @@ PARAMS = {"temperature": 0.6, "top_p": 0.95, "seed": 0}
 
 
 def row(i, model="m", version="v1", **kw):
-    return make_row(f"id{i}", f"q{i}", "english", f"Answer: {i}", model=model,
-                    prompt_version=version, params=kw.get("params", PARAMS))
+    return make_row(
+        f"id{i}",
+        f"q{i}",
+        "english",
+        f"Answer: {i}",
+        model=model,
+        prompt_version=version,
+        params=kw.get("params", PARAMS),
+    )
 
 
 def writer(path, **kw):
@@ -41,8 +47,15 @@ def test_append_and_resume(tmp_path):
         w.write(row(3))
     got = [json.loads(x) for x in lines(out) if x]
     assert [r["id"] for r in got] == ["id0", "id1", "id2", "id3"]
-    assert got[0] == {"id": "id0", "question_id": "q0", "question_language": "english",
-                      "response": "Answer: 0", "model": "m", "prompt_version": "v1", "params": PARAMS}
+    assert got[0] == {
+        "id": "id0",
+        "question_id": "q0",
+        "question_language": "english",
+        "response": "Answer: 0",
+        "model": "m",
+        "prompt_version": "v1",
+        "params": PARAMS,
+    }
 
 
 def test_torn_last_line_is_cut(tmp_path):
@@ -109,7 +122,9 @@ def test_bad_middle_line_names_the_line(tmp_path):
 
 def test_changed_sampling_params_warn(tmp_path):
     out = tmp_path / "p.jsonl"
-    out.write_text(json.dumps(row(0, params={**PARAMS, "temperature": 1.0})) + "\n", encoding="utf-8")
+    out.write_text(
+        json.dumps(row(0, params={**PARAMS, "temperature": 1.0})) + "\n", encoding="utf-8"
+    )
     warnings = []
     with writer(out, warn=warnings.append) as w:
         assert w.done == {"id0"}

@@ -6,15 +6,17 @@ import json
 import re
 
 import pytest
-
 from respondeoqa_eval.cli import main
 from respondeoqa_eval.runner.prompts import build_messages, user_prompt
 from respondeoqa_eval.runner.selection import CONFIGS, select_items
 from respondeoqa_eval.upstream import read_folder
+
 from tests.synthetic import SECRET_MARKER, write_private
 
 # the strings below are copied from PROTOCOL section 2, not from the code
-SYSTEM = "You are a Classicist with expert knowledge in Greek and Roman history, language, and culture."
+SYSTEM = (
+    "You are a Classicist with expert knowledge in Greek and Roman history, language, and culture."
+)
 MC = "At the end of your response, give the letter of the correct answer as\nAnswer: Letter"
 ONE_WORD = "At the end of your response, give your answer as a single word like this:\nAnswer: Word"
 LONG = "At the end of your response, give your answer as:\nAnswer: answer text"
@@ -87,12 +89,20 @@ def test_private_multiple_choice_and_reading_comprehension(private_dir):
         assert user_prompt(rec) == expected
     assert any(row["multiple_choice_options"] is None for row in rows)  # the null-options quirk
 
-    passages = {p["passage_id"]: p["text"] for p in raw_rows(private_dir, "nle_reading_comp_passages_2020.json")}
+    passages = {
+        p["passage_id"]: p["text"]
+        for p in raw_rows(private_dir, "nle_reading_comp_passages_2020.json")
+    }
     for row in raw_rows(private_dir, "nle_reading_comp_questions_2020.json"):
         rec = gold.by_key[(row["question_id"], row["question_language"])]
         expected = (
-            passages[row["passage_id"]] + "\n\n" + row["question"] + "\n"
-            + "\n".join(row["multiple_choice_options"]) + "\n" + MC
+            passages[row["passage_id"]]
+            + "\n\n"
+            + row["question"]
+            + "\n"
+            + "\n".join(row["multiple_choice_options"])
+            + "\n"
+            + MC
         )
         assert user_prompt(rec) == expected
     for row in raw_rows(private_dir, "nle_other_questions_2025.json"):
@@ -136,12 +146,17 @@ def test_configs(public_dir, private_dir):
     assert nle and {r.source for r in nle} == {"nle"}
     mc = select_items("certamen-multiple_choice", private_dir)
     assert mc and {(r.source, r.task) for r in mc} == {("certamen", "multiple_choice")}
-    assert {"public", "all", "certamen", "nle", "jun-schol", "lat-pros", "lat-pros-feet"} <= set(CONFIGS)
+    assert {"public", "all", "certamen", "nle", "jun-schol", "lat-pros", "lat-pros-feet"} <= set(
+        CONFIGS
+    )
 
 
 def test_prompts_command(public_dir, tmp_path, capsys):
     out = tmp_path / "prompts.jsonl"
-    assert main(["prompts", "--data-dir", str(public_dir), "--config", "lat-pros", "-o", str(out)]) == 0
+    assert (
+        main(["prompts", "--data-dir", str(public_dir), "--config", "lat-pros", "-o", str(out)])
+        == 0
+    )
     rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert len(rows) == 122
     keys = {(r["question_id"], r["question_language"]) for r in rows}
@@ -158,8 +173,13 @@ def test_prompts_command_errors(public_dir, tmp_path, capsys):
     assert main(["prompts", "--config", "nle", "-o", str(out)]) == 2
     err = capsys.readouterr().err
     assert "--data-dir" in err and "Traceback" not in err
-    assert main(["prompts", "--data-dir", str(public_dir), "--config", "bogus", "-o", str(out)]) == 2
+    assert (
+        main(["prompts", "--data-dir", str(public_dir), "--config", "bogus", "-o", str(out)]) == 2
+    )
     assert re.search(r"unknown --config 'bogus'", capsys.readouterr().err)
-    assert main(["prompts", "--data-dir", str(public_dir), "--config", "certamen", "-o", str(out)]) == 2
+    assert (
+        main(["prompts", "--data-dir", str(public_dir), "--config", "certamen", "-o", str(out)])
+        == 2
+    )
     assert "selects no items" in capsys.readouterr().err
     assert not out.exists()

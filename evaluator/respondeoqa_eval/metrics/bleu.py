@@ -59,7 +59,9 @@ def closest_ref_len(hyp_len: int, ref_lens: Sequence[int]) -> int:
     return min(ref_lens, key=lambda r: (abs(hyp_len - r), r))
 
 
-def _item_stats(hyp: str, refs: Sequence[str], pad_to: int | None) -> list[int]:
+def _item_stats(hyp: str, refs: Sequence[str]) -> tuple[list[int], int]:
+    """[matches_1..4, totals_1..4, hyp_len, closest real ref_len] and the closest ref_len when
+    an empty (zero-length) padding reference is also a candidate."""
     ref_ngrams: Counter = Counter()
     ref_lens = []
     for ref in refs:
@@ -68,10 +70,6 @@ def _item_stats(hyp: str, refs: Sequence[str], pad_to: int | None) -> list[int]:
         for ngram, count in ngrams.items():
             if count > ref_ngrams[ngram]:
                 ref_ngrams[ngram] = count
-    if pad_to is not None:
-        # PROTOCOL 5: each padding reference is an empty, zero-length reference; it adds no
-        # n-grams but is a candidate for the closest reference length.
-        ref_lens.extend([0] * (pad_to - len(refs)))
     hyp_ngrams, hyp_len = extract_all_word_ngrams(hyp, 1, MAX_ORDER)
     matches = [0] * MAX_ORDER
     totals = [0] * MAX_ORDER
@@ -80,7 +78,10 @@ def _item_stats(hyp: str, refs: Sequence[str], pad_to: int | None) -> list[int]:
         totals[n] += count
         if ngram in ref_ngrams:
             matches[n] += min(count, ref_ngrams[ngram])
-    return [*matches, *totals, hyp_len, closest_ref_len(hyp_len, ref_lens)]
+    # PROTOCOL 5: a padding reference is an empty, zero-length reference; it adds no n-grams
+    # but is a candidate for the closest reference length.
+    padded_len = closest_ref_len(hyp_len, [*ref_lens, 0])
+    return [*matches, *totals, hyp_len, closest_ref_len(hyp_len, ref_lens)], padded_len
 
 
 def _check(hypotheses: Sequence[str], references: Sequence[Sequence[str]]) -> None:
@@ -91,6 +92,86 @@ def _check(hypotheses: Sequence[str], references: Sequence[Sequence[str]]) -> No
     for i, refs in enumerate(references):
         if isinstance(refs, str) or not refs:
             raise ValueError(f"item {i}: references must be a non-empty list of strings")
+
+
+class CorpusStatistics:
+    """Per-item BLEU and chrF statistics of translation items, computed once (tokenisation is
+    the costly part), from which any subset's scores follow by summing rows."""
+
+    def __init__(
+        self, hypotheses: Sequence[str], references: Sequence[Sequence[str]], target_language: str
+    ) -> None:
+        _check(hypotheses, references)
+        self.target_language = target_language
+        self.hypotheses = [preprocess(h or "", target_language) for h in hypotheses]
+        self.references = [[preprocess(r, target_language) for r in refs] for refs in references]
+        self.n_refs = np.array([len(refs) for refs in references], dtype=np.int64)
+        rows, padded = [], []
+        for hyp, refs in zip(self.hypotheses, self.references, strict=True):
+            row, padded_len = _item_stats(_tokenize(hyp), [_tokenize(r) for r in refs])
+            rows.append(row)
+            padded.append(padded_len)
+        self.rows = np.array(rows, dtype=np.int64).reshape(len(rows), N_STATS)
+        self.padded_ref_len = np.array(padded, dtype=np.int64)
+        self._chrf = CHRF()
+        self._chrf_rows: list | None = None
+
+    def __len__(self) -> int:
+        return len(self.hypotheses)
+
+    def _mask(self, mask: np.ndarray | None) -> np.ndarray:
+        return np.ones(len(self), dtype=bool) if mask is None else np.asarray(mask, dtype=bool)
+
+    def paper_rows(self, mask: np.ndarray | None = None, pad_to: int | None = None) -> np.ndarray:
+        """Rows of the items in `mask`, with the paper's padding to `pad_to` references
+        (default: the largest count among those items); `pad_to=0`: no padding."""
+        mask = self._mask(mask)
+        rows = self.rows[mask].copy()
+        n_refs = self.n_refs[mask]
+        if pad_to is None:
+            pad_to = int(n_refs.max()) if len(n_refs) else 0
+        if len(n_refs) and n_refs.max() > pad_to > 0:
+            raise ValueError(
+                f"an item has {int(n_refs.max())} references, more than pad_to={pad_to}"
+            )
+        padded = n_refs < pad_to
+        rows[padded, -1] = self.padded_ref_len[mask][padded]
+        return rows
+
+    def chrf(self, mask: np.ndarray | None = None) -> float:
+        """sacreBLEU CHRF (default settings) of the items in `mask`, references unpadded."""
+        mask = self._mask(mask)
+        if self._chrf_rows is None:
+            width = int(self.n_refs.max()) if len(self) else 0
+            streams = [
+                [r[j] if j < len(r) else None for r in self.references] for j in range(width)
+            ]
+            # sacreBLEU's own corpus_score is these two steps; per-sentence statistics are kept
+            # so that each subset is a sum, not a second pass over the text
+            self._chrf_rows = self._chrf._extract_corpus_statistics(self.hypotheses, streams)
+        chosen = [row for row, keep in zip(self._chrf_rows, mask, strict=True) if keep]
+        if not chosen:
+            return 0.0
+        return self._chrf._compute_score_from_stats(list(map(sum, zip(*chosen, strict=True)))).score
+
+    def result(self, mask: np.ndarray | None = None) -> BleuResult:
+        """Paper BLEU, variable-reference BLEU and chrF of the items in `mask`."""
+        mask = self._mask(mask)
+        n_refs = self.n_refs[mask]
+        counts = set(n_refs.tolist())
+        nrefs: str | int = counts.pop() if len(counts) == 1 else "var"
+        signature = bleu_signature(self.target_language, nrefs)
+        n = int(mask.sum())
+        if n == 0:
+            return BleuResult(0.0, 0.0, 0.0, 0, signature, 0, "")
+        score = bleu_from_stats(self.paper_rows(mask))
+        variable = bleu_from_stats(self.paper_rows(mask, pad_to=0))
+        chrf = self.chrf(mask)
+        self._chrf.num_refs = nrefs if isinstance(nrefs, int) else -1
+        chrf_sig = self._chrf.get_signature().format()
+        if self.target_language == "latin":
+            chrf_sig = chrf_sig.replace("|version:", "|latin:j>i+v>u+unidecode|version:")
+        return BleuResult(score, variable, chrf, n, signature, int(n_refs.max()), chrf_sig)
 
 
 def bleu_stats(
@@ -106,15 +187,11 @@ def bleu_stats(
     every item's references with empty references up to this count (the paper's protocol, pass
     the group's largest count); None: no padding (the "variable references" number).
     """
-    _check(hypotheses, references)
-    rows = []
-    for i, (hyp, refs) in enumerate(zip(hypotheses, references, strict=True)):
-        if pad_to is not None and len(refs) > pad_to:
-            raise ValueError(f"item {i} has {len(refs)} references, more than pad_to={pad_to}")
-        hyp_tok = _tokenize(preprocess(hyp or "", target_language))
-        refs_tok = [_tokenize(preprocess(ref, target_language)) for ref in refs]
-        rows.append(_item_stats(hyp_tok, refs_tok, pad_to))
-    return np.array(rows, dtype=np.int64).reshape(len(rows), N_STATS)
+    if pad_to is not None:
+        for i, refs in enumerate(references):
+            if len(refs) > pad_to:
+                raise ValueError(f"item {i} has {len(refs)} references, more than pad_to={pad_to}")
+    return CorpusStatistics(hypotheses, references, target_language).paper_rows(pad_to=pad_to or 0)
 
 
 def bleu_from_stats(summed: np.ndarray) -> float:
@@ -164,25 +241,5 @@ def corpus_bleu(
     hypotheses: Sequence[str], references: Sequence[Sequence[str]], target_language: str
 ) -> BleuResult:
     """BLEU (paper padding), variable-reference BLEU and chrF of one group of items."""
-    _check(hypotheses, references)
     preprocess("", target_language)  # validates the language even for an empty group
-    n = len(hypotheses)
-    counts = {len(refs) for refs in references}
-    nrefs: str | int = counts.pop() if len(counts) == 1 else "var"
-    signature = bleu_signature(target_language, nrefs)
-    if n == 0:
-        return BleuResult(0.0, 0.0, 0.0, 0, signature, 0, "")
-    max_refs = max(len(refs) for refs in references)
-    score = bleu_from_stats(bleu_stats(hypotheses, references, target_language, max_refs))
-    variable = bleu_from_stats(bleu_stats(hypotheses, references, target_language, None))
-    chrf_metric = CHRF()
-    hyps = [preprocess(h or "", target_language) for h in hypotheses]
-    streams = [
-        [preprocess(refs[j], target_language) if j < len(refs) else None for refs in references]
-        for j in range(max_refs)
-    ]
-    chrf = chrf_metric.corpus_score(hyps, streams).score
-    chrf_sig = f"{chrf_metric.get_signature().format()}"
-    if target_language == "latin":
-        chrf_sig = chrf_sig.replace("|version:", "|latin:j>i+v>u+unidecode|version:")
-    return BleuResult(score, variable, chrf, n, signature, max_refs, chrf_sig)
+    return CorpusStatistics(hypotheses, references, target_language).result()

@@ -107,8 +107,10 @@ def load_model(settings: HFSettings) -> tuple[Any, Any, str]:
             dtype=_torch_dtype(torch, settings.dtype, device),
             trust_remote_code=settings.trust_remote_code,
         )
-    except OSError as exc:
-        raise InputError(f"--model {settings.model}: cannot load it ({exc})") from None
+    except (OSError, ValueError) as exc:
+        # missing folder, unknown hub name, no network, unsupported architecture
+        reason = " ".join(str(exc).split())[:300]
+        raise InputError(f"--model {settings.model}: cannot load it ({reason})") from None
     tokenizer.padding_side = "left"  # decoder-only: pad on the left so every row ends at the prompt
     if tokenizer.pad_token is None:
         if tokenizer.eos_token is None:

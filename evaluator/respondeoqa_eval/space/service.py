@@ -8,6 +8,7 @@ import logging
 import os
 import tempfile
 import time
+import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -141,7 +142,12 @@ class Space:
         except InputError as exc:
             return SubmitOutcome(False, f"Not accepted: {exc}", _EMPTY_BREAKDOWN)
         except Exception as exc:  # never show a traceback (or anything it may quote)
-            log.error("submission failed with %s", type(exc).__name__)
+            # where it failed, but not the message: it could quote a private gold string
+            frames = traceback.extract_tb(exc.__traceback__)[-4:]
+            where = " <- ".join(
+                f"{Path(f.filename).name}:{f.lineno} {f.name}" for f in reversed(frames)
+            )
+            log.error("submission failed with %s at %s", type(exc).__name__, where)
             return SubmitOutcome(
                 False,
                 "Not accepted: the file could not be scored because of an internal error; "

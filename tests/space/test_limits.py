@@ -1,0 +1,81 @@
+"""Metadata validation and daily limits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from respondeoqa_eval.errors import InputError
+from respondeoqa_eval.space.limits import (
+    DAY,
+    Limits,
+    RateLimitError,
+    check_daily,
+    clean_link,
+    clean_metadata,
+    client_of,
+)
+from respondeoqa_eval.space.store import Store
+
+
+@pytest.mark.parametrize(
+    "link",
+    ["javascript:alert(1)", "data:text/html,<script>x</script>", "ftp://x.org", "http://",
+     "//evil.org", "https://a b.org"],
+)  # fmt: skip
+def test_bad_links_refused(link: str) -> None:
+    with pytest.raises(InputError, match="http"):
+        clean_link(link, 300)
+
+
+def test_good_metadata_normalised() -> None:
+    meta = clean_metadata("  My\tModel\x07 ", "https://hf.co/x", " 7B ", "line 1\nline 2", Limits())
+    assert meta.model == "My Model" and meta.link == "https://hf.co/x" and meta.params == "7B"
+    assert meta.note == "line 1\nline 2"
+
+
+def test_metadata_errors_name_the_field() -> None:
+    with pytest.raises(InputError, match="model name: required"):
+        clean_metadata("  ", "", "", "", Limits())
+    with pytest.raises(InputError, match="model name: at most 100"):
+        clean_metadata("x" * 101, "", "", "", Limits())
+
+
+def test_daily_limits(tmp_path: Path) -> None:
+    store = Store(tmp_path / "lb.sqlite3")
+    limits = Limits(submissions_per_day=2, attempts_per_day=4)
+    now = 10 * DAY
+    check_daily(store, "c", limits, now=now)
+    store.record_attempt("c", True, ts=now - 10)
+    store.record_attempt("c", True, ts=now - DAY - 10)  # yesterday: does not count
+    check_daily(store, "c", limits, now=now)
+    store.record_attempt("c", True, ts=now - 5)
+    with pytest.raises(RateLimitError, match="at most 2 stored submissions"):
+        check_daily(store, "c", limits, now=now)
+    check_daily(store, "other", limits, now=now)
+    for _ in range(4):
+        store.record_attempt("d", False, ts=now - 1)
+    with pytest.raises(RateLimitError, match="at most 4 submission attempts"):
+        check_daily(store, "d", limits, now=now)
+
+
+def test_client_of_hashes_and_trusts_proxy_only_when_told() -> None:
+    class Req:
+        headers = {"x-forwarded-for": "203.0.113.9, 10.0.0.1"}
+
+        class client:  # noqa: N801 - mimics request.client
+            host = "10.0.0.1"
+
+    direct = client_of(Req(), trust_proxy=False)
+    proxied = client_of(Req(), trust_proxy=True)
+    assert direct != proxied and "10.0.0.1" not in direct and "203.0.113.9" not in proxied
+    assert client_of(Req(), trust_proxy=False) == direct
+
+
+def test_limits_from_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RESPONDEOQA_SPACE_DAILY", "7")
+    assert Limits.from_env().submissions_per_day == 7
+    monkeypatch.setenv("RESPONDEOQA_SPACE_DAILY", "seven")
+    with pytest.raises(InputError, match="RESPONDEOQA_SPACE_DAILY"):
+        Limits.from_env()
