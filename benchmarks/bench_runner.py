@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import sys
 import tempfile
 import time
@@ -29,29 +30,28 @@ from tests.runner.tiny_model import build_tiny_model  # noqa: E402
 from tests.synthetic import PUBLIC_DIR  # noqa: E402
 
 
-def bench(model_dir: Path, records, batch_size: int, max_new_tokens: int, tmp: Path) -> dict:
+def bench(
+    model_dir: Path, records, batch_size: int, max_new_tokens: int, tmp: Path, repeats: int
+) -> dict:
+    """Median over `repeats` timed runs, after an untimed warm-up run."""
     settings = HFSettings(
         model=str(model_dir), batch_size=batch_size, max_new_tokens=max_new_tokens, device="cpu"
     )
     loaded = load_model(settings)
     tokenizer = loaded[1]
-    warm = PredictionWriter(
-        tmp / f"warm{batch_size}.jsonl",
-        model=settings.model,
-        prompt_version=PROMPT_VERSION,
-        overwrite=True,
-    )
-    with warm:  # one batch first: one-time costs (kernels, caches) stay out of the timing
-        run_hf(records[:batch_size], warm, settings, loaded=loaded)
-    out = tmp / f"bench{batch_size}.jsonl"
-    with PredictionWriter(
-        out, model=settings.model, prompt_version=PROMPT_VERSION, overwrite=True
-    ) as writer:
-        start = time.perf_counter()
-        run_hf(records, writer, settings, loaded=loaded)
-        seconds = time.perf_counter() - start
+    times = []
+    for i in range(repeats + 1):
+        out = tmp / f"bench{batch_size}-{i}.jsonl"
+        with PredictionWriter(
+            out, model=settings.model, prompt_version=PROMPT_VERSION, overwrite=True
+        ) as writer:
+            start = time.perf_counter()
+            run_hf(records, writer, settings, loaded=loaded)
+            if i:  # run 0 warms up (kernels, allocator, caches)
+                times.append(time.perf_counter() - start)
     rows = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
     tokens = sum(len(tokenizer(r["response"], add_special_tokens=False)["input_ids"]) for r in rows)
+    seconds = statistics.median(times)
     return {
         "batch_size": batch_size,
         "items": len(rows),
@@ -66,6 +66,7 @@ def main() -> int:
     ap.add_argument("--items", type=int, default=64)
     ap.add_argument("--max-new-tokens", type=int, default=32)
     ap.add_argument("--batch-sizes", default=f"1,{DEFAULT_BATCH_SIZE}")
+    ap.add_argument("--repeats", type=int, default=3, help="timed runs per batch size (median)")
     ap.add_argument("--data-dir", default=str(PUBLIC_DIR))
     ap.add_argument("--json", metavar="OUT", help="also write the results as JSON")
     args = ap.parse_args()
@@ -76,13 +77,13 @@ def main() -> int:
         tmp = Path(tmpdir)
         model_dir = build_tiny_model(tmp / "tiny")
         results = [
-            bench(model_dir, records, int(b), args.max_new_tokens, tmp)
+            bench(model_dir, records, int(b), args.max_new_tokens, tmp, args.repeats)
             for b in args.batch_sizes.split(",")
         ]
     print(
         f"tiny Llama (2 layers, hidden 32), {args.items} public items, "
         f"max {args.max_new_tokens} new tokens, CPU, torch {torch.__version__}, "
-        f"{torch.get_num_threads()} threads"
+        f"{torch.get_num_threads()} threads, median of {args.repeats} runs"
     )
     print(f"{'batch':>5} {'items':>5} {'seconds':>8} {'items/s':>8} {'tokens/s':>9}")
     for r in results:

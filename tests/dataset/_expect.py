@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from synthetic import PUBLIC_DIR, SECRET_MARKER, private_records  # noqa: E402
+from synthetic import PUBLIC_DIR, SECRET_MARKER, private_records, write_private  # noqa: E402
 
 # $RESPONDEOQA_DATA_DIR if set when the tests start, else the shared copy of the public files
 PUBLIC_FILES_DIR = Path(os.environ.get("RESPONDEOQA_DATA_DIR") or PUBLIC_DIR)
@@ -76,4 +76,11 @@ def synthetic_count(config: str) -> int:
     return total
 
 
-__all__ = ["SECRET_MARKER", "PUBLIC_FILES_DIR", "FILES_OF", "raw_rows", "synthetic_count"]
+__all__ = [
+    "SECRET_MARKER",
+    "write_private",
+    "PUBLIC_FILES_DIR",
+    "FILES_OF",
+    "raw_rows",
+    "synthetic_count",
+]

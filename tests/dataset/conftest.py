@@ -2,18 +2,11 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
-TESTS_DIR = Path(__file__).resolve().parents[1]
-if str(TESTS_DIR) not in sys.path:  # `synthetic` lives in tests/, which is not a package
-    sys.path.insert(0, str(TESTS_DIR))
-
-from synthetic import write_private  # noqa: E402
-
-from ._expect import PUBLIC_FILES_DIR  # noqa: E402
+from ._expect import PUBLIC_FILES_DIR, write_private
 
 
 @pytest.fixture(scope="package", autouse=True)

@@ -287,24 +287,11 @@ def test_default_data_is_the_pinned_download(tmp_path, capsys):
     assert code == 2 and "download failed" in err and "127.0.0.1:9" in err
 
 
-def test_no_data_dir_builds_from_the_pinned_public_download(tmp_path, monkeypatch):
-    import functools
-    import http.server
-    import threading
-
-    handler = functools.partial(
-        http.server.SimpleHTTPRequestHandler, directory=str(PUBLIC_FILES_DIR)
-    )
-    handler.log_message = lambda *a: None
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        monkeypatch.setenv("RESPONDEOQA_BASE_URL", f"http://127.0.0.1:{server.server_port}/")
-        monkeypatch.setenv("RESPONDEOQA_CACHE", str(tmp_path / "cache"))
-        result = build_folder(tmp_path / "out")
-    finally:
-        server.shutdown()
-        server.server_close()
+def test_no_data_dir_builds_from_the_pinned_public_download(tmp_path, monkeypatch, file_server):
+    server = file_server(PUBLIC_FILES_DIR)
+    monkeypatch.setenv("RESPONDEOQA_BASE_URL", server.url)
+    monkeypatch.setenv("RESPONDEOQA_CACHE", str(tmp_path / "cache"))
+    result = build_folder(tmp_path / "out")
     assert result.config_rows["public"] == len(raw_rows(PUBLIC_FILES_DIR, "public"))
     assert len(list((tmp_path / "cache").rglob("*.json"))) == 6
+    assert len(server.requests) == 6  # each pinned file fetched once, then served from the cache

@@ -96,7 +96,7 @@ def test_left_padding_batches_match_single(tiny, public_dir, tmp_path):
     a = {r["id"]: r["response"] for r in rows_of(one)}
     b = {r["id"]: r["response"] for r in rows_of(four)}
     assert a == b and len(a) == 8
-    assert rows_of(one)[0]["params"]["temperature"] is None
+    assert rows_of(one)[0]["params"]["temperature"] == 0.0
 
 
 def test_sampling_seed(tiny, public_dir, tmp_path):

@@ -119,7 +119,7 @@ def test_retries_on_429_500_and_timeouts(gold, public_dir, tmp_path):
         server.faults[prompts[0]] = [("status", 429, {"Retry-After": "0"})]
         server.faults[prompts[1]] = [("status", 500, {}), ("status", 503, {})]
         server.faults[prompts[2]] = [("status", 502, {}), ("status", 429, {}), ("status", 500, {})]
-        server.faults[prompts[3]] = [("sleep", 1.5)]  # longer than --timeout
+        server.faults[prompts[3]] = [("sleep", 2.5)]  # longer than --timeout
         server.faults[prompts[4]] = [("status", 429, {"Retry-After": "1"})]
         args = run_args(
             server,
@@ -130,7 +130,7 @@ def test_retries_on_429_500_and_timeouts(gold, public_dir, tmp_path):
             "--limit",
             "12",
             "--timeout",
-            "0.5",
+            "1.0",
             "--concurrency",
             "4",
         )

@@ -142,3 +142,16 @@ def test_second_writer_is_refused(tmp_path):
 def test_output_is_a_folder(tmp_path):
     with pytest.raises(InputError, match="is a folder"):
         writer(tmp_path).open()
+
+
+def test_unicode_line_separators_stay_inside_their_row(tmp_path):
+    """U+2028, U+2029 and NEL in a response: one row per line even for str.splitlines readers."""
+    out = tmp_path / "p.jsonl"
+    text = "a\u2028b\u2029c\x85d macron \u0101\nlast"
+    with writer(out) as w:
+        w.write(make_row("x", "x", "latin", text, model="m", prompt_version="v1", params=PARAMS))
+        w.write(row(1))
+    content = out.read_text(encoding="utf-8")
+    assert len(content.splitlines()) == 2
+    assert json.loads(content.splitlines()[0])["response"] == text
+    assert "\u0101" in content  # non-ASCII stays readable

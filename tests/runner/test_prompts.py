@@ -183,3 +183,31 @@ def test_prompts_command_errors(public_dir, tmp_path, capsys):
     )
     assert "selects no items" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_config_names_match_the_dataset_configs():
+    """The runner keeps its own small table (no `datasets` import); it must agree with the dataset's."""
+    features = pytest.importorskip("respondeoqa_eval.dataset.features")
+    from respondeoqa_eval.records import Record
+    from respondeoqa_eval.upstream import FILES
+
+    assert set(CONFIGS) == set(features.CONFIGS)
+    for name, spec in features.CONFIGS.items():
+        for file in FILES.values():
+            rec = Record(
+                id="x",
+                question_id="x",
+                question_language="english",
+                answer_language="english",
+                source=file.source,
+                source_name="",
+                source_year=0,
+                task=file.task,
+                question_format="short_answer",
+                question_content="grammar",
+                category="skill",
+                difficulty="unknown",
+                question="q",
+            )
+            expected = file.source in spec.sources and file.task in spec.tasks
+            assert CONFIGS[name](rec) == expected, (name, file.name)

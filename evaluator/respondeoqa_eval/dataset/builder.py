@@ -13,12 +13,14 @@ never downloaded by this builder: their configs read them from the user's own `d
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import datasets
 
 from ..gold import resolve_data_dir
+from ..records import Record
 from .features import (
     CITATION,
     CONFIGS,
@@ -93,6 +95,6 @@ class RespondeoQA(datasets.GeneratorBasedBuilder):
             )
         ]
 
-    def _generate_examples(self, records):
+    def _generate_examples(self, records: tuple[Record, ...]) -> Iterator[tuple[str, dict]]:
         for rec in records:
             yield rec.id, rec.to_dict()

@@ -229,7 +229,7 @@ def render_card(
         "front_matter": front_matter(config_rows, len(rows), private),
         "title": PAPER_TITLE,
         "private": private,
-        "private_labels": ", ".join(SOURCE_INFO[s].label for s in private_sources),
+        "private_labels": " and ".join(SOURCE_INFO[s].label for s in private_sources),
         "n_items": len(rows),
         "config_table": config_table,
         "terms_table": terms_table,

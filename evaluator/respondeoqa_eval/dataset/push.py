@@ -107,7 +107,12 @@ def push(
     # read HF_ENDPOINT at call time (huggingface_hub reads it once, at import)
     api = HfApi(endpoint=os.environ.get("HF_ENDPOINT") or None, token=token)
     try:
-        api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
+        api.create_repo(
+            repo_id,
+            repo_type="dataset",
+            visibility="private" if private else "public",
+            exist_ok=True,
+        )
         if plan.private_parts and not api.repo_info(repo_id, repo_type="dataset").private:
             raise InputError(_refusal(plan, repo_id) + " (the repository exists and is public)")
         commit = api.upload_folder(

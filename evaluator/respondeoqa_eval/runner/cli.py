@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import tempfile
 from pathlib import Path
 
 from ..errors import InputError
-from .output import PredictionWriter
+from .output import PredictionWriter, dump_row
 from .prompts import PROMPT_VERSION, TEMPERATURE, TOP_P, prompt_row
 from .selection import CONFIGS, DEFAULT_CONFIG, select_items
 
@@ -159,7 +158,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def cmd_prompts(args: argparse.Namespace) -> int:
     """Write the chat messages of every selected item."""
     records = select_items(args.config, args.data_dir, limit=args.limit)
-    lines = [json.dumps(prompt_row(rec), ensure_ascii=False) + "\n" for rec in records]
+    lines = [dump_row(prompt_row(rec)) for rec in records]
     if args.output == "-":
         sys.stdout.writelines(lines)
         sys.stdout.flush()

@@ -44,7 +44,7 @@ class HFSettings:
         """The parameters recorded in every output row."""
         return {
             "backend": "transformers",
-            "temperature": None if self.greedy else self.temperature,
+            "temperature": 0.0 if self.greedy else self.temperature,
             "top_p": None if self.greedy else self.top_p,
             "seed": self.seed,
             "max_new_tokens": self.max_new_tokens,
@@ -94,6 +94,13 @@ def _torch_dtype(torch: Any, name: str, device: str) -> Any:
     return getattr(torch, name)
 
 
+def _dtype_kwarg(transformers: Any) -> str:
+    # transformers 4.56 renamed `torch_dtype` to `dtype` (the old name is deprecated)
+    parts = transformers.__version__.split(".")[:2]
+    major, minor = (int("".join(c for c in p if c.isdigit()) or 0) for p in parts)
+    return "dtype" if (major, minor) >= (4, 56) else "torch_dtype"
+
+
 def load_model(settings: HFSettings) -> tuple[Any, Any, str]:
     """(model, tokenizer, device) from a hub name or a local folder, ready to generate."""
     torch, transformers = _import_torch()
@@ -104,8 +111,8 @@ def load_model(settings: HFSettings) -> tuple[Any, Any, str]:
         )
         model = transformers.AutoModelForCausalLM.from_pretrained(
             settings.model,
-            dtype=_torch_dtype(torch, settings.dtype, device),
             trust_remote_code=settings.trust_remote_code,
+            **{_dtype_kwarg(transformers): _torch_dtype(torch, settings.dtype, device)},
         )
     except (OSError, ValueError) as exc:
         # missing folder, unknown hub name, no network, unsupported architecture

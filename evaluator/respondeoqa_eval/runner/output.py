@@ -24,6 +24,18 @@ except ImportError:  # pragma: no cover - Windows
 
 SAMPLING_KEYS = ("temperature", "top_p", "seed")
 
+# characters that json.dumps leaves raw but str.splitlines() treats as line breaks: escaped so
+# that any JSONL reader (even one splitting with splitlines) sees one row per line
+_LINE_BREAKS = {"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+def dump_row(row: dict[str, Any]) -> str:
+    """One JSONL line (with its newline); non-ASCII text stays readable."""
+    text = json.dumps(row, ensure_ascii=False)
+    for raw, escaped in _LINE_BREAKS.items():
+        text = text.replace(raw, escaped)
+    return text + "\n"
+
 
 def make_row(
     record_id: str,
@@ -177,7 +189,7 @@ class PredictionWriter:
 
     def write(self, row: dict[str, Any]) -> None:
         """Append one row: a single write of the whole line, then flush and fsync."""
-        line = (json.dumps(row, ensure_ascii=False) + "\n").encode("utf-8")
+        line = dump_row(row).encode("utf-8")
         with self._lock:
             if self._fh is None:
                 raise RuntimeError("PredictionWriter is not open")

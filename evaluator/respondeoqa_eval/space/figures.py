@@ -34,7 +34,7 @@ def plot_text(text: str, limit: int = 60) -> str:
     text = " ".join(str(text).split())
     if len(text) > limit:
         text = text[: limit - 1] + "\u2026"
-    return html.escape(text, quote=True)
+    return html.escape(text, quote=False)
 
 
 def _score(report: dict[str, Any], key: str, group: str) -> float | None:

@@ -1,0 +1,133 @@
+"""End to end through gradio_client against the real server: submit, see the row, errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from gradio_client import Client, handle_file
+
+from .helpers import file_records, k_correct_predictions, write_jsonl
+
+pytestmark = pytest.mark.slow
+
+SHORT = "junior_scholarship_short_answer.json"
+
+
+@pytest.fixture(scope="module")
+def client(server) -> Client:
+    return Client(server.url, verbose=False)
+
+
+def submit(client: Client, path: Path, model: str, link: str = "", params: str = "",
+           note: str = "") -> tuple[Any, ...]:  # fmt: skip
+    return client.predict(
+        handle_file(str(path)), model, link, params, note, "Overview", "all coverages",
+        api_name="/submit",
+    )  # fmt: skip
+
+
+def board_rows(board: dict[str, Any]) -> list[dict[str, Any]]:
+    value = board.get("value", board)
+    return [dict(zip(value["headers"], row, strict=True)) for row in value["data"]]
+
+
+def test_submit_then_row_on_leaderboard(client: Client, public_gold, tmp_path: Path) -> None:
+    records = file_records(public_gold, SHORT)
+    rows, k = k_correct_predictions(records, 300)
+    n = sum(r.task != "translation" for r in records)
+    assert (k, n) == (300, 675)
+    path = write_jsonl(tmp_path / "client-preds.jsonl", rows)
+    message, breakdown, board, *_ = submit(client, path, "client-e2e-model", "https://example.org/m",
+                                           "7B", "greedy decoding")  # fmt: skip
+    assert message.startswith("Stored as entry #"), message
+    expected = round(100 * k / n, 2)  # only the file it covers is scored
+    assert f"{expected:.2f}%" in message
+    mine = [r for r in board_rows(board) if r["Model"] == "client-e2e-model"]
+    assert len(mine) == 1
+    row = mine[0]
+    assert row["Overall"] == expected and row["Items"] == n
+    assert row["Coverage"] == "jun-schol" and row["Type"] == "scored"
+    assert row["Link"] == "https://example.org/m" and row["Params"] == "7B"
+    assert row["Rank"] >= 1
+    groups = {(r["Group"], r["Key"]): r["Score"] for r in board_rows(breakdown)}
+    assert groups[("Overall", "accuracy")] == expected
+    # a fresh call of the leaderboard endpoint (another visitor) sees it too, in every view
+    for view in ("Overview", "Content type", "Language pair", "Source", "Format"):
+        table, _csv = client.predict(view, "all coverages", api_name="/leaderboard")
+        assert any(r["Model"] == "client-e2e-model" for r in board_rows(table))
+        if view == "Source":
+            src = next(r for r in board_rows(table) if r["Model"] == "client-e2e-model")
+            assert src["jun-schol"] == expected
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "expected"),
+    [
+        ("broken.jsonl", '{"id": "x", "answer": "a"}\n{"id": \n', "line 2: malformed JSON"),
+        ("unknown.jsonl", '{"id": "no-such-item", "answer": "a"}\n', "not in the gold data"),
+        ("empty.jsonl", "", "the file is empty"),
+        ("noanswer.csv", "id,comment\nx,y\n", "'response' or an 'answer' column"),
+        ("both.jsonl", '{"id": "x", "answer": "a", "response": "b"}\n', "not both"),
+    ],
+)
+def test_bad_files_rejected_with_messages(client: Client, tmp_path: Path, name: str,
+                                          content: str, expected: str) -> None:  # fmt: skip
+    path = tmp_path / name
+    path.write_text(content, encoding="utf-8")
+    message, breakdown, *_ = submit(client, path, "bad file model")
+    assert message.startswith("Not accepted:"), message
+    assert expected in message and name in message
+    assert "Traceback" not in message
+    assert board_rows(breakdown) == []
+
+
+def test_bad_metadata_and_duplicates(client: Client, public_gold, tmp_path: Path) -> None:
+    rows, _ = k_correct_predictions(file_records(public_gold, "prosody_feet_questions_english.json"), 5)
+    path = write_jsonl(tmp_path / "feet.jsonl", rows)
+    message, *_ = submit(client, path, "")
+    assert message == "Not accepted: model name: required"
+    message, *_ = submit(client, path, "feet model", link="javascript:alert(1)")
+    assert message == "Not accepted: link: must be an http:// or https:// address"
+    first, *_ = submit(client, path, "feet model")
+    assert first.startswith("Stored as entry #")
+    entry = first.split()[3].rstrip(":")
+    copy = tmp_path / "renamed.jsonl"
+    copy.write_bytes(path.read_bytes())
+    again, *_ = submit(client, copy, "feet model again")
+    assert again.startswith("Not accepted: this file is identical to entry " + entry), again
+    assert "feet model" in again
+
+
+def test_compare_endpoint(client: Client, public_gold, tmp_path: Path) -> None:
+    records = file_records(public_gold, "prosody_caesura_scansion_english.json")
+    a_rows, ka = k_correct_predictions(records, 30)
+    b_rows, kb = k_correct_predictions(records, 10)
+    ids = []
+    for tag, rows in (("cmp-a", a_rows), ("cmp-b", b_rows)):
+        msg, *_ = submit(client, write_jsonl(tmp_path / f"{tag}.jsonl", rows), tag)
+        ids.append(msg.split()[3].rstrip(":").lstrip("#"))
+    out = client.predict([f"e:{ids[0]}", f"e:{ids[1]}"], api_name="/compare")
+    message, by_content, by_pair, diff_plot, diffs, dis = out
+    assert message.startswith(f"A = #{ids[0]} cmp-a; B = #{ids[1]} cmp-b")
+    overall = next(r for r in board_rows(diffs) if r["Group"] == "overall")
+    assert overall["Items"] == 41
+    assert overall["A - B (points)"] == round(100 * (ka - kb) / 41, 2)
+    dis_rows = board_rows(dis)
+    assert len(dis_rows) == ka - kb  # A right, B wrong on exactly these
+    assert {r["B answer"] for r in dis_rows} == {"zzqqxx"}
+    gold = {r.id: r.answers[0] for r in records}
+    assert all(r["Gold"] == gold[r["Item"]] == r["A answer"] for r in dis_rows)
+    plot = json.loads(by_content["plot"]) if isinstance(by_content, dict) else None
+    assert plot is not None and len(plot["data"]) == 2
+
+
+def test_wrong_extension_refused_at_upload(client: Client, tmp_path: Path) -> None:
+    from gradio_client.exceptions import AppError
+
+    path = tmp_path / "preds.txt"
+    path.write_text('{"id": "x", "answer": "a"}\n', encoding="utf-8")
+    with pytest.raises(AppError, match=r"Invalid file type.*\.jsonl"):
+        submit(client, path, "txt model")

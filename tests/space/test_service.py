@@ -1,0 +1,75 @@
+"""The Space service in-process (real evaluator, real SQLite): limits and failure paths."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from respondeoqa_eval.space.limits import Limits
+from respondeoqa_eval.space.service import Space, SpaceConfig
+
+from .helpers import file_records, k_correct_predictions, write_jsonl
+
+FEET = "prosody_feet_questions_latin.json"
+
+
+@pytest.fixture
+def space(public_gold, tmp_path: Path) -> Space:
+    limits = Limits(submissions_per_day=2, attempts_per_day=5, max_file_mb=1)
+    return Space(SpaceConfig(db=tmp_path / "lb.sqlite3", gold=public_gold, limits=limits,
+                             bootstrap=100))  # fmt: skip
+
+
+def test_expected_score_and_breakdown(space: Space, public_gold, tmp_path: Path) -> None:
+    records = file_records(public_gold, FEET)
+    rows, k = k_correct_predictions(records, 7)
+    out = space.submit(write_jsonl(tmp_path / "p.jsonl", rows), "feet-7", client="a")
+    assert out.ok, out.message
+    # feet: score = correct positions / gold feet; gold given -> 1, WRONG -> 0 (PROTOCOL 4)
+    assert out.entry.overall == pytest.approx(k / len(records))
+    by = {(r["Group"], r["Key"]): r["Score"] for r in out.breakdown.to_dict("records")}
+    assert by[("Task", "feet")] == round(100 * k / len(records), 2)
+    assert by[("Language pair", "latin-english")] == round(100 * k / len(records), 2)
+
+
+def test_daily_limit_and_attempts(space: Space, public_gold, tmp_path: Path) -> None:
+    records = file_records(public_gold, FEET)
+    for i in range(2):
+        rows, _ = k_correct_predictions(records, i)
+        assert space.submit(write_jsonl(tmp_path / f"{i}.jsonl", rows), f"m{i}", client="a").ok
+    rows, _ = k_correct_predictions(records, 9)
+    out = space.submit(write_jsonl(tmp_path / "third.jsonl", rows), "m3", client="a")
+    assert not out.ok and "at most 2 stored submissions" in out.message
+    assert space.submit(tmp_path / "third.jsonl", "m3", client="b").ok  # another address
+
+
+def test_size_limit(space: Space, tmp_path: Path) -> None:
+    big = tmp_path / "big.jsonl"
+    big.write_bytes(b" " * (1024 * 1024 + 1))
+    out = space.submit(big, "big", client="a")
+    assert out.message == "Not accepted: big.jsonl: 1.0 MB is over the 1 MB limit"
+
+
+def test_no_file_and_internal_error_are_plain_messages(space: Space, tmp_path: Path,
+                                                       caplog) -> None:  # fmt: skip
+    assert space.submit(None, "m", client="a").message.startswith("Not accepted: no file")
+    folder = tmp_path / "folder.jsonl"
+    folder.mkdir()  # reading it fails inside the service: not a user-fixable InputError
+    out = space.submit(folder, "m", client="a")
+    assert out.message.startswith("Not accepted: the file could not be scored because of an")
+    assert "IsADirectoryError" in caplog.text and str(folder) not in out.message
+
+
+def test_compare_needs_two(space: Space) -> None:
+    out = space.compare(["p:paper-o3-mini"])
+    assert out.message == "Pick two or more entries to compare."
+    out = space.compare(["p:paper-o3-mini", "p:paper-qwq-32b", "e:999"])
+    assert out.message.startswith("Comparing 2 entries.") and out.difference is None
+    assert len(out.by_content.data) == 2
+
+
+def test_csv_file(space: Space) -> None:
+    text = space.csv_file("Language pair").read_text(encoding="utf-8")
+    assert text.splitlines()[0].startswith("Rank,Model,Type,Coverage,Overall")
+    assert "o3-mini" in text and "93.1" in text
