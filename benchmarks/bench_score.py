@@ -20,11 +20,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from synthetic import write_private  # noqa: E402
-
 from respondeoqa_eval import evaluate, load_predictions  # noqa: E402
 from respondeoqa_eval.example import example_predictions  # noqa: E402
 from respondeoqa_eval.upstream import read_folder  # noqa: E402
+from synthetic import write_private  # noqa: E402
 
 # the paper's sizes: Certamen 315 MC + 4596 short answer + 916 translation; NLE about 855
 SIZES = {"n_mc": 315, "n_sa": 4596, "n_tr": 916, "n_nle": 190, "max_refs": 12}
@@ -50,11 +49,15 @@ def main() -> None:
             parse.append(t1 - t0)
             totals.append(t2 - t0)
     data = report.to_dict()
-    print(f"items: {len(gold)} ({data['accuracy']['overall']['n']} accuracy, "
-          f"{len(gold) - data['accuracy']['overall']['n']} translation)")
+    print(
+        f"items: {len(gold)} ({data['accuracy']['overall']['n']} accuracy, "
+        f"{len(gold) - data['accuracy']['overall']['n']} translation)"
+    )
     print(f"read predictions: median {statistics.median(parse):.3f} s")
-    print(f"read + score + report (1000 bootstrap resamples, BLEU, chrF): "
-          f"median {statistics.median(totals):.3f} s, min {min(totals):.3f} s over {args.repeat} runs")
+    print(
+        f"read + score + report (1000 bootstrap resamples, BLEU, chrF): "
+        f"median {statistics.median(totals):.3f} s, min {min(totals):.3f} s over {args.repeat} runs"
+    )
 
 
 if __name__ == "__main__":

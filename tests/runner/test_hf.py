@@ -16,7 +16,7 @@ from respondeoqa_eval.runner.hf import HFSettings, load_model, render_prompt  # 
 from respondeoqa_eval.runner.prompts import build_messages  # noqa: E402
 from respondeoqa_eval.upstream import read_folder  # noqa: E402
 
-from tests.runner.tiny_model import build_tiny_model  # noqa: E402
+from .tiny_model import build_tiny_model  # noqa: E402
 
 SYSTEM = (
     "You are a Classicist with expert knowledge in Greek and Roman history, language, and culture."

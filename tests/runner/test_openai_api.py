@@ -17,7 +17,7 @@ from respondeoqa_eval.cli import main
 from respondeoqa_eval.runner.openai_api import backoff_delay, chat_url, parse_retry_after
 from respondeoqa_eval.upstream import read_folder
 
-from tests.runner.chat_server import ChatServer
+from .chat_server import ChatServer
 
 ROOT = Path(__file__).resolve().parents[2]
 SYSTEM = (
@@ -317,7 +317,7 @@ class Block(importlib.abc.MetaPathFinder):
             raise ImportError('blocked ' + name)
 sys.meta_path.insert(0, Block())
 sys.path.insert(0, {str(ROOT)!r})
-from tests.runner.chat_server import ChatServer
+from .chat_server import ChatServer
 from respondeoqa_eval.cli import main
 data = {str(public_dir)!r}
 assert main(['prompts', '--data-dir', data, '--limit', '5', '-o', {str(tmp_path / "p.jsonl")!r}]) == 0

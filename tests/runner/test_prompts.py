@@ -10,8 +10,7 @@ from respondeoqa_eval.cli import main
 from respondeoqa_eval.runner.prompts import build_messages, user_prompt
 from respondeoqa_eval.runner.selection import CONFIGS, select_items
 from respondeoqa_eval.upstream import read_folder
-
-from tests.synthetic import SECRET_MARKER, write_private
+from synthetic import SECRET_MARKER, write_private
 
 # the strings below are copied from PROTOCOL section 2, not from the code
 SYSTEM = (
