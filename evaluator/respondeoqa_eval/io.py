@@ -1,10 +1,14 @@
-"""Small file helpers shared by the CLI areas."""
+"""Small file helpers shared by the readers and the CLI areas."""
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
+
+from .errors import InputError
 
 
 def write_text_atomic(path: Path, text: str) -> None:
@@ -19,3 +23,34 @@ def write_text_atomic(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def decode_utf8(raw: bytes, origin: str) -> str:
+    """UTF-8 text (a BOM is dropped); a clear error names the line of the first bad byte."""
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise InputError(
+            f"{origin}: line {line}: not valid UTF-8 (byte offset {exc.start})"
+        ) from None
+
+
+def parse_json(text: str, origin: str) -> Any:
+    """`json.loads` with an error that names the line and column."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"{origin}: line {exc.lineno}: malformed JSON ({exc.msg}, column {exc.colno})"
+        ) from None
+
+
+def read_json(path: Path, origin: str | None = None) -> Any:
+    """Read and parse a UTF-8 JSON file, every failure an InputError naming the file."""
+    origin = origin or str(path)
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise InputError(f"{origin}: cannot read ({exc.strerror})") from None
+    return parse_json(decode_utf8(raw, origin), origin)

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import InputError
+from .io import decode_utf8, parse_json
 from .records import LANGUAGES, Record
 from .upstream import FILES, GoldSet, canonical_file_name
 
@@ -95,13 +96,7 @@ class _Collector:
 def _decode(raw: bytes, origin: str) -> str:
     if not raw.strip():
         raise InputError(f"{origin}: the file is empty")
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise InputError(
-            f"{origin}: line {line}: not valid UTF-8 (byte offset {exc.start})"
-        ) from None
+    return decode_utf8(raw, origin)
 
 
 def _string_field(row: Mapping[str, Any], name: str, where: str, origin: str) -> str | None:
@@ -203,15 +198,6 @@ def _paper_layout(mapping: Mapping[str, Any], origin: str, col: _Collector) -> N
             col.add(by_file_qid.get((name, qid)), Prediction(response), where, show(qid))
 
 
-def _load_json_text(text: str, origin: str) -> Any:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"{origin}: line {exc.lineno}: malformed JSON ({exc.msg}, column {exc.colno})"
-        ) from None
-
-
 def _from_rows(
     rows: Iterable[tuple[str, Mapping[str, Any]]], col: _Collector, blank_is_none: bool
 ) -> None:
@@ -242,7 +228,7 @@ def load_predictions(source: str | Path | Mapping | list, gold: GoldSet) -> Pred
             raise InputError(f"{origin}: folder has no .json files of the paper's layout")
         mapping: dict[str, Any] = {}
         for fpath in files:
-            data = _load_json_text(_decode(fpath.read_bytes(), fpath.name), fpath.name)
+            data = parse_json(_decode(fpath.read_bytes(), fpath.name), fpath.name)
             mapping[fpath.name] = data
         _paper_layout(mapping, origin, col)
         return col.finish()
@@ -259,7 +245,7 @@ def load_predictions(source: str | Path | Mapping | list, gold: GoldSet) -> Pred
     elif suffix == ".csv":
         _from_rows(_csv_rows(text, origin), col, blank_is_none=True)
     else:
-        data = _load_json_text(text, origin)
+        data = parse_json(text, origin)
         if isinstance(data, dict) and canonical_file_name(path.name) in FILES:
             data = {path.name: data}  # one file of the paper's response folder
         if isinstance(data, dict):

@@ -6,7 +6,6 @@ the runner all go through `read_folder`.
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -14,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import InputError
+from .io import read_json
 from .records import (
     CONTENTS,
     DIFFICULTIES,
@@ -131,23 +131,6 @@ class GoldSet:
         )
 
 
-def _load_json(path: Path) -> Any:
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 (byte {exc.start})") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
-        ) from None
-
-
 def _str_list(value: Any, where: str, fld: str) -> list[str]:
     # options may be [], null or absent (PROTOCOL section 1)
     if value is None:
@@ -171,7 +154,7 @@ def _choice(row: dict, fld: str, allowed: tuple[str, ...], where: str) -> str:
 
 
 def _read_passages(path: Path) -> dict[Any, str]:
-    data = _load_json(path)
+    data = read_json(path)
     if not isinstance(data, list):
         raise InputError(f"{path}: expected a JSON list of passages")
     passages: dict[Any, str] = {}
@@ -254,7 +237,7 @@ def read_file(path: Path, spec: FileSpec | None = None) -> list[Record]:
         if not ppath.exists():
             raise InputError(f"{path}: needs its passages file {spec.passages} in the same folder")
         passages = _read_passages(ppath)
-    data = _load_json(path)
+    data = read_json(path)
     if not isinstance(data, list):
         raise InputError(f"{path}: expected a JSON list of records")
     return [_record(row, spec, i, passages) for i, row in enumerate(data)]

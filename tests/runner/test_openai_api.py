@@ -317,7 +317,7 @@ class Block(importlib.abc.MetaPathFinder):
             raise ImportError('blocked ' + name)
 sys.meta_path.insert(0, Block())
 sys.path.insert(0, {str(ROOT)!r})
-from .chat_server import ChatServer
+from tests.runner.chat_server import ChatServer
 from respondeoqa_eval.cli import main
 data = {str(public_dir)!r}
 assert main(['prompts', '--data-dir', data, '--limit', '5', '-o', {str(tmp_path / "p.jsonl")!r}]) == 0

@@ -21,9 +21,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/ for `synthetic`
 
-from synthetic import PUBLIC_DIR, SECRET_MARKER, write_private  # noqa: E402
-
 from respondeoqa_eval.upstream import GoldSet, read_folder  # noqa: E402
+from synthetic import PUBLIC_DIR, SECRET_MARKER, write_private  # noqa: E402
 
 __all__ = ["PUBLIC_DIR", "SECRET_MARKER"]
 
@@ -78,8 +77,20 @@ def start_server(data_dir: Path, workdir: Path, env_extra: dict[str, str] | None
         }
     )
     env.update(env_extra or {})
-    cmd = [sys.executable, "-m", "respondeoqa_eval.cli", "space", "--data-dir", str(data_dir),
-           "--db", str(db), "--port", str(port), "--host", "127.0.0.1"]  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-m",
+        "respondeoqa_eval.cli",
+        "space",
+        "--data-dir",
+        str(data_dir),
+        "--db",
+        str(db),
+        "--port",
+        str(port),
+        "--host",
+        "127.0.0.1",
+    ]
     with log.open("wb") as out:
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, cwd=workdir, env=env)
     url = f"http://127.0.0.1:{port}/"

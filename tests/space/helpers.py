@@ -28,12 +28,24 @@ def make_report(
 ) -> dict[str, Any]:
     """A report dict in the shape of docs/report.md (only the fields the Space reads)."""
     content = content or {"grammar": overall, "scansion": overall / 2}
-    items = items if items is not None else [
-        {"id": f"item-{i}", "question_id": f"item-{i}", "question_language": "english",
-         "task": "short_answer", "source": sources[0], "question_content": "grammar",
-         "extracted": "x", "score": float(i % 2), "missing": False}
-        for i in range(4)
-    ]  # fmt: skip
+    items = (
+        items
+        if items is not None
+        else [
+            {
+                "id": f"item-{i}",
+                "question_id": f"item-{i}",
+                "question_language": "english",
+                "task": "short_answer",
+                "source": sources[0],
+                "question_content": "grammar",
+                "extracted": "x",
+                "score": float(i % 2),
+                "missing": False,
+            }
+            for i in range(4)
+        ]
+    )
     bleu_group = None if bleu_latin is None else {"score": bleu_latin, "n": 5, "ci": [1, 2]}
     return {
         "schema_version": 1,
@@ -49,10 +61,12 @@ def make_report(
             "by_category": {"knowledge": group(overall), "skill": group(overall)},
             "by_source": {s: group(overall) for s in sources},
         },
-        "bleu": {"latin": {"overall": bleu_group, "constrained": None, "unconstrained": None},
-                 "english": None},
+        "bleu": {
+            "latin": {"overall": bleu_group, "constrained": None, "unconstrained": None},
+            "english": None,
+        },
         "items": items,
-    }  # fmt: skip
+    }
 
 
 def _normalizes_nonempty(text: str) -> bool:

@@ -22,8 +22,16 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 sync_api = pytest.importorskip("playwright.sync_api")
 
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]  # fmt: skip
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
 HOSTILE = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>'
 SHORT = "junior_scholarship_short_answer.json"
 
@@ -44,8 +52,9 @@ def entry_id(message: str) -> str:
     return match.group(1)
 
 
-def test_browser_submit_view_compare_escape(browser, server, public_gold, tmp_path: Path,
-                                            screenshot_dir: Path) -> None:  # fmt: skip
+def test_browser_submit_view_compare_escape(
+    browser, server, public_gold, tmp_path: Path, screenshot_dir: Path
+) -> None:
     records = file_records(public_gold, SHORT)
     rows, k = k_correct_predictions(records, 123)
     n = sum(r.task != "translation" for r in records)
@@ -54,9 +63,15 @@ def test_browser_submit_view_compare_escape(browser, server, public_gold, tmp_pa
     # a second scored entry to compare with, submitted by another client
     base_rows, _ = k_correct_predictions(records, 400)
     base_msg = Client(server.url, verbose=False).predict(
-        handle_file(str(write_jsonl(tmp_path / "base.jsonl", base_rows))), "browser-baseline",
-        "", "", "", "Overview", "all coverages", api_name="/submit",
-    )[0]  # fmt: skip
+        handle_file(str(write_jsonl(tmp_path / "base.jsonl", base_rows))),
+        "browser-baseline",
+        "",
+        "",
+        "",
+        "Overview",
+        "all coverages",
+        api_name="/submit",
+    )[0]
     base_id = entry_id(base_msg)
 
     page = browser.new_page(viewport={"width": 1500, "height": 1100})

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from respondeoqa_eval.space.compare import differences_frame, disagreements, paired_bootstrap
 from respondeoqa_eval.space.store import ItemScore
 from respondeoqa_eval.upstream import GoldSet

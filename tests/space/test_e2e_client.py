@@ -21,12 +21,19 @@ def client(server) -> Client:
     return Client(server.url, verbose=False)
 
 
-def submit(client: Client, path: Path, model: str, link: str = "", params: str = "",
-           note: str = "") -> tuple[Any, ...]:  # fmt: skip
+def submit(
+    client: Client, path: Path, model: str, link: str = "", params: str = "", note: str = ""
+) -> tuple[Any, ...]:
     return client.predict(
-        handle_file(str(path)), model, link, params, note, "Overview", "all coverages",
+        handle_file(str(path)),
+        model,
+        link,
+        params,
+        note,
+        "Overview",
+        "all coverages",
         api_name="/submit",
-    )  # fmt: skip
+    )
 
 
 def board_rows(board: dict[str, Any]) -> list[dict[str, Any]]:
@@ -40,8 +47,9 @@ def test_submit_then_row_on_leaderboard(client: Client, public_gold, tmp_path: P
     n = sum(r.task != "translation" for r in records)
     assert (k, n) == (300, 675)
     path = write_jsonl(tmp_path / "client-preds.jsonl", rows)
-    message, breakdown, board, *_ = submit(client, path, "client-e2e-model", "https://example.org/m",
-                                           "7B", "greedy decoding")  # fmt: skip
+    message, breakdown, board, *_ = submit(
+        client, path, "client-e2e-model", "https://example.org/m", "7B", "greedy decoding"
+    )
     assert message.startswith("Stored as entry #"), message
     expected = round(100 * k / n, 2)  # only the file it covers is scored
     assert f"{expected:.2f}%" in message
@@ -73,8 +81,9 @@ def test_submit_then_row_on_leaderboard(client: Client, public_gold, tmp_path: P
         ("both.jsonl", '{"id": "x", "answer": "a", "response": "b"}\n', "not both"),
     ],
 )
-def test_bad_files_rejected_with_messages(client: Client, tmp_path: Path, name: str,
-                                          content: str, expected: str) -> None:  # fmt: skip
+def test_bad_files_rejected_with_messages(
+    client: Client, tmp_path: Path, name: str, content: str, expected: str
+) -> None:
     path = tmp_path / name
     path.write_text(content, encoding="utf-8")
     message, breakdown, *_ = submit(client, path, "bad file model")
@@ -85,7 +94,9 @@ def test_bad_files_rejected_with_messages(client: Client, tmp_path: Path, name: 
 
 
 def test_bad_metadata_and_duplicates(client: Client, public_gold, tmp_path: Path) -> None:
-    rows, _ = k_correct_predictions(file_records(public_gold, "prosody_feet_questions_english.json"), 5)
+    rows, _ = k_correct_predictions(
+        file_records(public_gold, "prosody_feet_questions_english.json"), 5
+    )
     path = write_jsonl(tmp_path / "feet.jsonl", rows)
     message, *_ = submit(client, path, "")
     assert message == "Not accepted: model name: required"

@@ -32,7 +32,9 @@ def test_user_labels_are_escaped() -> None:
     fig = figures.grouped_bars([(hostile, make_report(0.5))], "content")
     name = fig.data[0].name
     assert "<" not in name and ">" not in name and "&lt;img" in name
-    diff = figures.difference_figure([Difference("overall", "overall", 5, 1, 0, 1, 1, 1)], hostile, "b")
+    diff = figures.difference_figure(
+        [Difference("overall", "overall", 5, 1, 0, 1, 1, 1)], hostile, "b"
+    )
     assert "<script" not in diff.layout.title.text
 
 

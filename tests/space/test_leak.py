@@ -52,9 +52,15 @@ def test_private_gold_never_leaves(server, private_gold, tmp_path: Path) -> None
     ids = []
     for tag, rows in (("leak-a", rows_a), ("leak-b", rows_b)):
         out = client.predict(
-            handle_file(str(write_jsonl(tmp_path / f"{tag}.jsonl", rows))), tag, "", "", "",
-            "Overview", "all coverages", api_name="/submit",
-        )  # fmt: skip
+            handle_file(str(write_jsonl(tmp_path / f"{tag}.jsonl", rows))),
+            tag,
+            "",
+            "",
+            "",
+            "Overview",
+            "all coverages",
+            api_name="/submit",
+        )
         assert out[0].startswith("Stored as entry #"), out[0]
         assert "certamen + nle" in out[0]
         ids.append(out[0].split()[3].rstrip(":").lstrip("#"))
@@ -64,8 +70,16 @@ def test_private_gold_never_leaves(server, private_gold, tmp_path: Path) -> None
     dis = cmp[5]
     shown = {row[0] for row in dis["data"]}
     assert shown and not shown & {r.id for r in private}  # public items only
-    for view in ("Overview", "Content type", "Language pair", "Source", "Format", "Task",
-                 "Difficulty", "Translation (BLEU)"):  # fmt: skip
+    for view in (
+        "Overview",
+        "Content type",
+        "Language pair",
+        "Source",
+        "Format",
+        "Task",
+        "Difficulty",
+        "Translation (BLEU)",
+    ):
         outputs.append(flat(client.predict(view, "all coverages", api_name="/leaderboard")))
     # bad files that name private items: messages name ids and lines, never gold
     sa = next(r for r in private if r.task == "short_answer")
@@ -77,16 +91,27 @@ def test_private_gold_never_leaves(server, private_gold, tmp_path: Path) -> None
     for i, content in enumerate(bad):
         path = tmp_path / f"bad{i}.jsonl"
         path.write_text(content, encoding="utf-8")
-        out = client.predict(handle_file(str(path)), "bad", "", "", "", "Overview",
-                             "all coverages", api_name="/submit")  # fmt: skip
+        out = client.predict(
+            handle_file(str(path)),
+            "bad",
+            "",
+            "",
+            "",
+            "Overview",
+            "all coverages",
+            api_name="/submit",
+        )
         assert out[0].startswith("Not accepted:"), out[0]
         outputs.append(flat(out))
     # raw HTTP: the page, its config, the API description, and files that must not be served
     for url in ("", "config", "gradio_api/info", "gradio_api/openapi.json"):
         status, body = fetch(server.url + url)
         outputs.append(body.decode("utf-8", "replace"))
-    for secret_file in (server.data_dir / "certamen_short_answer.json", server.db,
-                        Path(server.db.name)):  # fmt: skip
+    for secret_file in (
+        server.data_dir / "certamen_short_answer.json",
+        server.db,
+        Path(server.db.name),
+    ):
         status, body = fetch(f"{server.url}gradio_api/file={secret_file}")
         assert status != 200, secret_file
         outputs.append(body.decode("utf-8", "replace"))

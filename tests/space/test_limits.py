@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from respondeoqa_eval.errors import InputError
 from respondeoqa_eval.space.limits import (
     DAY,
@@ -21,9 +20,15 @@ from respondeoqa_eval.space.store import Store
 
 @pytest.mark.parametrize(
     "link",
-    ["javascript:alert(1)", "data:text/html,<script>x</script>", "ftp://x.org", "http://",
-     "//evil.org", "https://a b.org"],
-)  # fmt: skip
+    [
+        "javascript:alert(1)",
+        "data:text/html,<script>x</script>",
+        "ftp://x.org",
+        "http://",
+        "//evil.org",
+        "https://a b.org",
+    ],
+)
 def test_bad_links_refused(link: str) -> None:
     with pytest.raises(InputError, match="http"):
         clean_link(link, 300)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from respondeoqa_eval.space.limits import Limits
 from respondeoqa_eval.space.service import Space, SpaceConfig
 
@@ -17,8 +16,9 @@ FEET = "prosody_feet_questions_latin.json"
 @pytest.fixture
 def space(public_gold, tmp_path: Path) -> Space:
     limits = Limits(submissions_per_day=2, attempts_per_day=5, max_file_mb=1)
-    return Space(SpaceConfig(db=tmp_path / "lb.sqlite3", gold=public_gold, limits=limits,
-                             bootstrap=100))  # fmt: skip
+    return Space(
+        SpaceConfig(db=tmp_path / "lb.sqlite3", gold=public_gold, limits=limits, bootstrap=100)
+    )
 
 
 def test_expected_score_and_breakdown(space: Space, public_gold, tmp_path: Path) -> None:
@@ -51,8 +51,9 @@ def test_size_limit(space: Space, tmp_path: Path) -> None:
     assert out.message == "Not accepted: big.jsonl: 1.0 MB is over the 1 MB limit"
 
 
-def test_no_file_and_internal_error_are_plain_messages(space: Space, tmp_path: Path,
-                                                       caplog) -> None:  # fmt: skip
+def test_no_file_and_internal_error_are_plain_messages(
+    space: Space, tmp_path: Path, caplog
+) -> None:
     assert space.submit(None, "m", client="a").message.startswith("Not accepted: no file")
     folder = tmp_path / "folder.jsonl"
     folder.mkdir()  # reading it fails inside the service: not a user-fixable InputError

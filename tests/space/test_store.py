@@ -12,7 +12,6 @@ import threading
 from pathlib import Path
 
 import pytest
-
 from respondeoqa_eval.space.store import (
     DuplicateSubmissionError,
     FolderMirror,
@@ -186,11 +185,23 @@ def test_attempt_counting(tmp_path: Path) -> None:
 def test_mirror_export_drops_private_items_and_restores(tmp_path: Path) -> None:
     store = Store(tmp_path / "a.sqlite3")
     items = [
-        {"id": "pub-1", "source": "jun-schol", "task": "short_answer", "score": 1.0,
-         "extracted": "amo", "missing": False},
-        {"id": "priv-1", "source": "certamen", "task": "short_answer", "score": 1.0,
-         "extracted": "SECRET", "missing": False},
-    ]  # fmt: skip
+        {
+            "id": "pub-1",
+            "source": "jun-schol",
+            "task": "short_answer",
+            "score": 1.0,
+            "extracted": "amo",
+            "missing": False,
+        },
+        {
+            "id": "priv-1",
+            "source": "certamen",
+            "task": "short_answer",
+            "score": 1.0,
+            "extracted": "SECRET",
+            "missing": False,
+        },
+    ]
     entry = store.add(sub("m1", "mirrored"), make_report(0.5, items=items))
     mirror = FolderMirror(tmp_path / "mirror")
     assert push_entry(store, mirror, entry)

@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-
 from respondeoqa_eval.space import table
 from respondeoqa_eval.space.paper import PAPER_LABEL, PAPER_ROWS
 
@@ -78,10 +77,16 @@ def test_scored_rows_rank_within_coverage() -> None:
     entries = [
         FakeEntry(1, "public-low", make_report(0.40)),
         FakeEntry(2, "public-high", make_report(0.80)),
-        FakeEntry(3, "full", make_report(0.70, sources=("certamen", "nle", "jun-schol", "lat-pros")),
-                  sources=("certamen", "jun-schol", "lat-pros", "nle")),
-        FakeEntry(4, "certamen-only", make_report(0.99, sources=("certamen",)), sources=("certamen",)),
-    ]  # fmt: skip
+        FakeEntry(
+            3,
+            "full",
+            make_report(0.70, sources=("certamen", "nle", "jun-schol", "lat-pros")),
+            sources=("certamen", "jun-schol", "lat-pros", "nle"),
+        ),
+        FakeEntry(
+            4, "certamen-only", make_report(0.99, sources=("certamen",)), sources=("certamen",)
+        ),
+    ]
     df = table.leaderboard_frame([*PAPER_ROWS, *entries])
     rows = rows_by_model(df)
     # full coverage ranks with the paper rows: 71.92 > 70 > 68.61 > 68.11
@@ -97,7 +102,10 @@ def test_scored_rows_rank_within_coverage() -> None:
     assert math.isnan(rows["public-high"]["MC"])  # no multiple choice in the report
     only = table.leaderboard_frame([*PAPER_ROWS, *entries], coverage="certamen")
     assert list(only["Model"]) == ["certamen-only"]
-    assert table.coverage_choices([*PAPER_ROWS, *entries])[:2] == [table.ALL_COVERAGES, "all sources"]
+    assert table.coverage_choices([*PAPER_ROWS, *entries])[:2] == [
+        table.ALL_COVERAGES,
+        "all sources",
+    ]
 
 
 def test_unknown_view_and_empty() -> None:
@@ -107,12 +115,14 @@ def test_unknown_view_and_empty() -> None:
 
 
 def test_csv_neutralises_formulas_and_keeps_text() -> None:
-    entries = [FakeEntry(1, "=HYPERLINK(\"http://evil\")", make_report(0.5)),
-               FakeEntry(2, "<script>alert(1)</script>", make_report(0.6))]  # fmt: skip
+    entries = [
+        FakeEntry(1, '=HYPERLINK("http://evil")', make_report(0.5)),
+        FakeEntry(2, "<script>alert(1)</script>", make_report(0.6)),
+    ]
     text = table.to_csv(table.leaderboard_frame(entries))
     rows = list(csv.DictReader(io.StringIO(text)))
     models = {r["Model"] for r in rows}
-    assert "'=HYPERLINK(\"http://evil\")" in models
+    assert '\'=HYPERLINK("http://evil")' in models
     assert "<script>alert(1)</script>" in models
     assert {r["Overall"] for r in rows} == {"50.0", "60.0"}
 
