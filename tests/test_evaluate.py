@@ -235,3 +235,24 @@ def test_cli_bad_gold_folder(tmp_path):
     path.write_text('{"id": "x", "response": "a"}\n')
     r = _cli("score", str(path), "--data-dir", str(tmp_path / "missing"))
     assert r.returncode == 2 and "not a folder" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_cli_covered_only(tmp_path, public_dir, public_gold):
+    feet = [r for r in public_gold.records if r.task == "feet"]
+    path = tmp_path / "p.jsonl"
+    path.write_text("".join(json.dumps({"id": r.id, "answer": r.answers[0]}) + "\n" for r in feet))
+    out = tmp_path / "r.json"
+    r = _cli(
+        "score",
+        str(path),
+        "--data-dir",
+        str(public_dir),
+        "--covered-only",
+        "--report",
+        str(out),
+        "-q",
+    )
+    assert r.returncode == 0, r.stderr
+    report = json.loads(out.read_text())
+    assert report["accuracy"]["overall"] == {"score": 1.0, "n": 40, "ci": [1.0, 1.0]}
+    assert report["missing"] == 0

@@ -180,3 +180,11 @@ def test_hostile_strings_are_quoted_and_cut(tmp_path, public_gold):
     evil = "\x1b[31m" + "A" * 500
     msg = _error(tmp_path, public_gold, "p.jsonl", json.dumps({"id": evil, "response": "x"}))
     assert "\x1b" not in msg and len(msg) < 400
+
+
+def test_jsonl_with_raw_unicode_line_separators(tmp_path, public_gold, first):
+    js = first[JS]
+    text = "Reasoning\u2028more\u2029and\x85more\nAnswer: x"
+    path = tmp_path / "p.jsonl"
+    path.write_text(json.dumps({"id": js.id, "response": text}, ensure_ascii=False) + "\r\n")
+    assert load_predictions(path, public_gold).by_id[js.id].text == text

@@ -146,7 +146,10 @@ def _resolve_row(row: Mapping[str, Any], where: str, col: _Collector, blank_is_n
 
 
 def _jsonl_rows(text: str, origin: str) -> Iterator[tuple[str, Mapping[str, Any]]]:
-    for lineno, line in enumerate(text.splitlines(), 1):
+    # split on "\n" only: str.splitlines() also splits on U+2028/U+2029/NEL, which
+    # json.dumps(ensure_ascii=False) leaves raw inside strings
+    for lineno, line in enumerate(text.split("\n"), 1):
+        line = line.removesuffix("\r")
         if not line.strip():
             continue
         try:

@@ -24,7 +24,13 @@ def _add_gold_options(p: argparse.ArgumentParser) -> None:
 
 def _score(args: argparse.Namespace) -> int:
     gold = load_gold(args.data_dir)
-    report = evaluate(args.predictions, gold, bootstrap=args.bootstrap, seed=args.seed)
+    report = evaluate(
+        args.predictions,
+        gold,
+        restrict_to_covered=args.covered_only,
+        bootstrap=args.bootstrap,
+        seed=args.seed,
+    )
     if gold.unknown_files:
         print(
             f"note: ignored unknown files in the gold folder: {', '.join(gold.unknown_files)}",
@@ -61,6 +67,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="bootstrap resamples for the 95%% intervals (0: none; default 1000)",
     )
     p.add_argument("--seed", type=int, default=12345, help="bootstrap seed (default 12345)")
+    p.add_argument(
+        "--covered-only",
+        action="store_true",
+        help="score only the upstream files the predictions touch (default: every gold item "
+        "counts, missing ones score 0)",
+    )
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
     p.set_defaults(func=_score)
 

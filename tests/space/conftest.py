@@ -61,9 +61,15 @@ class Server:
         return self.log.read_text(encoding="utf-8", errors="replace")
 
 
-def start_server(data_dir: Path, workdir: Path, env_extra: dict[str, str] | None = None) -> Server:
-    """Start `respondeoqa-eval space` on a free port and wait until it answers."""
+def start_server(
+    data_dir: Path,
+    workdir: Path,
+    env_extra: dict[str, str] | None = None,
+    cmd: list[str] | None = None,
+) -> Server:
+    """Start `respondeoqa-eval space` (or `cmd`) on a free port and wait until it answers."""
     port = free_port()
+    workdir.mkdir(parents=True, exist_ok=True)
     db = workdir / "leaderboard.sqlite3"
     log = workdir / "server.log"
     env = dict(os.environ)
@@ -77,7 +83,10 @@ def start_server(data_dir: Path, workdir: Path, env_extra: dict[str, str] | None
         }
     )
     env.update(env_extra or {})
-    cmd = [
+    env["GRADIO_SERVER_PORT"] = str(port)
+    if cmd:
+        cmd = [str(port) if part == "PORT" else part for part in cmd]
+    cmd = cmd or [
         sys.executable,
         "-m",
         "respondeoqa_eval.cli",

@@ -8,6 +8,8 @@ the private gold marker.
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 from pathlib import Path
 
@@ -114,6 +116,21 @@ def test_browser_submit_view_compare_escape(
     sync_api.expect(row).to_contain_text(expected)
     sync_api.expect(row).to_contain_text("https://example.org/hostile")
     page.screenshot(path=str(screenshot_dir / "03-new-row.png"), full_page=True)
+
+    with page.expect_download() as download:
+        page.locator("#csv").click()
+    csv_text = Path(download.value.path()).read_text(encoding="utf-8")
+    assert SECRET_MARKER not in csv_text
+    csv_rows = {r["Entry"]: r for r in csv.DictReader(io.StringIO(csv_text))}
+    assert csv_rows[f"#{my_id}"]["Model"] == HOSTILE
+    assert float(csv_rows[f"#{my_id}"]["Overall"]) == float(expected)
+
+    search = page.locator("#leaderboard-table").get_by_placeholder("Search")
+    search.fill("browser-baseline")
+    sync_api.expect(table).not_to_contain_text("LLaMa 3.3 70B", timeout=10_000)
+    sync_api.expect(table).to_contain_text("browser-baseline")
+    search.fill("")
+    sync_api.expect(table).to_contain_text("LLaMa 3.3 70B", timeout=10_000)
 
     page.locator("#view").get_by_text("Content type", exact=True).click()
     sync_api.expect(table).to_contain_text("Literary devices", timeout=20_000)

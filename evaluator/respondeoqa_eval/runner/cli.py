@@ -181,20 +181,26 @@ def cmd_prompts(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_sampling(args: argparse.Namespace) -> None:
+def _check_options(args: argparse.Namespace) -> None:
     if args.temperature is not None and args.temperature < 0:
         raise InputError("--temperature must be 0 or more")
     if args.top_p is not None and not 0 < args.top_p <= 1:
         raise InputError("--top-p must be in (0, 1]")
     if args.max_new_tokens is not None and args.max_new_tokens < 1:
         raise InputError("--max-new-tokens must be at least 1")
+    if args.batch_size < 1:
+        raise InputError("--batch-size must be at least 1")
+    if args.concurrency < 1:
+        raise InputError("--concurrency must be at least 1")
+    if args.timeout <= 0:
+        raise InputError("--timeout must be more than 0 seconds")
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     """Answer the selected items, appending to (and resuming) the output file."""
     from .progress import progress_bar
 
-    _check_sampling(args)
+    _check_options(args)
     records = select_items(args.config, args.data_dir, limit=args.limit)
     if args.api_base:
         from .openai_api import (
@@ -227,7 +233,6 @@ def cmd_run(args: argparse.Namespace) -> int:
         from .hf import DEFAULT_MAX_NEW_TOKENS, HFSettings, require_torch, run_hf
 
         require_torch()
-
         settings = HFSettings(
             model=args.model,
             batch_size=args.batch_size,

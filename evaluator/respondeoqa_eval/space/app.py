@@ -85,7 +85,10 @@ def build_app(config: SpaceConfig | Space) -> gr.Blocks:
     views = list(table.VIEWS)
     first = space.table("Overview")
 
-    with gr.Blocks(title="RespondeoQA leaderboard", analytics_enabled=False) as demo:
+    # uploaded predictions and generated CSVs leave Gradio's cache after a day
+    with gr.Blocks(
+        title="RespondeoQA leaderboard", analytics_enabled=False, delete_cache=(86400, 86400)
+    ) as demo:
         gr.Markdown(HEADER)
         with gr.Tabs():
             with gr.Tab("Leaderboard", id="leaderboard"):

@@ -4,10 +4,10 @@ figures and comparisons. `app.py` wires these methods to Gradio components.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import tempfile
-import time
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +18,7 @@ import plotly.graph_objects as go
 
 from ..errors import InputError
 from ..gold import load_gold
+from ..io import write_text_atomic
 from ..upstream import GoldSet
 from . import compare, figures, table
 from .limits import Limits, check_daily, clean_metadata
@@ -120,9 +121,10 @@ class Space:
         return table.coverage_choices(self.rows())
 
     def csv_file(self, view: str = "Overview", coverage: str | None = None) -> Path:
-        """The current table as a CSV file to download."""
-        path = self._tmp / f"respondeoqa-leaderboard-{int(time.time() * 1000)}.csv"
-        path.write_text(table.to_csv(self.table(view, coverage)), encoding="utf-8")
+        """The current table as a CSV file to download (one file per view and coverage)."""
+        key = hashlib.sha256(f"{view}\0{coverage}".encode()).hexdigest()[:12]
+        path = self._tmp / f"respondeoqa-leaderboard-{key}.csv"
+        write_text_atomic(path, table.to_csv(self.table(view, coverage)))
         return path
 
     # -- submit ------------------------------------------------------------------------

@@ -1,0 +1,94 @@
+"""The two ways to start the Space: `respondeoqa-eval space` on its defaults (public gold fetched
+and verified, SQLite in space_data/) and `python space/app.py` (the Hub entry point)."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from .conftest import PUBLIC_DIR, free_port, start_server
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_space_app_py_starts_the_same_app(tmp_path: Path) -> None:
+    db = tmp_path / "hub.sqlite3"
+    srv = start_server(
+        PUBLIC_DIR,
+        tmp_path,
+        env_extra={"RESPONDEOQA_DATA_DIR": str(PUBLIC_DIR), "RESPONDEOQA_SPACE_DB": str(db)},
+        cmd=[sys.executable, str(ROOT / "space" / "app.py")],
+    )
+    try:
+        with urllib.request.urlopen(srv.url + "gradio_api/info", timeout=10) as resp:
+            info = json.load(resp)
+        assert {"/submit", "/leaderboard", "/compare"} <= set(info["named_endpoints"])
+        assert db.exists()  # the database named by the environment
+    finally:
+        srv.proc.terminate()
+        srv.proc.wait(timeout=15)
+    assert "gold: 1147 items from 6 files" in srv.log_text()
+
+
+def test_space_readme_front_matter() -> None:
+    text = (ROOT / "space" / "README.md").read_text(encoding="utf-8")
+    front = text.split("---")[1]
+    fields = dict(re.findall(r"^(\w+):\s*(.+)$", front, flags=re.M))
+    assert fields["sdk"] == "gradio" and fields["app_file"] == "app.py"
+    import gradio
+
+    assert fields["sdk_version"] == gradio.__version__
+    assert fields["python_version"].strip('"').startswith("3.")
+    reqs = (ROOT / "space" / "requirements.txt").read_text(encoding="utf-8")
+    assert f"gradio=={gradio.__version__}" in reqs and "sacrebleu==2.6.0" in reqs
+
+
+def test_default_command_fetches_public_gold(tmp_path: Path) -> None:
+    # the pinned download, served by a local HTTP server instead of GitHub
+    port = free_port()
+    files = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "http.server",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--directory",
+            str(PUBLIC_DIR),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        srv = start_server(
+            PUBLIC_DIR,
+            tmp_path,
+            env_extra={
+                "RESPONDEOQA_BASE_URL": f"http://127.0.0.1:{port}/",
+                "RESPONDEOQA_CACHE": str(tmp_path / "cache"),
+                "RESPONDEOQA_DATA_DIR": "",
+                "RESPONDEOQA_SPACE_DB": "",
+            },
+            cmd=[sys.executable, "-m", "respondeoqa_eval.cli", "space", "--port", "PORT"],
+        )
+        try:
+            with urllib.request.urlopen(srv.url + "gradio_api/info", timeout=10) as resp:
+                assert "/submit" in json.load(resp)["named_endpoints"]
+        finally:
+            srv.proc.terminate()
+            srv.proc.wait(timeout=15)
+    finally:
+        files.terminate()
+        files.wait(timeout=15)
+    assert (tmp_path / "space_data" / "leaderboard.sqlite3").exists()
+    assert len(list((tmp_path / "cache").rglob("*.json"))) == 6
+    assert "gold: 1147 items from 6 files (private sources: False)" in srv.log_text()
