@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 from ..errors import InputError
+from ..io import write_text_atomic
 from .output import PredictionWriter, dump_row
 from .prompts import PROMPT_VERSION, TEMPERATURE, TOP_P, prompt_row
 from .selection import CONFIGS, DEFAULT_CONFIG, select_items
@@ -164,16 +163,7 @@ def cmd_prompts(args: argparse.Namespace) -> int:
         sys.stdout.flush()
     else:
         out = Path(args.output)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        # write beside the target and rename: an interrupted run never leaves half a file
-        fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.writelines(lines)
-            os.replace(tmp, out)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_text_atomic(out, "".join(lines))
         print(
             f"wrote {len(lines)} prompts to {out} (prompt version {PROMPT_VERSION})",
             file=sys.stderr,
