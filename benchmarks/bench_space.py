@@ -11,7 +11,7 @@ Gold: the six public files plus synthetic Certamen/NLE stand-ins at the paper's 
   and waits until the table shows all 203 rows' data and the network is idle; plus the
   /leaderboard endpoint alone through gradio_client.
 
-    python benchmarks/bench_space.py [--repeat 3] [--entries 200]
+    python benchmarks/bench_space.py [--repeat 3] [--entries 200] [--pad 2000]
 """
 
 from __future__ import annotations
@@ -55,14 +55,17 @@ def _stop(srv) -> None:
     srv.proc.wait(timeout=30)
 
 
-def bench_submit(gold_dir: Path, gold, work: Path, repeat: int) -> dict:
-    srv = start_server(gold_dir, work / "submit")
+def bench_submit(gold_dir: Path, gold, work: Path, repeat: int, pad: int) -> dict:
+    srv = start_server(gold_dir, work / f"submit-{pad}")
     try:
         client = Client(srv.url, verbose=False)
         times, sizes = [], []
         for r in range(repeat):
             rows = example_predictions(gold.records, accuracy=0.6, seed=100 + r)
-            path = work / f"full-{r}.jsonl"
+            if pad:  # reasoning before the answer line, as long-thinking models write
+                for row in rows:
+                    row["response"] = "Reasoning. " * (pad // 11) + "\n" + row["response"]
+            path = work / f"full-{pad}-{r}.jsonl"
             path.write_text(
                 "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in rows), "utf-8"
             )
@@ -155,13 +158,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--entries", type=int, default=200)
+    parser.add_argument(
+        "--pad", type=int, default=2000, help="also time responses with this many extra characters"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         gold_dir = write_private(work / "gold", with_public=True, **SIZES)
         gold = read_folder(gold_dir)
-        results = {"submit": bench_submit(gold_dir, gold, work, args.repeat)}
+        results = {"submit": bench_submit(gold_dir, gold, work, args.repeat, 0)}
         print(json.dumps(results), flush=True)
+        if args.pad:
+            results["submit_long_responses"] = bench_submit(
+                gold_dir, gold, work, args.repeat, args.pad
+            )
+            print(json.dumps(results), flush=True)
         results["page_load"] = bench_page(gold_dir, gold, work, args.entries, args.repeat)
     print(json.dumps(results, indent=1))
 

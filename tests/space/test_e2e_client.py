@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from gradio_client import Client, handle_file
 
@@ -142,3 +143,39 @@ def test_wrong_extension_refused_at_upload(client: Client, tmp_path: Path) -> No
     path.write_text('{"id": "x", "answer": "a"}\n', encoding="utf-8")
     with pytest.raises(AppError, match=r"Invalid file type.*\.jsonl"):
         submit(client, path, "txt model")
+
+
+def test_daily_limit_and_upload_limit_on_a_strict_server(public_gold, tmp_path: Path) -> None:
+    from gradio_client.exceptions import AppError
+
+    from .conftest import PUBLIC_DIR, start_server
+
+    srv = start_server(
+        PUBLIC_DIR,
+        tmp_path / "strict",
+        env_extra={"RESPONDEOQA_SPACE_DAILY": "1", "RESPONDEOQA_SPACE_MAX_MB": "1"},
+    )
+    try:
+        strict = Client(srv.url, verbose=False)
+        records = file_records(public_gold, "prosody_feet_questions_english.json")
+        first, _ = k_correct_predictions(records, 3)
+        second, _ = k_correct_predictions(records, 4)
+        ok, *_ = submit(strict, write_jsonl(tmp_path / "one.jsonl", first), "one")
+        assert ok.startswith("Stored as entry #1")
+        refused, *_ = submit(strict, write_jsonl(tmp_path / "two.jsonl", second), "two")
+        assert refused == (
+            "Not accepted: daily limit reached: at most 1 stored submissions per address in "
+            "24 hours; please try again tomorrow"
+        )
+        big = tmp_path / "big.jsonl"
+        big.write_bytes(b"\n" * (1024 * 1024 + 10))
+        with pytest.raises((AppError, ValueError), match="maximum file size"):
+            submit(strict, big, "big")
+        # the server itself refuses the upload, whatever the client checks
+        reply = httpx.post(
+            srv.url + "gradio_api/upload", files={"files": ("big.jsonl", big.read_bytes())}
+        )
+        assert reply.status_code == 413
+    finally:
+        srv.proc.terminate()
+        srv.proc.wait(timeout=15)

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import sys
 import urllib.request
 from pathlib import Path
 
 import pytest
 
-from .conftest import PUBLIC_DIR, free_port, start_server
+from .conftest import PUBLIC_DIR, start_server
 
 pytestmark = pytest.mark.slow
 
@@ -51,44 +50,27 @@ def test_space_readme_front_matter() -> None:
     assert f"gradio=={gradio.__version__}" in reqs and "sacrebleu==2.6.0" in reqs
 
 
-def test_default_command_fetches_public_gold(tmp_path: Path) -> None:
+def test_default_command_fetches_public_gold(tmp_path: Path, file_server) -> None:
     # the pinned download, served by a local HTTP server instead of GitHub
-    port = free_port()
-    files = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "http.server",
-            str(port),
-            "--bind",
-            "127.0.0.1",
-            "--directory",
-            str(PUBLIC_DIR),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+    files = file_server(PUBLIC_DIR)
+    srv = start_server(
+        PUBLIC_DIR,
+        tmp_path,
+        env_extra={
+            "RESPONDEOQA_BASE_URL": files.url,
+            "RESPONDEOQA_CACHE": str(tmp_path / "cache"),
+            "RESPONDEOQA_DATA_DIR": "",
+            "RESPONDEOQA_SPACE_DB": "",
+        },
+        cmd=[sys.executable, "-m", "respondeoqa_eval.cli", "space", "--port", "PORT"],
     )
     try:
-        srv = start_server(
-            PUBLIC_DIR,
-            tmp_path,
-            env_extra={
-                "RESPONDEOQA_BASE_URL": f"http://127.0.0.1:{port}/",
-                "RESPONDEOQA_CACHE": str(tmp_path / "cache"),
-                "RESPONDEOQA_DATA_DIR": "",
-                "RESPONDEOQA_SPACE_DB": "",
-            },
-            cmd=[sys.executable, "-m", "respondeoqa_eval.cli", "space", "--port", "PORT"],
-        )
-        try:
-            with urllib.request.urlopen(srv.url + "gradio_api/info", timeout=10) as resp:
-                assert "/submit" in json.load(resp)["named_endpoints"]
-        finally:
-            srv.proc.terminate()
-            srv.proc.wait(timeout=15)
+        with urllib.request.urlopen(srv.url + "gradio_api/info", timeout=10) as resp:
+            assert "/submit" in json.load(resp)["named_endpoints"]
     finally:
-        files.terminate()
-        files.wait(timeout=15)
+        srv.proc.terminate()
+        srv.proc.wait(timeout=15)
     assert (tmp_path / "space_data" / "leaderboard.sqlite3").exists()
     assert len(list((tmp_path / "cache").rglob("*.json"))) == 6
+    assert len(files.requests) == 6  # each public file fetched once
     assert "gold: 1147 items from 6 files (private sources: False)" in srv.log_text()

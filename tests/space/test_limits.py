@@ -66,16 +66,17 @@ def test_daily_limits(tmp_path: Path) -> None:
 
 
 def test_client_of_hashes_and_trusts_proxy_only_when_told() -> None:
-    class Req:
-        headers = {"x-forwarded-for": "203.0.113.9, 10.0.0.1"}
+    class Req:  # the two attributes of gr.Request that client_of reads
+        def __init__(self, forwarded: str) -> None:
+            self.headers = {"x-forwarded-for": forwarded}
+            self.client = type("Client", (), {"host": "10.0.0.1"})()
 
-        class client:  # noqa: N801 - mimics request.client
-            host = "10.0.0.1"
-
-    direct = client_of(Req(), trust_proxy=False)
-    proxied = client_of(Req(), trust_proxy=True)
-    assert direct != proxied and "10.0.0.1" not in direct and "203.0.113.9" not in proxied
-    assert client_of(Req(), trust_proxy=False) == direct
+    direct = client_of(Req("198.51.100.7, 203.0.113.9"), trust_proxy=False)
+    assert direct == client_of(Req("anything"), trust_proxy=False)  # header ignored
+    proxied = client_of(Req("198.51.100.7, 203.0.113.9"), trust_proxy=True)
+    # the proxy's own entry (the last) counts; a forged first entry does not change it
+    assert proxied == client_of(Req("forged, 203.0.113.9"), trust_proxy=True)
+    assert proxied != direct and "203.0.113.9" not in proxied
 
 
 def test_limits_from_env(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -75,13 +75,18 @@ def check_daily(store: Store, client: str, limits: Limits, now: float | None = N
 
 
 def client_of(request: Any, trust_proxy: bool) -> str:
-    """The hashed client address of a Gradio request (first X-Forwarded-For hop behind a proxy)."""
+    """The hashed client address of a Gradio request.
+
+    Behind a trusted proxy (a Hub Space) the address is the LAST X-Forwarded-For entry: the one
+    the proxy appended; earlier entries come from the client and could be forged to dodge the
+    daily limit.
+    """
     address = ""
     if request is not None:
         if trust_proxy:
             headers = getattr(request, "headers", None) or {}
             forwarded = headers.get("x-forwarded-for", "") if hasattr(headers, "get") else ""
-            address = forwarded.split(",")[0].strip()
+            address = forwarded.split(",")[-1].strip()
         if not address:
             client = getattr(request, "client", None)
             address = str(getattr(client, "host", "") or "")
