@@ -7,11 +7,15 @@ written here contains SECRET_MARKER, so a test can search any output for leaked 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
 SECRET_MARKER = "ZQXSECRET"
-PUBLIC_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "upstream" / "final_dataset"
+PUBLIC_DIR = Path(
+    os.environ.get("RESPONDEOQA_TEST_UPSTREAM")
+    or Path(__file__).resolve().parents[1].parent / "shared" / "upstream" / "final_dataset"
+)
 
 _CONTENTS = [
     "geography",
