@@ -35,9 +35,10 @@ from respondeoqa_eval.extract import (
         ("Options considered: A and C\nFinal", "A"),
         # colon fallback scans from the end, so a later colon line wins over an earlier Answer: line
         ("Answer: A\nWait: C is better\nDone", "C"),
-        # colon fallback uses the text between the first and second colon
+        # colon fallback: the text after the first colon (a second colon changes nothing)
         ("Choice: D: Venus\nend", "D"),
-        # Answer: split is on the first "Answer: " only, the text before a second one is kept
+        ("Choice:: D\nend", ":"),
+        # the text after the first "Answer: " (PROTOCOL 3), whose first character is the letter
         ("x\nAnswer: A Answer: B", "A"),
     ],
 )
@@ -118,8 +119,8 @@ def test_short_answer_unanswered(response: str) -> None:
         ("Answer: first\nthink\nAnswer: second\nHope this helps", "second"),
         # the first line counts too
         ("Answer: dactyl, spondee\nthat is all", "dactyl, spondee"),
-        # text between the first and the second Answer:
-        ("x\nAnswer: a b Answer: c", "a b"),
+        # the text after the first Answer: (PROTOCOL 3), a second one included
+        ("x\nAnswer: a b Answer: c", "a b Answer: c"),
     ],
 )
 def test_long_extracts(response: str, expected: str) -> None:
@@ -208,3 +209,22 @@ def test_extract_answer_dispatch(task: str, response: str, expected: str | None)
 def test_extract_answer_unknown_task() -> None:
     with pytest.raises(ValueError, match="unknown task"):
         extract_answer("essay", "Answer: x")
+
+
+@pytest.mark.parametrize(
+    ("task", "response", "expected"),
+    [
+        # PROTOCOL 3: "the text after `Answer: `": a second marker on the line stays in the text
+        ("short_answer", "x\nAnswer: roma Answer: urbs", "roma Answer: urbs"),
+        ("translation", "x\nAnswer: puer Answer: puella", "puer Answer: puella"),
+        (
+            "translation",
+            "x\nAnswer: puer Answer: puella\nmore\nExplanation: y",
+            "puer Answer: puella\nmore",
+        ),
+    ],
+)
+def test_repeated_marker_on_one_line_keeps_the_rest(
+    task: str, response: str, expected: str
+) -> None:
+    assert extract_answer(task, response) == expected

@@ -13,16 +13,15 @@ ANSWER_SPACE = "Answer: "
 
 
 def _after(line: str, marker: str) -> str | None:
-    """The text between the first `marker` and the next one, stripped; None without `marker`.
+    """The text after the first `marker`, stripped; None when the line has no `marker`.
 
-    This is Python's `line.split(marker)[1].strip()`, which the paper uses everywhere: text after a
-    second occurrence of the marker is dropped. A missing marker is where the paper's code raised
-    IndexError (PROTOCOL 3).
+    PROTOCOL 3 says "the text after" the marker. The paper's notebooks wrote
+    `line.split(marker)[1]`, which also drops anything after a second marker on the same line;
+    where the two differ (a line that repeats the marker) PROTOCOL is followed. A missing marker
+    is where the paper's code raised IndexError: unanswered here.
     """
-    parts = line.split(marker)
-    if len(parts) < 2:
-        return None
-    return parts[1].strip()
+    head, found, tail = line.partition(marker)
+    return tail.strip() if found else None
 
 
 def _first_char(text: str | None) -> str | None:
