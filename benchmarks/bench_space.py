@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
-from gradio_client import Client, handle_file  # noqa: E402
+from gradio_client import Client  # noqa: E402
 from respondeoqa_eval import evaluate  # noqa: E402
 from respondeoqa_eval.example import example_predictions  # noqa: E402
 from respondeoqa_eval.space.store import Store, Submission, sha256_bytes  # noqa: E402
@@ -36,18 +36,9 @@ from respondeoqa_eval.upstream import read_folder  # noqa: E402
 from synthetic import write_private  # noqa: E402
 
 from tests.space.conftest import start_server  # noqa: E402
+from tests.space.helpers import CHROMIUM, CHROMIUM_ARGS, submit  # noqa: E402
 
 SIZES = {"n_mc": 315, "n_sa": 4596, "n_tr": 916, "n_nle": 190, "max_refs": 12}
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
 
 
 def _stop(srv) -> None:
@@ -71,16 +62,7 @@ def bench_submit(gold_dir: Path, gold, work: Path, repeat: int, pad: int) -> dic
             )
             sizes.append(path.stat().st_size)
             t0 = time.perf_counter()
-            out = client.predict(
-                handle_file(str(path)),
-                f"bench model {r}",
-                "",
-                "",
-                "",
-                "Overview",
-                "all coverages",
-                api_name="/submit",
-            )
+            out = submit(client, path, f"bench model {r}")
             times.append(time.perf_counter() - t0)
             assert out[0].startswith("Stored as entry"), out[0]
             assert any(f"bench model {r}" in row for row in out[2]["value"]["data"])
@@ -130,7 +112,7 @@ def bench_page(gold_dir: Path, gold, work: Path, entries: int, repeat: int) -> d
             assert len(table["value"]["data"]) == entries + 3
         visible, idle = [], []
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             for _ in range(repeat):
                 page = browser.new_page(viewport={"width": 1500, "height": 1100})
                 t0 = time.perf_counter()

@@ -10,6 +10,19 @@ from typing import Any
 from respondeoqa_eval.records import Record
 from respondeoqa_eval.upstream import GoldSet
 
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+"""Debian's chromium, started the way this machine's closed network needs (never `playwright install`)."""
+
 WRONG = "zzqqxx"  # never a gold answer; an extracted answer that scores 0
 
 
@@ -99,3 +112,21 @@ def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
 
 def file_records(gold: GoldSet, name: str) -> list[Record]:
     return [r for r in gold.records if r.file == name]
+
+
+def submit(
+    client: Any, path: Path, model: str, link: str = "", params: str = "", note: str = ""
+) -> tuple[Any, ...]:
+    """Call the Space's /submit endpoint through gradio_client (Overview, all coverages)."""
+    from gradio_client import handle_file
+
+    return client.predict(
+        handle_file(str(path)),
+        model,
+        link,
+        params,
+        note,
+        "Overview",
+        "all coverages",
+        api_name="/submit",
+    )

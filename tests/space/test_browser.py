@@ -14,26 +14,22 @@ import re
 from pathlib import Path
 
 import pytest
-from gradio_client import Client, handle_file
+from gradio_client import Client
 
 from .conftest import SECRET_MARKER
-from .helpers import file_records, k_correct_predictions, write_jsonl
+from .helpers import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    file_records,
+    k_correct_predictions,
+    submit,
+    write_jsonl,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 sync_api = pytest.importorskip("playwright.sync_api")
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
 HOSTILE = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>'
 SHORT = "junior_scholarship_short_answer.json"
 
@@ -43,7 +39,7 @@ def browser():
     if not Path(CHROMIUM).exists():
         pytest.skip("Debian chromium is not installed")
     with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield b
         b.close()
 
@@ -64,15 +60,10 @@ def test_browser_submit_view_compare_escape(
     upload = write_jsonl(tmp_path / "browser-preds.jsonl", rows)
     # a second scored entry to compare with, submitted by another client
     base_rows, _ = k_correct_predictions(records, 400)
-    base_msg = Client(server.url, verbose=False).predict(
-        handle_file(str(write_jsonl(tmp_path / "base.jsonl", base_rows))),
+    base_msg = submit(
+        Client(server.url, verbose=False),
+        write_jsonl(tmp_path / "base.jsonl", base_rows),
         "browser-baseline",
-        "",
-        "",
-        "",
-        "Overview",
-        "all coverages",
-        api_name="/submit",
     )[0]
     base_id = entry_id(base_msg)
 

@@ -8,9 +8,9 @@ from typing import Any
 
 import httpx
 import pytest
-from gradio_client import Client, handle_file
+from gradio_client import Client
 
-from .helpers import file_records, k_correct_predictions, write_jsonl
+from .helpers import file_records, k_correct_predictions, submit, write_jsonl
 
 pytestmark = pytest.mark.slow
 
@@ -20,21 +20,6 @@ SHORT = "junior_scholarship_short_answer.json"
 @pytest.fixture(scope="module")
 def client(server) -> Client:
     return Client(server.url, verbose=False)
-
-
-def submit(
-    client: Client, path: Path, model: str, link: str = "", params: str = "", note: str = ""
-) -> tuple[Any, ...]:
-    return client.predict(
-        handle_file(str(path)),
-        model,
-        link,
-        params,
-        note,
-        "Overview",
-        "all coverages",
-        api_name="/submit",
-    )
 
 
 def board_rows(board: dict[str, Any]) -> list[dict[str, Any]]:

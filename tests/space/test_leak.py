@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gradio_client import Client, handle_file
+from gradio_client import Client
 
 from .conftest import SECRET_MARKER
-from .helpers import WRONG, write_jsonl
+from .helpers import WRONG, submit, write_jsonl
 
 pytestmark = pytest.mark.slow
 
@@ -51,16 +51,7 @@ def test_private_gold_never_leaves(server, private_gold, tmp_path: Path) -> None
     rows_b = [{"id": r.id, "answer": WRONG} for r in private + public]
     ids = []
     for tag, rows in (("leak-a", rows_a), ("leak-b", rows_b)):
-        out = client.predict(
-            handle_file(str(write_jsonl(tmp_path / f"{tag}.jsonl", rows))),
-            tag,
-            "",
-            "",
-            "",
-            "Overview",
-            "all coverages",
-            api_name="/submit",
-        )
+        out = submit(client, write_jsonl(tmp_path / f"{tag}.jsonl", rows), tag)
         assert out[0].startswith("Stored as entry #"), out[0]
         assert "certamen + nle" in out[0]
         ids.append(out[0].split()[3].rstrip(":").lstrip("#"))
@@ -91,16 +82,7 @@ def test_private_gold_never_leaves(server, private_gold, tmp_path: Path) -> None
     for i, content in enumerate(bad):
         path = tmp_path / f"bad{i}.jsonl"
         path.write_text(content, encoding="utf-8")
-        out = client.predict(
-            handle_file(str(path)),
-            "bad",
-            "",
-            "",
-            "",
-            "Overview",
-            "all coverages",
-            api_name="/submit",
-        )
+        out = submit(client, path, "bad")
         assert out[0].startswith("Not accepted:"), out[0]
         outputs.append(flat(out))
     # raw HTTP: the page, its config, the API description, and files that must not be served
