@@ -145,6 +145,7 @@ def bleu(items: list[ItemScore], boot: Bootstrap) -> dict:
                 "signature": res.signature,
                 "variable_refs": res.variable_refs,
                 "chrf": res.chrf,
+                "chrf_signature": res.chrf_signature,
             }
             if boot.resamples:
                 # PROTOCOL 5: empty-reference padding to the largest count in this group
