@@ -256,3 +256,72 @@ def test_cli_covered_only(tmp_path, public_dir, public_gold):
     report = json.loads(out.read_text())
     assert report["accuracy"]["overall"] == {"score": 1.0, "n": 40, "ci": [1.0, 1.0]}
     assert report["missing"] == 0
+
+
+def test_report_contract_keys(public_gold):
+    """The fields docs/report.md promises (readers such as the Space rely on them)."""
+    rows = _answer_rows(public_gold.records, lambda r: len(r.id) % 2 == 0)
+    data = json.loads(evaluate(rows, public_gold, bootstrap=20).to_json())
+    assert data["schema_version"] == 1
+    assert {
+        "schema_version",
+        "evaluator",
+        "predictions",
+        "gold",
+        "n_items",
+        "missing",
+        "unanswered",
+        "accuracy",
+        "extra",
+        "bleu",
+        "items",
+    } <= set(data)
+    assert {"name", "version", "protocol", "sacrebleu", "bootstrap", "signatures"} <= set(
+        data["evaluator"]
+    )
+    assert set(data["evaluator"]["signatures"]) == {
+        "multiple_choice",
+        "short_answer",
+        "feet",
+        "meter",
+        "short_answer_macron_sensitive",
+    }
+    assert {"files", "n_items", "sources", "unknown_files"} <= set(data["gold"])
+    assert {
+        "overall",
+        "by_task",
+        "by_content",
+        "by_language_pair",
+        "by_category",
+        "by_format",
+        "by_source",
+        "by_difficulty",
+        "by_multihop",
+    } <= set(data["accuracy"])
+    for dim, groups in data["accuracy"].items():
+        for g in [groups] if dim == "overall" else groups.values():
+            assert set(g) == {"score", "n", "ci"} and 0 <= g["score"] <= 1 and len(g["ci"]) == 2
+    for lang in ("latin", "english"):
+        assert set(data["bleu"][lang]) == {"overall", "constrained", "unconstrained"}
+        for b in data["bleu"][lang].values():
+            assert {
+                "score",
+                "n",
+                "ci",
+                "signature",
+                "variable_refs",
+                "chrf",
+                "chrf_signature",
+            } <= set(b)
+    assert len(data["items"]) == len(public_gold)
+    assert set(data["items"][0]) == {
+        "id",
+        "question_id",
+        "question_language",
+        "task",
+        "source",
+        "question_content",
+        "extracted",
+        "score",
+        "missing",
+    }
