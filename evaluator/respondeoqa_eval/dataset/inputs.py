@@ -14,7 +14,7 @@ from ..upstream import FILES, PASSAGE_FILES, GoldSet, read_folder
 from .features import CONFIGS, SOURCE_INFO, UPSTREAM_URL, ConfigSpec
 
 _CODE_FILES = ("builder.py", "features.py", "inputs.py")
-_SHARED_CODE_FILES = ("upstream.py", "records.py", "gold.py", "fetch.py")
+_SHARED_CODE_FILES = ("configs.py", "upstream.py", "records.py", "gold.py", "fetch.py")
 
 
 def config_spec(name: str) -> ConfigSpec:

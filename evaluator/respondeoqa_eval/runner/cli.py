@@ -6,11 +6,12 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..configs import CONFIGS, DEFAULT_CONFIG
 from ..errors import InputError
 from ..io import write_text_atomic
 from .output import PredictionWriter, dump_row
 from .prompts import PROMPT_VERSION, TEMPERATURE, TOP_P, prompt_row
-from .selection import CONFIGS, DEFAULT_CONFIG, select_items
+from .selection import select_items
 
 
 def _optional_float(text: str) -> float | None:

@@ -2,40 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
+from ..configs import CONFIGS, DEFAULT_CONFIG
 from ..errors import InputError
 from ..gold import load_gold, resolve_data_dir
-from ..records import PUBLIC_SOURCES, SOURCES, Record
-from ..upstream import FILES, GoldSet
-
-DEFAULT_CONFIG = "public"
-
-
-def _configs() -> dict[str, Callable[[Record], bool]]:
-    configs: dict[str, Callable[[Record], bool]] = {
-        "public": lambda r: r.source in PUBLIC_SOURCES,
-        "all": lambda r: True,
-    }
-    for source in SOURCES:
-        configs[source] = lambda r, s=source: r.source == s
-    pairs = sorted({(spec.source, spec.task) for spec in FILES.values()})
-    for source, task in pairs:
-        configs[f"{source}-{task}"] = lambda r, s=source, t=task: r.source == s and r.task == t
-    return configs
-
-
-CONFIGS: dict[str, Callable[[Record], bool]] = _configs()
-"""Config name -> record filter (public, all, a source, or source-task such as lat-pros-feet)."""
-
-
-def _config_sources(config: str) -> set[str]:
-    if config == "public":
-        return set(PUBLIC_SOURCES)
-    if config == "all":
-        return set(SOURCES)
-    return {s for s in SOURCES if config == s or config.startswith(f"{s}-")}
+from ..records import PUBLIC_SOURCES, Record
+from ..upstream import GoldSet
 
 
 def select_items(
@@ -54,7 +27,8 @@ def select_items(
         raise InputError(f"unknown --config {config!r}; choose one of {', '.join(CONFIGS)}")
     if limit is not None and limit < 1:
         raise InputError("--limit must be at least 1")
-    sources = _config_sources(config)
+    spec = CONFIGS[config]
+    sources = set(spec.sources)
     folder = resolve_data_dir(data_dir)
     if gold is None and folder is None and not sources & set(PUBLIC_SOURCES):
         raise InputError(
@@ -63,7 +37,7 @@ def select_items(
     if gold is None:
         needs_public = bool(sources & set(PUBLIC_SOURCES))
         gold = load_gold(folder, with_public=needs_public and folder is not None)
-    records = [r for r in gold.records if CONFIGS[config](r)]
+    records = [r for r in gold.records if spec.selects(r)]
     if not records:
         where = f"the data folder {folder}" if folder else "the public files"
         hint = "" if folder else "; Certamen and NLE need --data-dir with their files"
