@@ -172,20 +172,15 @@ class Store:
         self.busy_timeout = busy_timeout
         with self._connect() as con:
             # WAL: readers never block the single writer, and a crash mid-transaction is rolled
-            # back from the journal on the next open
+            # back from the journal on the next open (set outside a transaction)
             con.execute("PRAGMA journal_mode=WAL")
-            con.execute("BEGIN IMMEDIATE")
-            try:
-                for stmt in filter(str.strip, _SCHEMA.split(";")):
-                    con.execute(stmt)
-                con.execute(
-                    "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)",
-                    (str(SCHEMA_VERSION),),
-                )
-                con.execute("COMMIT")
-            except BaseException:
-                con.execute("ROLLBACK")
-                raise
+        with self._write() as con:
+            for stmt in filter(str.strip, _SCHEMA.split(";")):
+                con.execute(stmt)
+            con.execute(
+                "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)",
+                (str(SCHEMA_VERSION),),
+            )
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:

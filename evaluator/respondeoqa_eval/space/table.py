@@ -14,6 +14,7 @@ from typing import Any, Protocol
 import pandas as pd
 
 from ..records import (
+    ACCURACY_TASKS,
     CONTENTS,
     DIFFICULTIES,
     FORMATS,
@@ -62,10 +63,7 @@ VIEWS: dict[str, list[_Col]] = {
     ],
     "Source": [(s, ("accuracy", "by_source", s)) for s in SOURCES],
     "Format": [(_label(f), ("accuracy", "by_format", f)) for f in FORMATS],
-    "Task": [
-        (_label(t), ("accuracy", "by_task", t))
-        for t in ("multiple_choice", "short_answer", "feet", "meter")
-    ],
+    "Task": [(_label(t), ("accuracy", "by_task", t)) for t in ACCURACY_TASKS],
     "Difficulty": [(_label(d), ("accuracy", "by_difficulty", d)) for d in DIFFICULTIES],
     "Translation (BLEU)": [
         (f"BLEU to {lang.capitalize()} {part}", ("bleu", lang, part))
