@@ -325,3 +325,28 @@ def test_report_contract_keys(public_gold):
         "score",
         "missing",
     }
+
+
+def test_cli_output_piped_into_a_reader_that_stops_early(tmp_path, public_dir):
+    preds = tmp_path / "preds.jsonl"
+    assert _cli("example", "--data-dir", str(public_dir), "-o", str(preds)).returncode == 0
+    cmd = [
+        sys.executable,
+        "-m",
+        "respondeoqa_eval.cli",
+        "score",
+        str(preds),
+        "--data-dir",
+        str(public_dir),
+        "--bootstrap",
+        "0",
+        "--report",
+        str(tmp_path / "r.json"),
+    ]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.readline()
+    proc.stdout.close()  # like `| head -1`
+    stderr = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 0
+    assert "Traceback" not in stderr
+    assert (tmp_path / "r.json").exists()

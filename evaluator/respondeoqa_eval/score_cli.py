@@ -36,11 +36,11 @@ def _score(args: argparse.Namespace) -> int:
             f"note: ignored unknown files in the gold folder: {', '.join(gold.unknown_files)}",
             file=sys.stderr,
         )
+    if args.report:  # written first: the report never depends on stdout staying open
+        write_text_atomic(Path(args.report), report.to_json() + "\n")
     if not args.quiet:
         print(report.summary())
-    if args.report:
-        write_text_atomic(Path(args.report), report.to_json() + "\n")
-        if not args.quiet:
+        if args.report:
             print(f"\nreport written to {args.report}")
     return 0
 
