@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 from respondeoqa_eval.cli import main
-from respondeoqa_eval.dataset.card import COMMITTED_CARD, REGENERATE_COMMAND
+from respondeoqa_eval.dataset.card import COMMITTED_CARD, REGENERATE_COMMAND, TEMPLATE
 from respondeoqa_eval.dataset.export import build_folder
 from respondeoqa_eval.errors import InputError
 
@@ -192,13 +192,29 @@ def test_card_has_the_sections_a_hub_user_expects(public_build):
     assert "Private build" not in card
 
 
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
 def test_committed_card_is_the_rendered_card_of_the_public_build(public_build):
     fresh = (public_build.folder / "README.md").read_text(encoding="utf-8")
-    committed = COMMITTED_CARD.read_text(encoding="utf-8") if COMMITTED_CARD.exists() else ""
+    path = REPO_ROOT / COMMITTED_CARD
+    committed = path.read_text(encoding="utf-8") if path.exists() else ""
     assert committed == fresh, (
-        f"{COMMITTED_CARD} is out of date with dataset_card/template.md or the code; "
-        f"regenerate it with: {REGENERATE_COMMAND} --data-dir {PUBLIC_FILES_DIR}"
+        f"{path} is out of date with respondeoqa_eval/dataset/{TEMPLATE} or the code; "
+        f"regenerate it from {REPO_ROOT} with: {REGENERATE_COMMAND} --data-dir {PUBLIC_FILES_DIR}"
     )
+
+
+def test_regenerate_command_writes_the_card_and_refuses_a_missing_folder(public_build, tmp_path):
+    from respondeoqa_eval.dataset.card import main as regenerate
+
+    out = tmp_path / "card.md"
+    assert regenerate(["--data-dir", str(PUBLIC_FILES_DIR), "--output", str(out)]) == 0
+    fresh = (public_build.folder / "README.md").read_text(encoding="utf-8")
+    assert out.read_text(encoding="utf-8") == fresh
+    missing = tmp_path / "no" / "card.md"
+    assert regenerate(["--data-dir", str(PUBLIC_FILES_DIR), "--output", str(missing)]) == 2
+    assert not missing.parent.exists()
 
 
 def test_public_build_from_a_private_folder_leaks_nothing(private_dir, tmp_path):

@@ -1,7 +1,9 @@
-"""Render the dataset card (`README.md` of the Hub folder) from `dataset_card/template.md`.
+"""Render the dataset card (`README.md` of the Hub folder) from the package's `templates/card.md`.
 
 The statistics tables are computed from the rows that were built (the paper's Tables 4 to 7).
-Regenerate the committed card of the public build with `python -m respondeoqa_eval.dataset.card`.
+The template is package data (read with importlib.resources), so a wheel renders it too.
+In a checkout, regenerate the committed card of the public build (`dataset_card/README.md`)
+with `python -m respondeoqa_eval.dataset.card`.
 """
 
 from __future__ import annotations
@@ -11,15 +13,15 @@ import sys
 import tempfile
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import jinja2
 import yaml
 
-from ..fetch import UPSTREAM_COMMIT
 from ..records import CONTENTS, FORMATS, LANGUAGE_PAIRS, SOURCES
-from ..upstream import FILES
+from ..sources import FILES, UPSTREAM_COMMIT
 from .features import (
     CITATION,
     CONFIGS,
@@ -31,10 +33,10 @@ from .features import (
     UPSTREAM_URL,
 )
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
-CARD_DIR = REPO_ROOT / "dataset_card"
-TEMPLATE = CARD_DIR / "template.md"
-COMMITTED_CARD = CARD_DIR / "README.md"
+TEMPLATE = "templates/card.md"
+"""The card template, relative to this package (`respondeoqa_eval.dataset`)."""
+COMMITTED_CARD = Path("dataset_card") / "README.md"
+"""The committed rendered card, relative to the root of a checkout."""
 REGENERATE_COMMAND = "python -m respondeoqa_eval.dataset.card"
 
 Row = Mapping[str, Any]
@@ -168,23 +170,24 @@ def _type_name(feature: Any) -> str:
     return f"{feature.dtype}{nullable}"
 
 
+def template_text() -> str:
+    """The card template shipped in the package."""
+    return resources.files(__package__).joinpath(TEMPLATE).read_text(encoding="utf-8")
+
+
 def render_card(
     config_rows: Mapping[str, int],
     rows: Sequence[Row],
     file_rows: Mapping[str, int],
     *,
-    template: Path | None = None,
+    template: str | None = None,
 ) -> str:
     """The full README.md (front matter + prose) for a build.
 
     `config_rows`: rows written per config; `rows`: every distinct item that was built;
-    `file_rows`: rows read per upstream file.
+    `file_rows`: rows read per upstream file; `template`: template text (default: the package's).
     """
-    path = template or TEMPLATE
-    if not path.is_file():
-        raise FileNotFoundError(f"dataset card template not found at {path}")
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(path.parent)),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
         trim_blocks=True,
@@ -241,7 +244,7 @@ def render_card(
         "upstream_commit": UPSTREAM_COMMIT,
         "private_configs": [n for n, c in CONFIGS.items() if c.private],
     }
-    return env.get_template(path.name).render(**context)
+    return env.from_string(template_text() if template is None else template).render(**context)
 
 
 def render_license(private: bool) -> str:
@@ -255,7 +258,8 @@ def render_license(private: bool) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Rewrite the committed `dataset_card/README.md` from a fresh public build."""
+    """Rewrite the committed `dataset_card/README.md` (run from the checkout's root) from a
+    fresh public build."""
     from ..errors import InputError
     from .export import build_folder
 
@@ -265,8 +269,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--data-dir", help="folder with the public upstream files (default: the pinned download)"
     )
-    parser.add_argument("--output", default=str(COMMITTED_CARD))
+    parser.add_argument(
+        "--output",
+        default=str(COMMITTED_CARD),
+        help="default: %(default)s (from the checkout root)",
+    )
     args = parser.parse_args(argv)
+    if not Path(args.output).parent.is_dir():
+        print(
+            f"error: {Path(args.output).parent}: no such folder (run from the checkout root)",
+            file=sys.stderr,
+        )
+        return 2
     try:
         with tempfile.TemporaryDirectory() as tmp:
             result = build_folder(Path(tmp) / "respondeoqa", data_dir=args.data_dir)
