@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from importlib import metadata
+
+from .._version import __version__
 
 
 def package_version() -> str:
-    """The installed respondeoqa-eval version, for metric signatures."""
-    try:
-        return metadata.version("respondeoqa-eval")
-    except metadata.PackageNotFoundError:  # pragma: no cover - source checkout without install
-        return "unknown"
+    """The respondeoqa-eval version, for metric signatures (the same in a checkout and a wheel)."""
+    return __version__
 
 
 class Metric(ABC):
