@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from respondeoqa_eval import evaluate, load_predictions  # noqa: E402
 from respondeoqa_eval.example import example_predictions  # noqa: E402
-from respondeoqa_eval.upstream import read_folder  # noqa: E402
+from respondeoqa_eval.gold import read_folder  # noqa: E402
 from synthetic import write_private  # noqa: E402
 
 # the paper's sizes: Certamen 315 MC + 4596 short answer + 916 translation; NLE about 855

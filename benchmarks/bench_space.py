@@ -31,8 +31,8 @@ sys.path.insert(0, str(ROOT))
 from gradio_client import Client  # noqa: E402
 from respondeoqa_eval import evaluate  # noqa: E402
 from respondeoqa_eval.example import example_predictions  # noqa: E402
+from respondeoqa_eval.gold import read_folder  # noqa: E402
 from respondeoqa_eval.space.store import Store, Submission, sha256_bytes  # noqa: E402
-from respondeoqa_eval.upstream import read_folder  # noqa: E402
 from synthetic import write_private  # noqa: E402
 
 from tests.space.conftest import start_server  # noqa: E402

@@ -1,13 +1,18 @@
-"""Shared fixtures: the public upstream folder, its GoldSet, a local HTTP file server."""
+"""Shared fixtures: the public upstream folder, its GoldSet, a local HTTP file server; and the
+one way a test may give up for lack of a package or a browser (`require`, `require_chromium`).
+"""
 
 from __future__ import annotations
 
 import functools
 import http.server
+import importlib
 import os
 import sys
 import threading
 from pathlib import Path
+from types import ModuleType
+from typing import NoReturn
 
 import pytest
 
@@ -20,6 +25,44 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 
 
+# Under CI every test must run: a missing package or browser is a failure there, never a skip.
+CI = os.environ.get("CI") == "true"
+
+
+def unavailable(reason: str) -> NoReturn:
+    """Skip the calling test (or module) for `reason`; under CI=true fail it instead."""
+    if CI:
+        pytest.fail(f"{reason} (CI=true: required, not skipped)", pytrace=False)
+    pytest.skip(reason, allow_module_level=True)
+
+
+def require(module: str) -> ModuleType:
+    """Import `module`, or give up through `unavailable` (fails under CI=true)."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        unavailable(f"{module} is not importable ({exc})")
+
+
+def require_chromium(path: str | Path) -> Path:
+    """The browser executable at `path`, or give up through `unavailable`."""
+    path = Path(path)
+    if not (path.is_file() and os.access(path, os.X_OK)):
+        unavailable(f"no browser at {path} (Debian: apt-get install chromium)")
+    return path
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Safety net under CI=true: any skip (however it was raised) fails the run."""
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    skipped = reporter.stats.get("skipped", []) if reporter else []
+    if CI and skipped and exitstatus == pytest.ExitCode.OK:
+        for report in skipped:
+            reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr
+            print(f"\nCI=true: skipped {report.nodeid}: {reason}", file=sys.stderr)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
 @pytest.fixture(scope="session")
 def public_dir() -> Path:
     """The public upstream files (read-only, from ../shared)."""
@@ -29,7 +72,7 @@ def public_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def public_gold(public_dir):
-    from respondeoqa_eval.upstream import read_folder
+    from respondeoqa_eval.gold import read_folder
 
     return read_folder(public_dir)
 

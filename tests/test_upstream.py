@@ -8,7 +8,8 @@ from collections import Counter
 
 import pytest
 from respondeoqa_eval.errors import InputError
-from respondeoqa_eval.upstream import FILES, PUBLIC_FILES, read_folder
+from respondeoqa_eval.gold import read_folder
+from respondeoqa_eval.sources import FILES, PUBLIC_FILES
 from synthetic import SECRET_MARKER, private_records, write_private
 
 

@@ -6,11 +6,10 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from .aggregate import Bootstrap
-from .gold import load_gold
+from .gold import GoldSet, load_gold
 from .predictions import Predictions, load_predictions
 from .report import Report, build_report
 from .scoring import score_items
-from .upstream import GoldSet
 
 
 def evaluate(

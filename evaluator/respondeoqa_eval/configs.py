@@ -1,4 +1,5 @@
-"""The benchmark's configs (a source and/or task selection) and the terms of each source.
+"""The benchmark's configs: a source and/or task selection (the terms of each source are in
+`sources.py`).
 
 One table (`CONFIGS`) maps every config name to the sources and tasks it holds; the dataset
 builder, its export, card and push check, and the runner's `--config` all read it. It needs no
@@ -9,66 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .records import PRIVATE_SOURCES, PUBLIC_SOURCES, SOURCES, TASKS, Record
-from .upstream import FILES
-
-
-@dataclass(frozen=True)
-class SourceInfo:
-    """Who publishes a source and on what terms."""
-
-    key: str
-    label: str
-    name: str
-    publisher: str
-    terms: str
-    public: bool
-    license_id: str
-
-
-SOURCE_INFO: dict[str, SourceInfo] = {
-    "jun-schol": SourceInfo(
-        "jun-schol",
-        "Jun-Schol",
-        "Latin Grammar and Junior Scholarship Papers (1884)",
-        "textbook, public domain",
-        "Public domain: free to use, redistribute and adapt.",
-        True,
-        "public-domain",
-    ),
-    "lat-pros": SourceInfo(
-        "lat-pros",
-        "Lat-Pros",
-        "Exercises in Latin Prosody and Versification (1823)",
-        "textbook, public domain",
-        "Public domain: free to use, redistribute and adapt.",
-        True,
-        "public-domain",
-    ),
-    "certamen": SourceInfo(
-        "certamen",
-        "Certamen",
-        "NJCL Certamen questions, 1996-2009",
-        "the National Junior Classical League (JCL)",
-        "Copyrighted and hosted by the Junior Classical League; not redistributed here. "
-        "Obtain the files as the upstream README (github.com/slanglab/RespondeoQA) describes.",
-        False,
-        "copyright-njcl",
-    ),
-    "nle": SourceInfo(
-        "nle",
-        "NLE",
-        "National Latin Exam 2015, 2020, 2025",
-        "the National Latin Exam (American Classical League / NJCL)",
-        "May not be used to generate profit; not redistributed here. Obtain the files as the "
-        "upstream README (github.com/slanglab/RespondeoQA) describes.",
-        False,
-        "nle-non-commercial",
-    ),
-}
-"""Terms per source (issue 3; paper section 3)."""
-
-UPSTREAM_URL = "https://github.com/slanglab/RespondeoQA"
+from .records import TASKS, Record
+from .sources import FILES, PRIVATE_SOURCES, PUBLIC_SOURCES, SOURCE_INFO, SOURCES
 
 
 @dataclass(frozen=True)

@@ -10,21 +10,7 @@ import urllib.request
 from pathlib import Path
 
 from .errors import ChecksumError, InputError
-
-UPSTREAM_REPO = "slanglab/RespondeoQA"
-UPSTREAM_COMMIT = "c23c988253ee79a5f3b645c9caf381733ab584b6"
-DEFAULT_BASE_URL = (
-    f"https://raw.githubusercontent.com/{UPSTREAM_REPO}/{UPSTREAM_COMMIT}/data/final_dataset/"
-)
-
-PUBLIC_SHA256 = {
-    "junior_scholarship_short_answer.json": "49139ae4d9c8c49d5ebab52ce19b376dd30bba8cbdfdc2372e919d30ae72d6a1",
-    "junior_scholarship_translation_long.json": "7a705f3c7164d26c0aeb25a9cc70b96dc3060aa735cb197e21f3daa3fb7daef0",
-    "prosody_caesura_scansion_english.json": "2fe087b420ef0e2bb8bcca83928313ae6b02b3ddfcad55b5d83e81877b11618f",
-    "prosody_caesura_scansion_latin.json": "e14d38ba37f30866d47a2f6277737b33da4f99e7f801436bbfc679928575b081",
-    "prosody_feet_questions_english.json": "05dd53a29c41d380eab801d23fc427077afbeca73ed20f7047fdbec0496b0d0f",
-    "prosody_feet_questions_latin.json": "cf934151c2d0254c28a0e35c7b457411024eb2574f1ec120324f896710241460",
-}
+from .sources import PUBLIC_SHA256, UPSTREAM_COMMIT, UPSTREAM_RAW_URL
 
 ENV_BASE_URL = "RESPONDEOQA_BASE_URL"
 ENV_CACHE = "RESPONDEOQA_CACHE"
@@ -82,7 +68,7 @@ def fetch_public(
     """
     folder = Path(cache_dir) if cache_dir else default_cache_dir()
     folder = folder / UPSTREAM_COMMIT
-    base = base_url or os.environ.get(ENV_BASE_URL) or DEFAULT_BASE_URL
+    base = base_url or os.environ.get(ENV_BASE_URL) or UPSTREAM_RAW_URL
     if not base.endswith("/"):
         base += "/"
     for name, expected in PUBLIC_SHA256.items():

@@ -21,9 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from .errors import InputError
+from .gold import GoldSet
 from .io import decode_utf8, parse_json
 from .records import LANGUAGES, Record
-from .upstream import FILES, GoldSet, canonical_file_name
+from .sources import FILES
+from .upstream import canonical_file_name
 
 MAX_SHOWN = 5
 

@@ -5,24 +5,15 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from .sources import PRIVATE_SOURCES as PRIVATE_SOURCES
+from .sources import PUBLIC_SOURCES as PUBLIC_SOURCES
+from .sources import SOURCE_NAMES as SOURCE_NAMES
+from .sources import SOURCES as SOURCES
+
 TASKS = ("multiple_choice", "short_answer", "translation", "feet", "meter")
 """Scoring tasks. `translation` items are BLEU-scored; the others count towards accuracy."""
 
 ACCURACY_TASKS = ("multiple_choice", "short_answer", "feet", "meter")
-
-SOURCES = ("certamen", "nle", "jun-schol", "lat-pros")
-"""Short source keys (the paper's names: Certamen, NLE, Jun-Schol, Lat-Pros)."""
-
-SOURCE_NAMES = {
-    "NJCL-Certamen": "certamen",
-    "NLE": "nle",
-    "latin-grammar-junior-scholarship": "jun-schol",
-    "exercises-in-latin-prosody": "lat-pros",
-}
-"""Upstream `source_name` -> short source key."""
-
-PUBLIC_SOURCES = ("jun-schol", "lat-pros")
-PRIVATE_SOURCES = ("certamen", "nle")
 
 CONTENTS = (
     "geography",

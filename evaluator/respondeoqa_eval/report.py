@@ -11,10 +11,10 @@ import sacrebleu
 
 from . import __version__
 from .aggregate import Bootstrap, accuracy, bleu
+from .gold import GoldSet
 from .metrics import EXACT_MATCH_MACRONS, METRICS
 from .records import PRIVATE_SOURCES, SOURCES
 from .scoring import ItemScore
-from .upstream import GoldSet
 
 SCHEMA_VERSION = 1
 

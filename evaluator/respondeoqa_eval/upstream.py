@@ -1,80 +1,21 @@
 """Read upstream-format folders (PROTOCOL section 1) into unified records.
 
-This is the only reader of upstream files in the project: the dataset builder, the Space and
-the runner all go through `read_folder`.
+This is the only reader of upstream files in the project: the gold loader (`gold.py`), and
+through it the evaluator, the dataset builder, the Space and the runner, read files here. What
+the files are (source, task, size, checksum) is in the source table, `sources.py`.
 """
 
 from __future__ import annotations
 
 import re
-from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .errors import InputError
 from .io import read_json
-from .records import (
-    CONTENTS,
-    DIFFICULTIES,
-    FORMATS,
-    LANGUAGES,
-    SOURCE_NAMES,
-    Record,
-    category_of,
-)
-
-
-@dataclass(frozen=True)
-class FileSpec:
-    """What an upstream file holds and how its items are scored."""
-
-    name: str
-    source: str
-    task: str
-    rows: int | None  # row count of the released file (None: not published per file)
-    public: bool
-    passages: str | None = None  # companion passages file (NLE reading comprehension)
-    paired: bool = False  # the same questions exist in another file in the other language
-
-
-def _specs() -> dict[str, FileSpec]:
-    specs = [
-        FileSpec("junior_scholarship_short_answer.json", "jun-schol", "short_answer", 675, True),
-        FileSpec("junior_scholarship_translation_long.json", "jun-schol", "translation", 350, True),
-        FileSpec(
-            "prosody_caesura_scansion_english.json", "lat-pros", "meter", 41, True, paired=True
-        ),
-        FileSpec("prosody_caesura_scansion_latin.json", "lat-pros", "meter", 41, True, paired=True),
-        FileSpec("prosody_feet_questions_english.json", "lat-pros", "feet", 20, True, paired=True),
-        FileSpec("prosody_feet_questions_latin.json", "lat-pros", "feet", 20, True, paired=True),
-        FileSpec("certamen_mc.json", "certamen", "multiple_choice", 315, False),
-        FileSpec("certamen_short_answer.json", "certamen", "short_answer", 4596, False),
-        FileSpec("certamen_translation_long.json", "certamen", "translation", 916, False),
-    ]
-    for year, other, rc in (("2015", 171, 103), ("2020", 173, 103), ("2025", 130, 176)):
-        specs.append(
-            FileSpec(f"nle_other_questions_{year}.json", "nle", "multiple_choice", other, False)
-        )
-        specs.append(
-            FileSpec(
-                f"nle_reading_comp_questions_{year}.json",
-                "nle",
-                "multiple_choice",
-                rc,
-                False,
-                passages=f"nle_reading_comp_passages_{year}.json",
-            )
-        )
-    return {s.name: s for s in specs}
-
-
-FILES: dict[str, FileSpec] = _specs()
-"""Every known upstream question file, by file name."""
-
-PASSAGE_FILES = frozenset(s.passages for s in FILES.values() if s.passages)
-PUBLIC_FILES = tuple(name for name, s in FILES.items() if s.public)
-PRIVATE_FILES = tuple(name for name, s in FILES.items() if not s.public)
+from .records import CONTENTS, DIFFICULTIES, FORMATS, LANGUAGES, Record, category_of
+from .sources import FILES, PASSAGE_FILES, SOURCE_NAMES, FileSpec
 
 _LANG_SUFFIX = {"english": "en", "latin": "la"}
 _WITH_INSTR = re.compile(r"_with_instr(?=\.json$)")
@@ -86,49 +27,6 @@ def canonical_file_name(name: str) -> str:
     The paper saved the feet answers prompted with the list of feet as `..._with_instr.json`.
     """
     return _WITH_INSTR.sub("", Path(name).name)
-
-
-@dataclass
-class GoldSet:
-    """Gold records read from one or more folders, with lookups by key and by id."""
-
-    records: list[Record]
-    files: list[str] = field(default_factory=list)
-    unknown_files: list[str] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        self.by_key: dict[tuple[str, str], Record] = {}
-        self.by_id: dict[str, Record] = {}
-        qid_count: Counter[str] = Counter()
-        for rec in self.records:
-            if rec.key in self.by_key:
-                raise InputError(
-                    f"{rec.file}: item ({rec.question_id}, {rec.question_language}) "
-                    f"also appears in {self.by_key[rec.key].file}"
-                )
-            if rec.id in self.by_id:
-                raise InputError(
-                    f"{rec.file}: id {rec.id} also appears in {self.by_id[rec.id].file}"
-                )
-            self.by_key[rec.key] = rec
-            self.by_id[rec.id] = rec
-            qid_count[rec.question_id] += 1
-        self.by_question_id: dict[str, Record] = {
-            r.question_id: r for r in self.records if qid_count[r.question_id] == 1
-        }
-
-    def __len__(self) -> int:
-        return len(self.records)
-
-    @property
-    def has_private(self) -> bool:
-        return any(r.is_private for r in self.records)
-
-    def subset(self, keep) -> GoldSet:
-        """A GoldSet of the records for which `keep(record)` is true."""
-        return GoldSet(
-            [r for r in self.records if keep(r)], list(self.files), list(self.unknown_files)
-        )
 
 
 def _str_list(value: Any, where: str, fld: str) -> list[str]:
@@ -243,10 +141,20 @@ def read_file(path: Path, spec: FileSpec | None = None) -> list[Record]:
     return [_record(row, spec, i, passages) for i, row in enumerate(data)]
 
 
-def read_folder(folder: str | Path, only: set[str] | None = None) -> GoldSet:
+@dataclass(frozen=True)
+class FolderContents:
+    """What `read_records` found in a folder."""
+
+    records: list[Record]
+    files: list[str]  # known question files read, in name order
+    unknown_files: list[str]  # other `.json` files, not used
+
+
+def read_records(folder: str | Path, only: set[str] | None = None) -> FolderContents:
     """Read every known upstream file in `folder` (or only the names in `only`).
 
-    Unknown `.json` files are not used; they are listed in `GoldSet.unknown_files`.
+    Unknown `.json` files are not used; they are listed in `unknown_files`. `gold.read_folder`
+    wraps this into a `GoldSet`.
     """
     folder = Path(folder)
     if not folder.is_dir():
@@ -267,4 +175,4 @@ def read_folder(folder: str | Path, only: set[str] | None = None) -> GoldSet:
     if not files:
         known = ", ".join(sorted(FILES)[:3])
         raise InputError(f"{folder}: no RespondeoQA files found (expected names like {known}, ...)")
-    return GoldSet(records, files, unknown)
+    return FolderContents(records, files, unknown)

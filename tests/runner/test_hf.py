@@ -5,16 +5,17 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import require
 
-pytest.importorskip("torch")
-pytest.importorskip("transformers")
-pytest.importorskip("tokenizers")
+require("torch")
+require("transformers")
+require("tokenizers")
 
 from respondeoqa_eval import evaluate  # noqa: E402
 from respondeoqa_eval.cli import main  # noqa: E402
+from respondeoqa_eval.gold import read_folder  # noqa: E402
 from respondeoqa_eval.runner.hf import HFSettings, load_model, render_prompt  # noqa: E402
 from respondeoqa_eval.runner.prompts import build_messages  # noqa: E402
-from respondeoqa_eval.upstream import read_folder  # noqa: E402
 
 from .tiny_model import build_tiny_model  # noqa: E402
 

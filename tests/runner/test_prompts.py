@@ -7,9 +7,9 @@ import re
 
 import pytest
 from respondeoqa_eval.cli import main
+from respondeoqa_eval.gold import read_folder
 from respondeoqa_eval.runner.prompts import build_messages, user_prompt
 from respondeoqa_eval.runner.selection import CONFIGS, select_items
-from respondeoqa_eval.upstream import read_folder
 from synthetic import SECRET_MARKER, write_private
 
 # the strings below are copied from PROTOCOL section 2, not from the code
@@ -180,34 +180,55 @@ def test_prompts_command_errors(public_dir, tmp_path, capsys):
         main(["prompts", "--data-dir", str(public_dir), "--config", "certamen", "-o", str(out)])
         == 2
     )
-    assert "selects no items" in capsys.readouterr().err
+    err = capsys.readouterr().err  # the folder has only the public files
+    assert "lacks certamen_mc.json" in err and "--data-dir" in err
     assert not out.exists()
 
 
-def test_config_names_match_the_dataset_configs():
-    """The runner's --config names are the dataset's, and select each file's items by its
-    source and task."""
-    features = pytest.importorskip("respondeoqa_eval.dataset.features")
-    from respondeoqa_eval.records import Record
-    from respondeoqa_eval.upstream import FILES
+# PROTOCOL section 1, written out here: the upstream question files of each source and task
+_NLE = [
+    f"nle_{kind}_questions_{year}.json"
+    for kind in ("other", "reading_comp")
+    for year in (2015, 2020, 2025)
+]
+_EXPECTED_FILES = {
+    "certamen-multiple_choice": ["certamen_mc.json"],
+    "certamen-short_answer": ["certamen_short_answer.json"],
+    # its two multiple-choice-format rows stay translation items (PROTOCOL 1)
+    "certamen-translation": ["certamen_translation_long.json"],
+    "nle-multiple_choice": _NLE,
+    "jun-schol-short_answer": ["junior_scholarship_short_answer.json"],
+    "jun-schol-translation": ["junior_scholarship_translation_long.json"],
+    "lat-pros-feet": ["prosody_feet_questions_english.json", "prosody_feet_questions_latin.json"],
+    "lat-pros-meter": [
+        "prosody_caesura_scansion_english.json",
+        "prosody_caesura_scansion_latin.json",
+    ],
+}
+for _source in ("certamen", "nle", "jun-schol", "lat-pros"):
+    _EXPECTED_FILES[_source] = [
+        f
+        for name, files in list(_EXPECTED_FILES.items())
+        if name.startswith(f"{_source}-")
+        for f in files
+    ]
+_EXPECTED_FILES["public"] = _EXPECTED_FILES["jun-schol"] + _EXPECTED_FILES["lat-pros"]
+_EXPECTED_FILES["all"] = (
+    _EXPECTED_FILES["public"] + _EXPECTED_FILES["certamen"] + _EXPECTED_FILES["nle"]
+)
 
-    assert set(CONFIGS) == set(features.CONFIGS)
-    for name, spec in features.CONFIGS.items():
-        for file in FILES.values():
-            rec = Record(
-                id="x",
-                question_id="x",
-                question_language="english",
-                answer_language="english",
-                source=file.source,
-                source_name="",
-                source_year=0,
-                task=file.task,
-                question_format="short_answer",
-                question_content="grammar",
-                category="skill",
-                difficulty="unknown",
-                question="q",
-            )
-            expected = file.source in spec.sources and file.task in spec.tasks
-            assert CONFIGS[name].selects(rec) == expected, (name, file.name)
+
+def test_config_names_and_files_follow_the_protocol(tmp_path):
+    """Every --config (the dataset's configs too) selects exactly the files PROTOCOL 1 assigns
+    to its sources and tasks, on a folder holding every upstream file."""
+    from respondeoqa_eval import configs
+
+    assert CONFIGS is configs.CONFIGS  # the runner reads the one config table
+    assert set(CONFIGS) == set(_EXPECTED_FILES)
+    folder = write_private(tmp_path / "every-file", with_public=True)
+    gold = read_folder(folder)
+    for name, expected in _EXPECTED_FILES.items():
+        selected = select_items(name, folder, gold=gold)
+        assert sorted({r.file for r in selected}) == sorted(expected), name
+        want = sum(1 for r in gold.records if r.file in expected)
+        assert len(selected) == want, name

@@ -22,7 +22,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/ for `synthetic`
 # (tests/conftest.py does this too, and provides `public_dir`, `public_gold`, `file_server`)
 
-from respondeoqa_eval.upstream import GoldSet, read_folder  # noqa: E402
+from respondeoqa_eval.gold import GoldSet, read_folder  # noqa: E402
 from synthetic import PUBLIC_DIR, SECRET_MARKER, write_private  # noqa: E402
 
 __all__ = ["PUBLIC_DIR", "SECRET_MARKER"]

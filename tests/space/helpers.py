@@ -7,8 +7,8 @@ import string
 from pathlib import Path
 from typing import Any
 
+from respondeoqa_eval.gold import GoldSet
 from respondeoqa_eval.records import Record
-from respondeoqa_eval.upstream import GoldSet
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from respondeoqa_eval.gold import GoldSet
 from respondeoqa_eval.space.compare import differences_frame, disagreements, paired_bootstrap
 from respondeoqa_eval.space.store import ItemScore
-from respondeoqa_eval.upstream import GoldSet
 
 
 def test_bootstrap_extremes(public_gold: GoldSet) -> None:

@@ -13,12 +13,16 @@ from ..configs import (  # noqa: F401  (the dataset's config table lives beside 
     DEFAULT_CONFIG,
     PRIVATE_CONFIGS,
     PUBLIC_CONFIGS,
-    SOURCE_INFO,
-    UPSTREAM_URL,
     ConfigSpec,
+)
+from ..sources import (  # noqa: F401  (the card and builder read the source table through here)
+    PAPER_ARXIV,
+    PAPER_TITLE,
+    SOURCE_INFO,
+    SOURCES,
+    UPSTREAM_URL,
     SourceInfo,
 )
-from ..records import SOURCES
 
 FEATURES = datasets.Features(
     {
@@ -72,15 +76,14 @@ FIELD_DOCS: dict[str, str] = {
 }
 
 
-PAPER_TITLE = "RespondeoQA: a Benchmark for Bilingual Latin-English Question Answering"
-CITATION = """@misc{hudspeth2026respondeoqa,
-  title         = {RespondeoQA: a Benchmark for Bilingual Latin-English Question Answering},
-  author        = {Hudspeth and Burns and O'Connor},
-  year          = {2026},
-  eprint        = {2604.20738},
-  archivePrefix = {arXiv},
-  url           = {https://arxiv.org/abs/2604.20738}
-}"""
+CITATION = f"""@misc{{hudspeth2026respondeoqa,
+  title         = {{{PAPER_TITLE}}},
+  author        = {{Hudspeth and Burns and O'Connor}},
+  year          = {{2026}},
+  eprint        = {{{PAPER_ARXIV}}},
+  archivePrefix = {{arXiv}},
+  url           = {{https://arxiv.org/abs/{PAPER_ARXIV}}}
+}}"""
 
 
 def terms_text(sources: tuple[str, ...] = SOURCES) -> str:

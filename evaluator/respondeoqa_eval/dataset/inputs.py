@@ -7,14 +7,12 @@ from pathlib import Path
 
 from .. import __version__
 from ..errors import InputError
-from ..fetch import PUBLIC_SHA256, UPSTREAM_COMMIT, fetch_public
-from ..gold import resolve_data_dir
-from ..records import Record
-from ..upstream import FILES, PASSAGE_FILES, GoldSet, read_folder
-from .features import CONFIGS, SOURCE_INFO, UPSTREAM_URL, ConfigSpec
+from ..gold import GoldSet, MissingPrivateFiles, load_gold, resolve_data_dir
+from ..sources import FILES, PASSAGE_FILES, PUBLIC_SHA256, UPSTREAM_COMMIT
+from .features import CONFIGS, ConfigSpec
 
 _CODE_FILES = ("builder.py", "features.py", "inputs.py")
-_SHARED_CODE_FILES = ("configs.py", "upstream.py", "records.py", "gold.py", "fetch.py")
+_SHARED_CODE_FILES = ("configs.py", "upstream.py", "records.py", "sources.py", "gold.py", "fetch.py")
 
 
 def config_spec(name: str) -> ConfigSpec:
@@ -25,50 +23,12 @@ def config_spec(name: str) -> ConfigSpec:
         raise InputError(f"unknown config {name!r}; choose one of: {', '.join(CONFIGS)}") from None
 
 
-def private_data_message(spec: ConfigSpec, missing: list[str], folder: Path | None) -> str:
-    """Why a private config cannot be built, where its files come from and how to pass them."""
-    sources = [s for s in spec.sources if not SOURCE_INFO[s].public]
-    origin = "; ".join(
-        f"{SOURCE_INFO[s].label} files come from {SOURCE_INFO[s].publisher}" for s in sources
-    )
-    where = f"{folder} lacks {', '.join(missing)}" if folder else f"it needs {', '.join(missing)}"
-    return (
-        f"config {spec.name!r} needs files that are not redistributed ({where}). {origin}; "
-        f"the upstream README ({UPSTREAM_URL}) says how to obtain them. Put them in one folder and "
-        "pass it with --data-dir DIR (command line) or data_dir=DIR (Python; or set "
-        "RESPONDEOQA_DATA_DIR)."
-    )
-
-
 def load_config_gold(spec: ConfigSpec, data_dir: str | Path | None) -> GoldSet:
-    """Read the records of one config.
-
-    Public files come from `data_dir` when it has them, else from the pinned download; private
-    files (Certamen, NLE) only ever come from `data_dir`.
-    """
-    folder = resolve_data_dir(data_dir)
-    if folder is not None and not folder.is_dir():
-        raise InputError(f"{folder}: data folder does not exist or is not a folder")
-    present = {p.name for p in folder.glob("*.json")} if folder else set()
-    missing_private = [n for n in spec.private_files if n not in present]
-    if missing_private:
-        raise InputError(private_data_message(spec, missing_private, folder))
-    local = [n for n in spec.files if n in present]
-    fetched = [n for n in spec.files if n not in present]
-    records: list[Record] = []
-    files: list[str] = []
-    if local:
-        gold = read_folder(folder, only=set(local))
-        records += gold.records
-        files += gold.files
-    if fetched:
-        gold = read_folder(fetch_public(), only=set(fetched))
-        records += gold.records
-        files += gold.files
-    # GoldSet re-checks that (question_id, question_language) and id stay unique across files
-    order = {name: i for i, name in enumerate(spec.files)}
-    records.sort(key=lambda r: order[r.file])  # stable: keeps each file's row order
-    return GoldSet(records, sorted(files, key=order.__getitem__))
+    """Read the records of one config through the one gold loader (`gold.load_gold`)."""
+    try:
+        return load_gold(data_dir, files=spec.files)
+    except MissingPrivateFiles as exc:
+        raise InputError(f"config {spec.name!r}: {exc}") from None
 
 
 def code_version() -> str:

@@ -6,9 +6,9 @@ from pathlib import Path
 
 from ..configs import CONFIGS, DEFAULT_CONFIG
 from ..errors import InputError
-from ..gold import load_gold, resolve_data_dir
-from ..records import PUBLIC_SOURCES, Record
-from ..upstream import GoldSet
+from ..gold import GoldSet, load_gold, resolve_data_dir
+from ..records import Record
+from ..sources import FILES
 
 
 def select_items(
@@ -28,15 +28,15 @@ def select_items(
     if limit is not None and limit < 1:
         raise InputError("--limit must be at least 1")
     spec = CONFIGS[config]
-    sources = set(spec.sources)
     folder = resolve_data_dir(data_dir)
-    if gold is None and folder is None and not sources & set(PUBLIC_SOURCES):
-        raise InputError(
-            f"--config {config}: Certamen and NLE are not public; pass --data-dir with their files"
-        )
     if gold is None:
-        needs_public = bool(sources & set(PUBLIC_SOURCES))
-        gold = load_gold(folder, with_public=needs_public and folder is not None)
+        # without a folder only the public files exist: run the config's public part
+        wanted = [f for f in spec.files if folder is not None or FILES[f].public]
+        if not wanted:
+            raise InputError(
+                f"--config {config}: Certamen and NLE are not public; pass --data-dir with their files"
+            )
+        gold = load_gold(folder, files=wanted)
     records = [r for r in gold.records if spec.selects(r)]
     if not records:
         where = f"the data folder {folder}" if folder else "the public files"

@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..gold import GoldSet
 from ..records import CONTENTS, LANGUAGE_PAIRS, Record
-from ..upstream import GoldSet
 
 GROUPINGS: dict[str, Callable[[Record], str]] = {
     "overall": lambda r: "overall",

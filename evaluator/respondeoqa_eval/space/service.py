@@ -17,9 +17,8 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from ..errors import InputError
-from ..gold import load_gold
+from ..gold import GoldSet, load_gold
 from ..io import write_text_atomic
-from ..upstream import GoldSet
 from . import compare, figures, table
 from .limits import Limits, check_daily, clean_metadata
 from .paper import PAPER_ROWS, PaperRow
