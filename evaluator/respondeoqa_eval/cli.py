@@ -21,6 +21,7 @@ AREAS = (
     "respondeoqa_eval.dataset.cli",
     "respondeoqa_eval.space.cli",
     "respondeoqa_eval.runner.cli",
+    "respondeoqa_eval.harness.cli",
 )
 
 

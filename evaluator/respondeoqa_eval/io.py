@@ -36,14 +36,29 @@ def decode_utf8(raw: bytes, origin: str) -> str:
         ) from None
 
 
-def parse_json(text: str, origin: str) -> Any:
-    """`json.loads` with an error that names the line and column."""
+def parse_json(text: str, origin: str, line: int | None = None) -> Any:
+    """`json.loads` with an error that names the line and column; the one JSON parser of every
+    reader (whole files and JSONL lines: pass `line`, the line number of `text`).
+
+    Hostile input gets an InputError, never a traceback: an integer too long to convert (Python
+    refuses more than `sys.get_int_max_str_digits()` digits with ValueError) and nesting deeper
+    than the parser's recursion limit (RecursionError).
+    """
+    where = f"{origin}: line {line}" if line is not None else origin
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
+        at = f"line {line if line is not None else exc.lineno}"
         raise InputError(
-            f"{origin}: line {exc.lineno}: malformed JSON ({exc.msg}, column {exc.colno})"
+            f"{origin}: {at}: malformed JSON ({exc.msg}, column {exc.colno})"
         ) from None
+    except RecursionError:
+        raise InputError(f"{where}: JSON nested too deeply") from None
+    except (
+        ValueError
+    ) as exc:  # e.g. "Exceeds the limit (4300 digits) for integer string conversion"
+        reason = str(exc).split(";")[0][:120]
+        raise InputError(f"{where}: unreadable JSON value ({reason})") from None
 
 
 def read_json(path: Path, origin: str | None = None) -> Any:

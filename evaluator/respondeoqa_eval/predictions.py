@@ -8,13 +8,19 @@ Accepted layouts:
 - The paper's layout: a folder of JSON files, or one JSON object, mapping upstream file name ->
   {question_id: raw response}. The file name tells the language version of the prosody
   questions; `..._with_instr.json` names the same file.
+- Harness logs (harness/logs.py), told from their shape: lm-evaluation-harness
+  `samples_<task>_<date>.jsonl` files and lighteval `details_<task>_<date>.parquet` files, one or
+  several, or the output folder holding them. Items are matched by the id in each logged doc.
+
+What a file says about its run (our runner's `model` / `params` / `prompt_version` columns, the
+harness logs and their results files) is kept as `Predictions.provenance`.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import json
+import os
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +29,7 @@ from typing import Any
 from .errors import InputError
 from .gold import GoldSet
 from .io import decode_utf8, parse_json
+from .provenance import RUNNER, Provenance, clean_params, clean_text
 from .records import LANGUAGES, Record
 from .sources import FILES
 from .upstream import canonical_file_name
@@ -51,6 +58,7 @@ class Predictions:
     by_id: dict[str, Prediction] = field(default_factory=dict)
     origin: str = "<predictions>"
     files: set[str] = field(default_factory=set)  # upstream files the predictions cover
+    provenance: Provenance | None = None  # what the file says about its run, if anything
 
     def __len__(self) -> int:
         return len(self.by_id)
@@ -65,6 +73,10 @@ class _Collector:
         self.preds = Predictions(origin=origin)
         self.where: dict[str, str] = {}
         self.unknown: list[str] = []
+        self.provenance = Provenance()
+
+    def note(self, provenance: Provenance) -> None:
+        self.provenance = self.provenance.merge(provenance)
 
     def add(self, record: Record | None, pred: Prediction, where: str, name: str) -> None:
         if record is None:
@@ -92,6 +104,8 @@ class _Collector:
         if not self.preds.by_id:
             raise InputError(f"{self.origin}: no predictions found")
         self.preds.files = {self.gold.by_id[i].file for i in self.preds.by_id}
+        if not self.provenance.is_empty():
+            self.preds.provenance = self.provenance
         return self.preds
 
 
@@ -147,25 +161,40 @@ def _resolve_row(row: Mapping[str, Any], where: str, col: _Collector, blank_is_n
         raise InputError(f"{origin}: {where}: needs 'id', or 'question_id' (+ 'question_language')")
 
 
-def _jsonl_rows(text: str, origin: str) -> Iterator[tuple[str, Mapping[str, Any]]]:
+def _jsonl_objects(text: str, origin: str, label: str = "") -> list[tuple[int, dict[str, Any]]]:
     # split on "\n" only: str.splitlines() also splits on U+2028/U+2029/NEL, which
     # json.dumps(ensure_ascii=False) leaves raw inside strings
+    out = []
     for lineno, line in enumerate(text.split("\n"), 1):
         line = line.removesuffix("\r")
         if not line.strip():
             continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(
-                f"{origin}: line {lineno}: malformed JSON ({exc.msg}, column {exc.colno})"
-            ) from None
+        row = parse_json(line, f"{origin}: {label}".rstrip(": "), lineno)
         if not isinstance(row, dict):
-            raise InputError(f"{origin}: line {lineno}: expected a JSON object")
-        yield f"line {lineno}", row
+            raise InputError(f"{origin}: {label}line {lineno}: expected a JSON object")
+        out.append((lineno, row))
+    return out
+
+
+def _note_runner_row(row: Mapping[str, Any], col: _Collector) -> None:
+    """Our runner writes `model`, `params` and `prompt_version` on every row."""
+    if not any(k in row for k in ("model", "params", "prompt_version")):
+        return
+    version = clean_text(row.get("prompt_version"))
+    col.note(
+        Provenance(
+            tool=RUNNER if version and "params" in row else None,
+            model=clean_text(row.get("model")),
+            params=clean_params(row.get("params")),
+            prompt_version=version,
+        )
+    )
 
 
 def _csv_rows(text: str, origin: str) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    # a cell may be as long as the file (the upload limit bounds it); the limit is global to the
+    # csv module, so it is only ever raised, never lowered under a concurrent reader
+    csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))
     reader = csv.DictReader(io.StringIO(text, newline=""))
     if not reader.fieldnames or not ({"response", "answer"} & set(reader.fieldnames)):
         raise InputError(f"{origin}: the CSV header needs a 'response' or an 'answer' column")
@@ -206,51 +235,72 @@ def _paper_layout(mapping: Mapping[str, Any], origin: str, col: _Collector) -> N
 def _from_rows(
     rows: Iterable[tuple[str, Mapping[str, Any]]], col: _Collector, blank_is_none: bool
 ) -> None:
+    first = True
     for where, row in rows:
+        if first:
+            _note_runner_row(row, col)
+            first = False
         _resolve_row(row, where, col, blank_is_none)
 
 
-def load_predictions(source: str | Path | Mapping | list, gold: GoldSet) -> Predictions:
-    """Read predictions from a path (file or folder), a paper-layout mapping or a list of rows."""
-    if isinstance(source, Mapping):
-        col = _Collector(gold, "<predictions>")
-        _paper_layout(source, col.origin, col)
-        return col.finish()
-    if isinstance(source, list):
-        col = _Collector(gold, "<predictions>")
-        for i, row in enumerate(source):
-            if not isinstance(row, Mapping):
-                raise InputError(f"<predictions>: row {i}: expected an object")
-        _from_rows(((f"row {i}", r) for i, r in enumerate(source)), col, blank_is_none=False)
-        return col.finish()
+SUFFIXES = (".jsonl", ".csv", ".json", ".parquet")
 
-    path = Path(source)
-    origin = path.name or str(path)
-    col = _Collector(gold, origin)
-    if path.is_dir():
-        files = sorted(path.glob("*.json"))
-        if not files:
-            raise InputError(f"{origin}: folder has no .json files of the paper's layout")
-        mapping: dict[str, Any] = {}
-        for fpath in files:
-            data = parse_json(_decode(fpath.read_bytes(), fpath.name), fpath.name)
-            mapping[fpath.name] = data
-        _paper_layout(mapping, origin, col)
-        return col.finish()
-    if not path.exists():
+
+def _suffix(path: Path) -> str:
+    """The extension, also of a name that is only a dot and an extension (".jsonl")."""
+    name = path.name.lower()
+    return path.suffix.lower() or (name if name in SUFFIXES else "")
+
+
+def _hidden(path: Path, root: Path) -> bool:
+    """Dot files and folders under `root` (".DS_Store", macOS "._x.json", ".ipynb_checkpoints")."""
+    return any(part.startswith(".") for part in path.relative_to(root).parts)
+
+
+def _harness_logs(folder: Path) -> list[Path]:
+    from .harness.logs import DETAILS_NAME, SAMPLES_NAME
+
+    found = [
+        p
+        for pattern in ("samples_*.jsonl", "details_*.parquet")
+        for p in folder.rglob(pattern)
+        if p.is_file() and not _hidden(p, folder)
+    ]
+    return sorted(p for p in found if SAMPLES_NAME.match(p.name) or DETAILS_NAME.match(p.name))
+
+
+def _read_file(path: Path, col: _Collector, label: str = "") -> None:
+    """Add the predictions of one file; `label` names it inside `col.origin` ("" if it is it)."""
+    origin = col.origin
+    if not path.is_file():
         raise InputError(f"{path}: no such file")
-    suffix = path.suffix.lower()
-    if suffix not in {".jsonl", ".csv", ".json"}:
+    suffix = _suffix(path)
+    if suffix not in SUFFIXES:
         raise InputError(
-            f"{origin}: unsupported extension {show(path.suffix)}; use .jsonl, .csv or .json"
+            f"{origin}: {label}unsupported extension {show(path.suffix)}; use .jsonl, .csv or .json "
+            "(or an lm-eval samples .jsonl / lighteval details .parquet)"
         )
-    text = _decode(path.read_bytes(), origin)
+    if suffix == ".parquet":
+        from .harness.logs import lighteval_rows
+
+        rows, provenance = lighteval_rows(path, origin, label)
+        col.note(provenance)
+        _from_rows(rows, col, blank_is_none=False)
+        return
+    text = _decode(path.read_bytes(), f"{origin}: {label}".rstrip(": "))
     if suffix == ".jsonl":
-        _from_rows(_jsonl_rows(text, origin), col, blank_is_none=False)
+        lines = _jsonl_objects(text, origin, label)
+        if lines and _is_lm_eval(lines[0][1]):
+            from .harness.logs import lm_eval_provenance, lm_eval_rows
+
+            col.note(lm_eval_provenance(path, lines))
+            _from_rows(lm_eval_rows(lines, path.name, origin, label), col, blank_is_none=False)
+        else:
+            _from_rows(((f"{label}line {n}", r) for n, r in lines), col, blank_is_none=False)
     elif suffix == ".csv":
-        _from_rows(_csv_rows(text, origin), col, blank_is_none=True)
+        _from_rows(_csv_rows(text, f"{origin}: {label}".rstrip(": ")), col, blank_is_none=True)
     else:
-        data = parse_json(text, origin)
+        data = parse_json(text, f"{origin}: {label}".rstrip(": "))
         if isinstance(data, dict) and canonical_file_name(path.name) in FILES:
             data = {path.name: data}  # one file of the paper's response folder
         if isinstance(data, dict):
@@ -259,9 +309,81 @@ def load_predictions(source: str | Path | Mapping | list, gold: GoldSet) -> Pred
             rows = []
             for i, row in enumerate(data):
                 if not isinstance(row, dict):
-                    raise InputError(f"{origin}: element {i}: expected an object")
-                rows.append((f"element {i}", row))
+                    raise InputError(f"{origin}: {label}element {i}: expected an object")
+                rows.append((f"{label}element {i}", row))
             _from_rows(rows, col, blank_is_none=False)
         else:
-            raise InputError(f"{origin}: expected a JSON object (paper layout) or a list of rows")
-    return col.finish()
+            raise InputError(
+                f"{origin}: {label}expected a JSON object (paper layout) or a list of rows"
+            )
+
+
+def _is_lm_eval(row: Mapping[str, Any]) -> bool:
+    from .harness.logs import looks_like_lm_eval_sample
+
+    return looks_like_lm_eval_sample(row)
+
+
+def _read_folder(path: Path, col: _Collector) -> None:
+    logs = _harness_logs(path)
+    if logs:
+        for log in logs:
+            _read_file(log, col, f"{log.relative_to(path)}: ")
+        return
+    files = sorted(p for p in path.glob("*.json") if not _hidden(p, path))
+    if not files:
+        raise InputError(
+            f"{col.origin}: folder has no .json files of the paper's layout, and no lm-eval "
+            "samples_*.jsonl or lighteval details_*.parquet files"
+        )
+    mapping: dict[str, Any] = {}
+    for fpath in files:
+        mapping[fpath.name] = parse_json(_decode(fpath.read_bytes(), fpath.name), fpath.name)
+    _paper_layout(mapping, col.origin, col)
+
+
+def _origin(paths: list[Path]) -> str:
+    names = [p.name or str(p) for p in paths]
+    if len(names) <= 3:
+        return ", ".join(names)
+    return f"{', '.join(names[:2])} and {len(names) - 2} more files"
+
+
+def load_predictions(source: str | Path | Mapping | list, gold: GoldSet) -> Predictions:
+    """Read predictions from a path (file or folder), several paths (a list of them), a
+    paper-layout mapping or a list of rows."""
+    if isinstance(source, Mapping):
+        col = _Collector(gold, "<predictions>")
+        _paper_layout(source, col.origin, col)
+        return col.finish()
+    if (
+        isinstance(source, list | tuple)
+        and source
+        and all(isinstance(s, str | os.PathLike) for s in source)
+    ):
+        paths = [Path(s) for s in source]
+        col = _Collector(gold, _origin(paths))
+        for path in paths:
+            label = "" if len(paths) == 1 else f"{path.name}: "
+            if path.is_dir():
+                _read_folder(path, col) if len(paths) == 1 else _read_folder_in(path, col, label)
+            else:
+                _read_file(path, col, label)
+        return col.finish()
+    if isinstance(source, list):
+        col = _Collector(gold, "<predictions>")
+        for i, row in enumerate(source):
+            if not isinstance(row, Mapping):
+                raise InputError(f"<predictions>: row {i}: expected an object")
+        _from_rows(((f"row {i}", r) for i, r in enumerate(source)), col, blank_is_none=False)
+        return col.finish()
+    return load_predictions([source], gold)
+
+
+def _read_folder_in(path: Path, col: _Collector, label: str) -> None:
+    """A folder given among several paths: only harness logs (the paper's layout is one folder)."""
+    logs = _harness_logs(path)
+    if not logs:
+        raise InputError(f"{col.origin}: {label}folder has no lm-eval or lighteval logs")
+    for log in logs:
+        _read_file(log, col, f"{label}{log.relative_to(path)}: ")

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from .api import evaluate
+from .errors import InputError
 from .example import example_predictions
 from .gold import load_gold
 from .io import write_text_atomic
@@ -23,9 +24,11 @@ def _add_gold_options(p: argparse.ArgumentParser) -> None:
 
 
 def _score(args: argparse.Namespace) -> int:
+    if args.eval_results and not args.eval_dataset:
+        raise InputError("--eval-results needs --eval-dataset ORG/NAME (the benchmark's Hub id)")
     gold = load_gold(args.data_dir)
     report = evaluate(
-        args.predictions,
+        args.predictions if len(args.predictions) > 1 else args.predictions[0],
         gold,
         restrict_to_covered=args.covered_only,
         bootstrap=args.bootstrap,
@@ -38,6 +41,16 @@ def _score(args: argparse.Namespace) -> int:
         )
     if args.report:  # written first: the report never depends on stdout staying open
         write_text_atomic(Path(args.report), report.to_json() + "\n")
+    if args.eval_results:
+        from .harness.eval_results import write_eval_results
+
+        written = write_eval_results(
+            args.eval_results,
+            report.to_dict(),
+            args.eval_dataset,
+            source_url=args.eval_source,
+        )
+        print(f"Hub evaluation results written to {written}", file=sys.stderr)
     if not args.quiet:
         print(report.summary())
         if args.report:
@@ -56,7 +69,12 @@ def _example(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("score", help="score a predictions file with the paper's protocol")
-    p.add_argument("predictions", help="JSONL, CSV or JSON file, or a folder in the paper's layout")
+    p.add_argument(
+        "predictions",
+        nargs="+",
+        help="JSONL, CSV or JSON file, or a folder in the paper's layout; or lm-eval "
+        "samples_*.jsonl / lighteval details_*.parquet files, or the folder holding them",
+    )
     _add_gold_options(p)
     p.add_argument("--report", metavar="OUT.json", help="write the full JSON report here")
     p.add_argument(
@@ -72,6 +90,21 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="score only the upstream files the predictions touch (default: every gold item "
         "counts, missing ones score 0)",
+    )
+    hub = p.add_argument_group("Hub evaluation results (model repository)")
+    hub.add_argument(
+        "--eval-results",
+        metavar="DIR",
+        help="write the headline numbers to DIR/.eval_results/respondeoqa.yaml for a Hub model "
+        "repository (accuracy in percent, BLEU per target language)",
+    )
+    hub.add_argument(
+        "--eval-dataset",
+        metavar="ORG/NAME",
+        help="the benchmark's Hub dataset id the results refer to (needed with --eval-results)",
+    )
+    hub.add_argument(
+        "--eval-source", metavar="URL", help="optional link to the logs behind the results"
     )
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
     p.set_defaults(func=_score)

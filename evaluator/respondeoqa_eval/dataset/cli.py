@@ -24,6 +24,7 @@ def _build(args: argparse.Namespace) -> int:
         data_dir=args.data_dir,
         include_private=args.include_private,
         cache_dir=args.cache_dir,
+        eval_yaml=args.eval_yaml,
     )
     print(f"wrote {result.folder}:")
     for name, rows in result.config_rows.items():
@@ -84,6 +85,12 @@ def register(subparsers) -> None:
         "--cache-dir",
         metavar="DIR",
         help="keep the datasets builder cache here (default: a temporary folder)",
+    )
+    build.add_argument(
+        "--eval-yaml",
+        action="store_true",
+        help="also write eval.yaml, which registers the dataset as a Hub Benchmark whose "
+        "leaderboards collect `score --eval-results` files",
     )
     build.set_defaults(func=_build)
 
