@@ -56,10 +56,12 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Safety net under CI=true: any skip (however it was raised) fails the run."""
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     skipped = reporter.stats.get("skipped", []) if reporter else []
-    if CI and skipped and exitstatus == pytest.ExitCode.OK:
-        for report in skipped:
-            reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr
-            print(f"\nCI=true: skipped {report.nodeid}: {reason}", file=sys.stderr)
+    if not (CI and skipped):
+        return
+    for report in skipped:
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr
+        print(f"\nCI=true: skipped {report.nodeid}: {reason}", file=sys.stderr)
+    if exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 

@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import require, require_chromium
 from gradio_client import Client
 
 from .conftest import SECRET_MARKER
@@ -28,7 +29,7 @@ from .helpers import (
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-sync_api = pytest.importorskip("playwright.sync_api")
+sync_api = require("playwright.sync_api")
 
 HOSTILE = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>'
 SHORT = "junior_scholarship_short_answer.json"
@@ -36,10 +37,9 @@ SHORT = "junior_scholarship_short_answer.json"
 
 @pytest.fixture(scope="module")
 def browser():
-    if not Path(CHROMIUM).exists():
-        pytest.skip("Debian chromium is not installed")
+    executable = require_chromium(CHROMIUM)
     with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        b = p.chromium.launch(executable_path=str(executable), args=CHROMIUM_ARGS)
         yield b
         b.close()
 
