@@ -332,7 +332,33 @@ def test_report_contract_keys(public_gold):
         "extracted",
         "score",
         "missing",
+        "groups",
     }
+    by_id = {it["id"]: it for it in data["items"]}
+    # the groups an item counts in, written out from PROTOCOL 5 (not from the code)
+    assert by_id["prosody_III.I.9.1-la"]["groups"] == {
+        "by_task": "meter",
+        "by_content": "scansion",
+        "by_language_pair": "latin-latin",
+        "by_category": "skill",
+        "by_format": "short_answer",
+        "by_source": "lat-pros",
+        "by_difficulty": "unknown",
+    }
+    translation = next(it for it in data["items"] if it["task"] == "translation")
+    assert "by_task" not in translation["groups"]  # translation is BLEU-scored, not accuracy
+
+
+def test_report_round_trips_through_its_json_contract(public_gold):
+    from respondeoqa_eval.report import Report
+
+    rows = [{"id": r.id, "response": f"Answer: {r.answers[0]}"} for r in public_gold.records[::7]]
+    report = evaluate(rows, public_gold, bootstrap=50, restrict_to_covered=True)
+    data = json.loads(report.to_json())
+    again = Report.from_dict(data)
+    assert again == report
+    assert again.to_dict() == data
+    assert Report.from_dict(report.without_items().to_dict()).items == ()
 
 
 def test_cli_output_piped_into_a_reader_that_stops_early(tmp_path, public_dir):

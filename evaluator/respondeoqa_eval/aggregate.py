@@ -1,27 +1,19 @@
 """Aggregates: accuracy breakdowns and corpus BLEU, each with a seeded 95% bootstrap interval.
 
 Pure functions from per-item scores to plain dicts (the `accuracy`, `extra` and `bleu` parts
-of the report, docs/report.md).
+of the report, docs/report.md; `report.Report` types them), and the paired bootstrap of two
+entries' differences that the leaderboard's Compare shows.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from .breakdowns import BLEU_SPLITS, BLEU_TARGETS, DIMENSIONS
 from .metrics.bleu import CorpusStatistics, bleu_from_stats
-from .records import (
-    CONTENTS,
-    DIFFICULTIES,
-    FORMATS,
-    LANGUAGE_PAIRS,
-    LANGUAGES,
-    SOURCES,
-    TASKS,
-    Record,
-)
 from .scoring import ItemScore
 
 LEVEL = 0.95
@@ -48,39 +40,40 @@ class Bootstrap:
         return [float(lo), float(hi)]
 
 
-def _multihop_key(r: Record) -> str | None:
-    if r.task != "short_answer" or r.multihop is None:
-        return None
-    return "multihop" if r.multihop else "regular"
+def group_means(masks: np.ndarray, values: np.ndarray, boot: Bootstrap) -> list[dict]:
+    """Per column j: the mean of `values[:, j]` over the items where `masks[:, j]` is 1, its
+    item count and (when `boot.resamples`) a percentile interval.
 
-
-# report key -> (group of a record (None: not in this breakdown), order of the keys)
-DIMENSIONS: dict[str, tuple[Callable[[Record], str | None], tuple[str, ...]]] = {
-    "by_task": (lambda r: r.task, TASKS),
-    "by_content": (lambda r: r.question_content, CONTENTS),
-    "by_language_pair": (lambda r: r.language_pair, LANGUAGE_PAIRS),
-    "by_category": (lambda r: r.category, ("knowledge", "skill")),
-    "by_format": (lambda r: r.question_format, FORMATS),
-    "by_source": (lambda r: r.source, SOURCES),
-    "by_difficulty": (lambda r: r.difficulty, DIFFICULTIES),
-    # PROTOCOL 5: multihop vs regular is reported over short-answer items
-    "by_multihop": (_multihop_key, ("multihop", "regular")),
-}
+    All columns share one resample matrix of the items, so a single matrix product gives every
+    group's resampled means (fast enough for a full-size submission).
+    """
+    sums = masks * values
+    if boot.resamples:
+        counts = boot.counts(masks.shape[0]).astype(float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            resampled = (counts @ sums) / (counts @ masks)
+    out = []
+    for j in range(masks.shape[1]):
+        n = masks[:, j].sum()
+        entry = {"score": float(sums[:, j].sum() / n), "n": int(n)}
+        if boot.resamples:
+            entry["ci"] = boot.interval(resampled[:, j])
+        out.append(entry)
+    return out
 
 
 def accuracy(items: list[ItemScore], boot: Bootstrap) -> tuple[dict, dict]:
     """The report's `accuracy` and `extra` parts.
 
-    Every group's interval comes from the same resamples of the accuracy items, so one matrix
-    product gives all of them (fast enough for a full-size submission).
+    Every group's interval comes from the same resamples of the accuracy items (`group_means`).
     """
     scored = [it for it in items if it.score is not None]  # PROTOCOL 5: all but translation
     n = len(scored)
     scores = np.array([it.score for it in scored], dtype=float)
     groups: list[tuple[str, str, np.ndarray, np.ndarray]] = [("", "overall", np.ones(n), scores)]
-    for dim, (key_of, order) in DIMENSIONS.items():
-        keys = [key_of(it.record) for it in scored]
-        for key in order:
+    for dim, dimension in DIMENSIONS.items():
+        keys = [dimension.group_of(it.record) for it in scored]
+        for key in dimension.groups:
             mask = np.array([k == key for k in keys], dtype=float)
             if mask.any():
                 groups.append((dim, key, mask, scores))
@@ -94,15 +87,8 @@ def accuracy(items: list[ItemScore], boot: Bootstrap) -> tuple[dict, dict]:
     if n == 0:
         return result, extra
     masks = np.stack([g[2] for g in groups], axis=1)
-    sums = np.stack([g[2] * g[3] for g in groups], axis=1)
-    if boot.resamples:
-        counts = boot.counts(n).astype(float)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            resampled = (counts @ sums) / (counts @ masks)
-    for j, (dim, key, mask, vals) in enumerate(groups):
-        entry = {"score": float((mask * vals).sum() / mask.sum()), "n": int(mask.sum())}
-        if boot.resamples:
-            entry["ci"] = boot.interval(resampled[:, j])
+    values = np.stack([g[3] for g in groups], axis=1)
+    for (dim, key, _, _), entry in zip(groups, group_means(masks, values, boot), strict=True):
         if dim == "":
             result["overall"] = entry
         elif dim == "extra":
@@ -114,18 +100,11 @@ def accuracy(items: list[ItemScore], boot: Bootstrap) -> tuple[dict, dict]:
     return result, extra
 
 
-BLEU_SPLITS: dict[str, Callable[[Record], bool]] = {
-    "overall": lambda r: True,
-    "constrained": lambda r: r.constrained is True,
-    "unconstrained": lambda r: r.constrained is not True,
-}
-
-
 def bleu(items: list[ItemScore], boot: Bootstrap) -> dict:
     """The report's `bleu` part: by target language, overall / constrained / unconstrained."""
     out: dict = {}
     translation = [it for it in items if it.record.task == "translation"]
-    for li, lang in enumerate(LANGUAGES):
+    for li, lang in enumerate(BLEU_TARGETS):
         group = [it for it in translation if it.record.answer_language == lang]
         out[lang] = dict.fromkeys(BLEU_SPLITS)
         if not group:
@@ -153,4 +132,65 @@ def bleu(items: list[ItemScore], boot: Bootstrap) -> dict:
                 sampled = boot.counts(len(rows), salt=1 + 3 * li + si) @ rows
                 entry["ci"] = boot.interval(np.array([bleu_from_stats(row) for row in sampled]))
             out[lang][split] = entry
+    return out
+
+
+@dataclass(frozen=True)
+class Difference:
+    """Mean score of A minus B over one group's items, with a paired bootstrap interval."""
+
+    dimension: str  # a breakdown key (`by_content`, ...) or "overall"
+    group: str
+    n: int
+    a: float
+    b: float
+    diff: float
+    ci: tuple[float, float] | None
+
+    @property
+    def significant(self) -> bool:
+        """The interval excludes zero."""
+        return self.ci is not None and (self.ci[0] > 0 or self.ci[1] < 0)
+
+
+def paired_differences(
+    a: Sequence[float],
+    b: Sequence[float],
+    groups: Sequence[Mapping[str, str]],
+    boot: Bootstrap,
+    dimensions: Sequence[str] = ("by_content", "by_language_pair"),
+) -> list[Difference]:
+    """Paired bootstrap of mean(A) - mean(B), overall and per group of `dimensions`.
+
+    `a[i]`, `b[i]` are two entries' scores of the same item i; `groups[i]` is that item's
+    report groups (`ItemResult.groups`). Items are resampled together (the same resample matrix
+    as `accuracy`), so every difference keeps the pairing.
+    """
+    va, vb = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    n = len(va)
+    if n == 0:
+        return []
+    cols: list[tuple[str, str, np.ndarray]] = [("overall", "overall", np.ones(n))]
+    for dim in dimensions:
+        dimension = DIMENSIONS[dim]
+        keys = [g.get(dim) for g in groups]
+        present = sorted({k for k in keys if k is not None}, key=lambda k: (dimension.order(k), k))
+        for key in present:
+            cols.append((dim, key, np.array([k == key for k in keys], dtype=float)))
+    masks = np.stack([c[2] for c in cols], axis=1)
+    diffs = group_means(masks, np.repeat((va - vb)[:, None], len(cols), axis=1), boot)
+    out = []
+    for (dim, key, mask), d in zip(cols, diffs, strict=True):
+        ci = d.get("ci")
+        out.append(
+            Difference(
+                dim,
+                key,
+                d["n"],
+                float((mask * va).sum() / mask.sum()),
+                float((mask * vb).sum() / mask.sum()),
+                d["score"],
+                None if ci is None else (ci[0], ci[1]),
+            )
+        )
     return out

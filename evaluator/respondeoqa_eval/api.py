@@ -37,5 +37,4 @@ def evaluate(
     if restrict_to_covered:
         records = [r for r in records if r.file in preds.files]
     items = score_items(records, preds)
-    data = build_report(items, gold, Bootstrap(resamples=bootstrap, seed=seed), preds.origin)
-    return Report(data, items)
+    return build_report(items, gold, Bootstrap(resamples=bootstrap, seed=seed), preds.origin)

@@ -1,16 +1,23 @@
-"""The report: per-item scores and aggregates as the JSON contract of docs/report.md, and a
-readable summary."""
+"""The report: a typed model of the JSON contract of docs/report.md, and a readable summary.
+
+Frozen dataclasses with `to_dict` / `from_dict`; `Report.from_dict(r.to_dict()) == r` and
+`to_dict` emits exactly the documented JSON. The Space, the paper's rows and the tests read
+reports through this model, never by string paths.
+"""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import sacrebleu
 
-from . import __version__
+from ._version import __version__
 from .aggregate import Bootstrap, accuracy, bleu
+from .breakdowns import BLEU_SPLITS, BLEU_TARGETS, DIMENSIONS, groups_of
 from .gold import GoldSet
 from .metrics import EXACT_MATCH_MACRONS, METRICS
 from .records import PRIVATE_SOURCES, SOURCES
@@ -19,141 +26,417 @@ from .scoring import ItemScore
 SCHEMA_VERSION = 1
 
 
-def _item(it: ItemScore) -> dict[str, Any]:
-    r = it.record
-    return {
-        "id": r.id,
-        "question_id": r.question_id,
-        "question_language": r.question_language,
-        "task": r.task,
-        "source": r.source,
-        "question_content": r.question_content,
-        "extracted": it.extracted,
-        "score": it.score,
-        "missing": it.missing,
-    }
+def _ci(value: Any) -> tuple[float, float] | None:
+    if isinstance(value, (list, tuple)) and len(value) == 2 and None not in value:
+        return (float(value[0]), float(value[1]))
+    return None
 
 
-def build_report(items: list[ItemScore], gold: GoldSet, boot: Bootstrap, origin: str = "") -> dict:
-    """Assemble the report dict (docs/report.md) from per-item scores."""
-    acc, extra = accuracy(items, boot)
-    records = [it.record for it in items]
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "evaluator": {
-            "name": "respondeoqa-eval",
-            "version": __version__,
-            "protocol": "paper",
-            "sacrebleu": sacrebleu.__version__,
-            "bootstrap": {"resamples": boot.resamples, "seed": boot.seed, "level": boot.level},
-            "signatures": {
-                **{task: metric.signature for task, metric in METRICS.items()},
-                "short_answer_macron_sensitive": EXACT_MATCH_MACRONS.signature,
-            },
-        },
-        "predictions": origin,
-        "gold": {
-            "files": sorted({r.file for r in records}),
-            "n_items": len(records),
-            "sources": [s for s in SOURCES if any(r.source == s for r in records)],
-            "unknown_files": list(gold.unknown_files),
-        },
-        "n_items": len(items),
-        "missing": sum(it.missing for it in items),
-        "unanswered": sum(1 for it in items if not it.missing and it.extracted in (None, "")),
-        "accuracy": acc,
-        "extra": extra,
-        "bleu": bleu(items, boot),
-        "items": [_item(it) for it in items],
-    }
+@dataclass(frozen=True)
+class Score:
+    """A group's value: accuracy in [0, 1] (or BLEU 0-100), its item count and 95% interval.
+
+    `n` is None only for numbers copied from the paper, which publishes no counts.
+    """
+
+    score: float
+    n: int | None
+    ci: tuple[float, float] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"score": self.score, "n": self.n}
+        if self.ci is not None:
+            out["ci"] = list(self.ci)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Score:
+        n = data.get("n")
+        return cls(float(data["score"]), None if n is None else int(n), _ci(data.get("ci")))
 
 
-@dataclass
+@dataclass(frozen=True)
+class BleuScore:
+    """Corpus BLEU of one target language and split (docs/report.md, `B`)."""
+
+    score: float  # the paper's BLEU: references padded with empty strings (PROTOCOL 5)
+    n: int | None
+    signature: str = ""
+    variable_refs: float | None = None  # BLEU without the padding
+    chrf: float | None = None
+    chrf_signature: str = ""
+    ci: tuple[float, float] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "score": self.score,
+            "n": self.n,
+            "signature": self.signature,
+            "variable_refs": self.variable_refs,
+            "chrf": self.chrf,
+            "chrf_signature": self.chrf_signature,
+        }
+        if self.ci is not None:
+            out["ci"] = list(self.ci)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> BleuScore:
+        def num(key: str) -> float | None:
+            value = data.get(key)
+            return None if value is None else float(value)
+
+        n = data.get("n")
+        return cls(
+            score=float(data["score"]),
+            n=None if n is None else int(n),
+            signature=str(data.get("signature") or ""),
+            variable_refs=num("variable_refs"),
+            chrf=num("chrf"),
+            chrf_signature=str(data.get("chrf_signature") or ""),
+            ci=_ci(data.get("ci")),
+        )
+
+
+@dataclass(frozen=True)
+class Accuracy:
+    """`accuracy`: the overall score and one mapping group -> Score per breakdown dimension."""
+
+    overall: Score
+    breakdowns: Mapping[str, Mapping[str, Score]] = field(default_factory=dict)
+
+    def group(self, dimension: str, group: str) -> Score | None:
+        """The score of one group (e.g. `("by_content", "grammar")`), None when absent."""
+        return self.breakdowns.get(dimension, {}).get(group)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"overall": self.overall.to_dict()}
+        for dim, groups in self.breakdowns.items():
+            out[dim] = {g: s.to_dict() for g, s in groups.items()}
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Accuracy:
+        breakdowns = {
+            dim: {g: Score.from_dict(s) for g, s in (groups or {}).items() if s is not None}
+            for dim, groups in data.items()
+            if dim != "overall"
+        }
+        return cls(Score.from_dict(data["overall"]), breakdowns)
+
+
+@dataclass(frozen=True)
+class ItemResult:
+    """One gold item's outcome (never its gold answer); `groups` are its breakdown groups."""
+
+    id: str
+    question_id: str
+    question_language: str
+    task: str
+    source: str
+    question_content: str
+    extracted: str | None
+    score: float | None  # None for translation items (scored as a corpus)
+    missing: bool
+    groups: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def is_private(self) -> bool:
+        return self.source in PRIVATE_SOURCES
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "question_id": self.question_id,
+            "question_language": self.question_language,
+            "task": self.task,
+            "source": self.source,
+            "question_content": self.question_content,
+            "extracted": self.extracted,
+            "score": self.score,
+            "missing": self.missing,
+            "groups": dict(self.groups),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ItemResult:
+        score = data.get("score")
+        extracted = data.get("extracted")
+        return cls(
+            id=str(data["id"]),
+            question_id=str(data.get("question_id") or data["id"]),
+            question_language=str(data.get("question_language") or ""),
+            task=str(data.get("task") or ""),
+            source=str(data.get("source") or ""),
+            question_content=str(data.get("question_content") or ""),
+            extracted=None if extracted is None else str(extracted),
+            score=None if score is None else float(score),
+            missing=bool(data.get("missing")),
+            groups={str(k): str(v) for k, v in (data.get("groups") or {}).items()},
+        )
+
+    @classmethod
+    def of(cls, it: ItemScore) -> ItemResult:
+        r = it.record
+        return cls(
+            r.id,
+            r.question_id,
+            r.question_language,
+            r.task,
+            r.source,
+            r.question_content,
+            it.extracted,
+            it.score,
+            it.missing,
+            groups_of(r),
+        )
+
+
+@dataclass(frozen=True)
+class EvaluatorInfo:
+    """Who scored and how: enough to reproduce every number."""
+
+    name: str = "respondeoqa-eval"
+    version: str = __version__
+    protocol: str = "paper"
+    sacrebleu: str = sacrebleu.__version__
+    bootstrap: Mapping[str, Any] = field(default_factory=dict)
+    signatures: Mapping[str, str] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "version": self.version,
+            "protocol": self.protocol,
+            "sacrebleu": self.sacrebleu,
+            "bootstrap": dict(self.bootstrap),
+            "signatures": dict(self.signatures),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> EvaluatorInfo:
+        return cls(
+            name=str(data.get("name", "")),
+            version=str(data.get("version", "")),
+            protocol=str(data.get("protocol", "")),
+            sacrebleu=str(data.get("sacrebleu", "")),
+            bootstrap=dict(data.get("bootstrap") or {}),
+            signatures=dict(data.get("signatures") or {}),
+        )
+
+
+@dataclass(frozen=True)
+class GoldInfo:
+    """Which gold the report was scored against."""
+
+    files: tuple[str, ...] = ()
+    n_items: int = 0
+    sources: tuple[str, ...] = ()
+    unknown_files: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "files": list(self.files),
+            "n_items": self.n_items,
+            "sources": list(self.sources),
+            "unknown_files": list(self.unknown_files),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> GoldInfo:
+        return cls(
+            files=tuple(data.get("files") or ()),
+            n_items=int(data.get("n_items") or 0),
+            sources=tuple(data.get("sources") or ()),
+            unknown_files=tuple(data.get("unknown_files") or ()),
+        )
+
+
+BleuTable = Mapping[str, Mapping[str, "BleuScore | None"]]
+
+
+@dataclass(frozen=True)
 class Report:
-    """The outcome of `evaluate`: the report dict plus the per-item scores it came from."""
+    """One evaluation: the documented JSON contract (docs/report.md), typed."""
 
-    data: dict
-    items: list[ItemScore]
+    accuracy: Accuracy
+    bleu: BleuTable = field(default_factory=dict)
+    extra: Mapping[str, Score] = field(default_factory=dict)
+    gold: GoldInfo = field(default_factory=GoldInfo)
+    evaluator: EvaluatorInfo = field(default_factory=EvaluatorInfo)
+    predictions: str = ""
+    n_items: int = 0
+    missing: int = 0
+    unanswered: int = 0
+    items: tuple[ItemResult, ...] = ()
+    schema_version: int = SCHEMA_VERSION
 
-    def to_dict(self) -> dict:
-        return self.data
+    # -- reading -----------------------------------------------------------------------
 
-    def to_json(self, indent: int | None = 1) -> str:
-        return json.dumps(self.data, ensure_ascii=False, indent=indent)
+    def group(self, dimension: str, group: str) -> Score | None:
+        """An accuracy group's score, e.g. `report.group("by_source", "nle")`."""
+        return self.accuracy.group(dimension, group)
+
+    def bleu_score(self, target: str, split: str = "overall") -> BleuScore | None:
+        """BLEU of one target language and split, None when there were no such items."""
+        return (self.bleu.get(target) or {}).get(split)
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        """The sources scored, in the paper's order."""
+        return tuple(s for s in SOURCES if s in self.gold.sources)
 
     @property
     def has_private(self) -> bool:
-        return any(s in PRIVATE_SOURCES for s in self.data["gold"]["sources"])
+        return any(s in PRIVATE_SOURCES for s in self.gold.sources)
+
+    def without_items(self) -> Report:
+        """The same report without its per-item list (what the leaderboard keeps per entry)."""
+        return replace(self, items=())
+
+    # -- the JSON contract -------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report as docs/report.md documents it."""
+        return {
+            "schema_version": self.schema_version,
+            "evaluator": self.evaluator.to_dict(),
+            "predictions": self.predictions,
+            "gold": self.gold.to_dict(),
+            "n_items": self.n_items,
+            "missing": self.missing,
+            "unanswered": self.unanswered,
+            "accuracy": self.accuracy.to_dict(),
+            "extra": {k: v.to_dict() for k, v in self.extra.items()},
+            "bleu": {
+                lang: {split: None if b is None else b.to_dict() for split, b in splits.items()}
+                for lang, splits in self.bleu.items()
+            },
+            "items": [it.to_dict() for it in self.items],
+        }
+
+    def to_json(self, indent: int | None = 1) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=indent, allow_nan=False)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Report:
+        """Read a report dict (unknown keys are ignored, as docs/report.md asks of readers)."""
+        return cls(
+            schema_version=int(data.get("schema_version") or SCHEMA_VERSION),
+            evaluator=EvaluatorInfo.from_dict(data.get("evaluator") or {}),
+            predictions=str(data.get("predictions") or ""),
+            gold=GoldInfo.from_dict(data.get("gold") or {}),
+            n_items=int(data.get("n_items") or 0),
+            missing=int(data.get("missing") or 0),
+            unanswered=int(data.get("unanswered") or 0),
+            accuracy=Accuracy.from_dict(data["accuracy"]),
+            extra={k: Score.from_dict(v) for k, v in (data.get("extra") or {}).items() if v},
+            bleu=_bleu_table(data.get("bleu") or {}),
+            items=tuple(ItemResult.from_dict(it) for it in data.get("items") or ()),
+        )
 
     def summary(self) -> str:
-        return summarize(self.data)
+        return summarize(self)
 
 
-def _pct(entry: dict | None) -> str:
-    if not entry:
+def _bleu_table(data: Mapping[str, Any]) -> dict[str, dict[str, BleuScore | None]]:
+    return {
+        lang: {
+            split: None if b is None else BleuScore.from_dict(b)
+            for split, b in (splits or {}).items()
+        }
+        for lang, splits in data.items()
+    }
+
+
+def build_report(
+    items: list[ItemScore], gold: GoldSet, boot: Bootstrap, origin: str = ""
+) -> Report:
+    """The report of per-item scores (pure): aggregates, BLEU, signatures, per-item results."""
+    acc, extra = accuracy(items, boot)
+    records = [it.record for it in items]
+    return Report(
+        accuracy=Accuracy.from_dict(acc),
+        extra={k: Score.from_dict(v) for k, v in extra.items()},
+        bleu=_bleu_table(bleu(items, boot)),
+        gold=GoldInfo(
+            files=tuple(sorted({r.file for r in records})),
+            n_items=len(records),
+            sources=tuple(s for s in SOURCES if any(r.source == s for r in records)),
+            unknown_files=tuple(gold.unknown_files),
+        ),
+        evaluator=EvaluatorInfo(
+            bootstrap={"resamples": boot.resamples, "seed": boot.seed, "level": boot.level},
+            signatures={
+                **{task: metric.signature for task, metric in METRICS.items()},
+                "short_answer_macron_sensitive": EXACT_MATCH_MACRONS.signature,
+            },
+        ),
+        predictions=origin,
+        n_items=len(items),
+        missing=sum(it.missing for it in items),
+        unanswered=sum(1 for it in items if not it.missing and it.extracted in (None, "")),
+        items=tuple(ItemResult.of(it) for it in items),
+    )
+
+
+def _pct(entry: Score | None) -> str:
+    if entry is None:
         return "-"
-    ci = entry.get("ci")
-    text = f"{100 * entry['score']:6.2f}"
-    if ci:
-        text += f"  [{100 * ci[0]:5.1f}, {100 * ci[1]:5.1f}]"
-    return f"{text:<24} n={entry['n']}"
+    text = f"{100 * entry.score:6.2f}"
+    if entry.ci:
+        text += f"  [{100 * entry.ci[0]:5.1f}, {100 * entry.ci[1]:5.1f}]"
+    return f"{text:<24} n={entry.n}"
 
 
-def _section(title: str, groups: dict) -> list[str]:
+def _section(title: str, groups: Mapping[str, Score]) -> list[str]:
     if not groups:
         return []
-    lines = [title]
     width = max(len(k) for k in groups)
-    lines += [f"  {key:<{width}}  {_pct(entry)}" for key, entry in groups.items()]
-    return lines
+    return [title] + [f"  {key:<{width}}  {_pct(entry)}" for key, entry in groups.items()]
 
 
-def summarize(data: dict) -> str:
-    """A readable summary of a report dict (percentages, 95% intervals in brackets)."""
-    acc = data["accuracy"]
-    gold = data["gold"]
+def summarize(report: Report) -> str:
+    """A readable summary (percentages, 95% intervals in brackets)."""
+    acc = report.accuracy
+    gold = report.gold
     lines = [
-        f"RespondeoQA evaluation, paper protocol (respondeoqa-eval {data['evaluator']['version']})",
-        f"gold: {gold['n_items']} items from {len(gold['files'])} files ({', '.join(gold['sources'])}); "
-        f"missing predictions: {data['missing']}; unanswered: {data['unanswered']}",
+        f"RespondeoQA evaluation, paper protocol (respondeoqa-eval {report.evaluator.version})",
+        f"gold: {gold.n_items} items from {len(gold.files)} files ({', '.join(gold.sources)}); "
+        f"missing predictions: {report.missing}; unanswered: {report.unanswered}",
     ]
-    if gold.get("unknown_files"):
-        lines.append(
-            f"ignored unknown files in the gold folder: {', '.join(gold['unknown_files'])}"
-        )
-    lines += ["", f"Accuracy (all non-translation items)  {_pct(acc['overall'])}"]
-    titles = {
-        "by_category": "Knowledge / skill",
-        "by_task": "By task",
-        "by_content": "By content type",
-        "by_language_pair": "By language pair (question-answer)",
-        "by_source": "By source",
-        "by_format": "By format",
-        "by_difficulty": "By difficulty",
-        "by_multihop": "Multihop (short-answer items)",
-    }
-    for key, title in titles.items():
-        section = _section(title, acc.get(key, {}))
+    if gold.unknown_files:
+        lines.append(f"ignored unknown files in the gold folder: {', '.join(gold.unknown_files)}")
+    lines += ["", f"Accuracy (all non-translation items)  {_pct(acc.overall)}"]
+    for key, dim in DIMENSIONS.items():
+        title = f"By {dim.name[0].lower()}{dim.name[1:]}"
+        if key == "by_multihop":
+            title = "Multihop (short-answer items)"
+        section = _section(title, acc.breakdowns.get(key, {}))
         if section:
             lines += [""] + section
-    if data.get("extra"):
-        lines += [""] + _section("Beyond the paper", data["extra"])
+    if report.extra:
+        lines += [""] + _section("Beyond the paper", report.extra)
     lines += ["", "BLEU (paper-compatible; variable-reference BLEU and chrF beside it)"]
     lines.append(
         f"  {'target':<8} {'split':<14} {'BLEU':>6}  {'95% CI':<15} {'var-ref':>7} {'chrF':>6}  n"
     )
     signature = None
-    for lang, splits in data["bleu"].items():
-        for split, b in splits.items():
+    for lang in BLEU_TARGETS:
+        for split in BLEU_SPLITS:
+            b = report.bleu_score(lang, split)
             if b is None:
                 continue
-            ci = b.get("ci")
-            ci_text = f"[{ci[0]:5.1f}, {ci[1]:5.1f}]" if ci else ""
+            ci_text = f"[{b.ci[0]:5.1f}, {b.ci[1]:5.1f}]" if b.ci else ""
             lines.append(
-                f"  {lang:<8} {split:<14} {b['score']:6.2f}  {ci_text:<15} "
-                f"{b['variable_refs']:7.2f} {b['chrf']:6.2f}  {b['n']}"
+                f"  {lang:<8} {split:<14} {b.score:6.2f}  {ci_text:<15} "
+                f"{_num(b.variable_refs):>7} {_num(b.chrf):>6}  {b.n}"
             )
-            signature = signature or b["signature"]
+            signature = signature or b.signature
     if signature:
         lines.append(f"  sacreBLEU signature: {signature}")
     return "\n".join(lines)
+
+
+def _num(value: float | None) -> str:
+    return "-" if value is None or math.isnan(value) else f"{value:.2f}"

@@ -1,4 +1,4 @@
-"""Builders shared by the Space tests: report dicts per docs/report.md, predictions files."""
+"""Builders shared by the Space tests: typed reports (respondeoqa_eval.report), predictions files."""
 
 from __future__ import annotations
 
@@ -7,8 +7,10 @@ import string
 from pathlib import Path
 from typing import Any
 
+from respondeoqa_eval.breakdowns import groups_of
 from respondeoqa_eval.gold import GoldSet
 from respondeoqa_eval.records import Record
+from respondeoqa_eval.report import Accuracy, BleuScore, GoldInfo, ItemResult, Report, Score
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -26,60 +28,70 @@ CHROMIUM_ARGS = [
 WRONG = "zzqqxx"  # never a gold answer; an extracted answer that scores 0
 
 
-def group(score: float, n: int = 10) -> dict[str, Any]:
-    return {"score": score, "n": n, "ci": [max(0.0, score - 0.05), min(1.0, score + 0.05)]}
+def group(score: float, n: int = 10) -> Score:
+    return Score(score, n, (max(0.0, score - 0.05), min(1.0, score + 0.05)))
+
+
+def item_result(record: Record, score: float | None, extracted: str | None = "x") -> ItemResult:
+    """A stored per-item result of a gold record (its groups from the breakdown registry)."""
+    return ItemResult(
+        record.id,
+        record.question_id,
+        record.question_language,
+        record.task,
+        record.source,
+        record.question_content,
+        extracted,
+        score,
+        False,
+        groups_of(record),
+    )
 
 
 def make_report(
     overall: float,
     *,
-    items: list[dict[str, Any]] | None = None,
+    items: list[ItemResult] | None = None,
     sources: tuple[str, ...] = ("jun-schol", "lat-pros"),
     n: int = 100,
     content: dict[str, float] | None = None,
     bleu_latin: float | None = 20.0,
-) -> dict[str, Any]:
-    """A report dict in the shape of docs/report.md (only the fields the Space reads)."""
+) -> Report:
+    """A typed report with chosen numbers (only what the Space reads is filled in)."""
     content = content or {"grammar": overall, "scansion": overall / 2}
-    items = (
-        items
-        if items is not None
-        else [
-            {
-                "id": f"item-{i}",
-                "question_id": f"item-{i}",
-                "question_language": "english",
-                "task": "short_answer",
-                "source": sources[0],
-                "question_content": "grammar",
-                "extracted": "x",
-                "score": float(i % 2),
-                "missing": False,
-            }
+    if items is None:
+        items = [
+            ItemResult(
+                f"item-{i}",
+                f"item-{i}",
+                "english",
+                "short_answer",
+                sources[0],
+                "grammar",
+                "x",
+                float(i % 2),
+                False,
+                {"by_task": "short_answer", "by_content": "grammar"},
+            )
             for i in range(4)
         ]
+    bleu_group = None if bleu_latin is None else BleuScore(bleu_latin, 5, ci=(1.0, 2.0))
+    return Report(
+        accuracy=Accuracy(
+            group(overall, n),
+            {
+                "by_task": {"short_answer": group(overall, n)},
+                "by_content": {k: group(v) for k, v in content.items()},
+                "by_language_pair": {"english-latin": group(overall)},
+                "by_category": {"knowledge": group(overall), "skill": group(overall)},
+                "by_source": {s: group(overall) for s in sources},
+            },
+        ),
+        bleu={"latin": {"overall": bleu_group, "constrained": None, "unconstrained": None}},
+        gold=GoldInfo(n_items=n, sources=sources),
+        n_items=n,
+        items=tuple(items),
     )
-    bleu_group = None if bleu_latin is None else {"score": bleu_latin, "n": 5, "ci": [1, 2]}
-    return {
-        "schema_version": 1,
-        "gold": {"files": [], "n_items": n, "sources": list(sources)},
-        "n_items": n,
-        "missing": 0,
-        "unanswered": 0,
-        "accuracy": {
-            "overall": group(overall, n),
-            "by_task": {"short_answer": group(overall, n)},
-            "by_content": {k: group(v) for k, v in content.items()},
-            "by_language_pair": {"english-latin": group(overall)},
-            "by_category": {"knowledge": group(overall), "skill": group(overall)},
-            "by_source": {s: group(overall) for s in sources},
-        },
-        "bleu": {
-            "latin": {"overall": bleu_group, "constrained": None, "unconstrained": None},
-            "english": None,
-        },
-        "items": items,
-    }
 
 
 def _normalizes_nonempty(text: str) -> bool:

@@ -127,7 +127,7 @@ def test_browser_submit_view_compare_escape(
     sync_api.expect(table).to_contain_text("Literary devices", timeout=20_000)
     sync_api.expect(table.get_by_role("row").filter(has_text=f"#{my_id}")).to_contain_text(HOSTILE)
     page.locator("#view").get_by_text("Language pair", exact=True).click()
-    sync_api.expect(table).to_contain_text("latin to english", timeout=20_000)
+    sync_api.expect(table).to_contain_text("Latin \u2192 English", timeout=20_000)
     page.screenshot(path=str(screenshot_dir / "04-language-pair-view.png"), full_page=True)
 
     page.get_by_role("tab", name="Compare").click()

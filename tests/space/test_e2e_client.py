@@ -54,7 +54,7 @@ def test_submit_then_row_on_leaderboard(client: Client, public_gold, tmp_path: P
         assert any(r["Model"] == "client-e2e-model" for r in board_rows(table))
         if view == "Source":
             src = next(r for r in board_rows(table) if r["Model"] == "client-e2e-model")
-            assert src["jun-schol"] == expected
+            assert src["Junior Scholarship"] == expected
 
 
 @pytest.mark.parametrize(
@@ -109,7 +109,7 @@ def test_compare_endpoint(client: Client, public_gold, tmp_path: Path) -> None:
     out = client.predict([f"e:{ids[0]}", f"e:{ids[1]}"], api_name="/compare")
     message, by_content, by_pair, diff_plot, diffs, dis = out
     assert message.startswith(f"A = #{ids[0]} cmp-a; B = #{ids[1]} cmp-b")
-    overall = next(r for r in board_rows(diffs) if r["Group"] == "overall")
+    overall = next(r for r in board_rows(diffs) if r["Grouping"] == "Overall")
     assert overall["Items"] == 41
     assert overall["A - B (points)"] == round(100 * (ka - kb) / 41, 2)
     dis_rows = board_rows(dis)

@@ -29,8 +29,8 @@ def test_expected_score_and_breakdown(space: Space, public_gold, tmp_path: Path)
     # feet: score = correct positions / gold feet; gold given -> 1, WRONG -> 0 (PROTOCOL 4)
     assert out.entry.overall == pytest.approx(k / len(records))
     by = {(r["Group"], r["Key"]): r["Score"] for r in out.breakdown.to_dict("records")}
-    assert by[("Task", "feet")] == round(100 * k / len(records), 2)
-    assert by[("Language pair", "latin-english")] == round(100 * k / len(records), 2)
+    assert by[("Task", "Feet identification")] == round(100 * k / len(records), 2)
+    assert by[("Language pair", "Latin \u2192 English")] == round(100 * k / len(records), 2)
 
 
 def test_daily_limit_and_attempts(space: Space, public_gold, tmp_path: Path) -> None:

@@ -9,9 +9,11 @@ import subprocess
 import sys
 import textwrap
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from respondeoqa_eval.report import ItemResult
 from respondeoqa_eval.space.store import (
     DuplicateSubmissionError,
     FolderMirror,
@@ -36,8 +38,9 @@ def test_round_trip(tmp_path: Path) -> None:
     assert entry.id == 1 and entry.model == "Model A" and entry.overall == pytest.approx(0.61)
     again = Store(tmp_path / "db" / "lb.sqlite3").get(1)  # a new handle reads the file
     assert again is not None
-    assert again.report["accuracy"] == report["accuracy"]
-    assert "items" not in again.report  # items live in their own table
+    assert again.report.accuracy == report.accuracy
+    assert again.report.items == ()  # items live in their own table
+    assert again.report == report.without_items()
     assert again.sources == ("jun-schol", "lat-pros")
     scores = store.item_scores(1)
     assert set(scores) == {f"item-{i}" for i in range(4)}
@@ -56,13 +59,9 @@ def test_duplicate_refused_with_pointer(tmp_path: Path) -> None:
 
 def test_bad_report_refused_and_nothing_stored(tmp_path: Path) -> None:
     store = Store(tmp_path / "lb.sqlite3")
-    bad = make_report(0.5)
-    del bad["items"]
-    with pytest.raises(ValueError):
-        store.add(sub("x"), bad)
     # an item id repeated violates the primary key: the whole entry is rolled back
-    report = make_report(0.5)
-    report["items"].append(dict(report["items"][0]))
+    base = make_report(0.5)
+    report = replace(base, items=(*base.items, base.items[0]))
     with pytest.raises(sqlite3.IntegrityError):
         store.add(sub("y"), report)
     assert store.count() == 0 and store.integrity_ok()
@@ -132,21 +131,25 @@ def test_concurrent_processes(tmp_path: Path) -> None:
 CRASH = textwrap.dedent(
     """
     import os, sys
+    from dataclasses import replace
+    from respondeoqa_eval.report import ItemResult
     from respondeoqa_eval.space import store as st
     from tests_helpers import make_report
 
     s = st.Store(sys.argv[1])
-    rows = [{"id": f"c{i}", "source": "jun-schol", "task": "short_answer", "score": 1.0,
-             "extracted": "a", "missing": False} for i in range(50)]
+    rows = [ItemResult(f"c{i}", f"c{i}", "english", "short_answer", "jun-schol", "grammar",
+                       "a", 1.0, False) for i in range(50)]
 
-    def dying_items(report):
-        for i, item in enumerate(rows):
-            if i == 25:
-                os._exit(9)  # the process dies halfway through writing the items
-            yield item
+    class DyingItems(tuple):
+        def __iter__(self):
+            for i, item in enumerate(tuple.__iter__(self)):
+                if i == 25:
+                    os._exit(9)  # the process dies halfway through writing the items
+                yield item
 
-    st._check_report = dying_items  # the store iterates the items inside its transaction
-    s.add(st.Submission(model="crashed", file_sha256="f" * 64), make_report(0.3, items=rows))
+    # the store iterates the items inside its transaction
+    report = replace(make_report(0.3), items=DyingItems(rows))
+    s.add(st.Submission(model="crashed", file_sha256="f" * 64), report)
     """
 )
 
@@ -164,7 +167,7 @@ def test_crash_mid_write_leaves_db_intact(tmp_path: Path) -> None:
     store = Store(path)
     assert store.integrity_ok()
     assert [e.model for e in store.entries()] == ["kept"]
-    assert store.get(kept.id).report["accuracy"]["overall"]["score"] == 0.7
+    assert store.get(kept.id).report.accuracy.overall.score == 0.7
     with sqlite3.connect(path) as con:
         assert con.execute("SELECT COUNT(*) FROM item_scores").fetchone()[0] == 4
     # the store still takes writes after the crash
@@ -185,22 +188,12 @@ def test_attempt_counting(tmp_path: Path) -> None:
 def test_mirror_export_drops_private_items_and_restores(tmp_path: Path) -> None:
     store = Store(tmp_path / "a.sqlite3")
     items = [
-        {
-            "id": "pub-1",
-            "source": "jun-schol",
-            "task": "short_answer",
-            "score": 1.0,
-            "extracted": "amo",
-            "missing": False,
-        },
-        {
-            "id": "priv-1",
-            "source": "certamen",
-            "task": "short_answer",
-            "score": 1.0,
-            "extracted": "SECRET",
-            "missing": False,
-        },
+        ItemResult(
+            "pub-1", "pub-1", "latin", "short_answer", "jun-schol", "grammar", "amo", 1.0, False
+        ),
+        ItemResult(
+            "priv-1", "priv-1", "latin", "short_answer", "certamen", "grammar", "SECRET", 1.0, False
+        ),
     ]
     entry = store.add(sub("m1", "mirrored"), make_report(0.5, items=items))
     mirror = FolderMirror(tmp_path / "mirror")
@@ -214,7 +207,7 @@ def test_mirror_export_drops_private_items_and_restores(tmp_path: Path) -> None:
     assert restore(fresh, mirror) == 1
     back = fresh.get(entry.id)
     assert back.model == "mirrored" and back.created == entry.created
-    assert back.report["accuracy"] == entry.report["accuracy"]
+    assert back.report == entry.report
     assert set(fresh.item_scores(entry.id, public_only=False)) == {"pub-1"}
     assert restore(fresh, mirror) == 0  # already there: not duplicated
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import csv
 import io
 import math
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
 
 import pytest
+from respondeoqa_eval.report import BleuScore, Report, Score
 from respondeoqa_eval.space import table
 from respondeoqa_eval.space.paper import PAPER_LABEL, PAPER_ROWS
 
@@ -17,11 +17,11 @@ from .helpers import make_report
 
 @dataclass
 class FakeEntry:
-    """Shaped like store.Entry (what table.Row needs); built from report dicts of the contract."""
+    """Shaped like store.Entry (what table.Row needs), with a typed report."""
 
     id: int
     model: str
-    report: dict[str, Any]
+    report: Report
     sources: tuple[str, ...] = ("jun-schol", "lat-pros")
     created: str = "2026-05-01T10:00:00+00:00"
     params: str = ""
@@ -50,8 +50,8 @@ def test_paper_rows_carry_published_numbers() -> None:
     assert content["LLaMa 3.3 70B"]["Literary devices"] == 35.7
     assert content["o3-mini"]["Reading comprehension"] == 94.0
     pairs = rows_by_model(table.leaderboard_frame(list(PAPER_ROWS), "Language pair"))
-    assert pairs["Qwen QwQ 32B"]["latin to english"] == 90.2
-    assert pairs["o3-mini"]["latin to latin"] == 44.7
+    assert pairs["Qwen QwQ 32B"]["Latin \u2192 English"] == 90.2
+    assert pairs["o3-mini"]["Latin \u2192 Latin"] == 44.7
     bleu = rows_by_model(table.leaderboard_frame(list(PAPER_ROWS), "Translation (BLEU)"))
     assert bleu["Qwen QwQ 32B"]["BLEU to English constrained"] == 17.95
     assert bleu["o3-mini"]["BLEU to Latin unconstrained"] == 23.42
@@ -128,14 +128,17 @@ def test_csv_neutralises_formulas_and_keeps_text() -> None:
 
 
 def test_breakdown_frame_lists_every_group() -> None:
-    report = make_report(0.5, content={"grammar": 0.25})
-    report["extra"] = {"short_answer_macron_sensitive": {"score": 0.4, "n": 10, "ci": [0.3, 0.5]}}
-    report["bleu"]["latin"]["overall"]["variable_refs"] = 21.5
+    base = make_report(0.5, content={"grammar": 0.25})
+    report = replace(
+        base,
+        extra={"short_answer_macron_sensitive": Score(0.4, 10, (0.3, 0.5))},
+        bleu={"latin": {"overall": BleuScore(20.0, 5, variable_refs=21.5)}},
+    )
     df = table.breakdown_frame(report)
     rows = {(r["Group"], r["Key"]): r for r in df.to_dict("records")}
     assert rows[("Overall", "accuracy")]["Score"] == 50.0
-    assert rows[("Content type", "grammar")]["Score"] == 25.0
+    assert rows[("Content type", "Grammar")]["Score"] == 25.0
     assert rows[("Extra", "short answer, macron-sensitive")]["Score"] == 40.0
-    assert rows[("BLEU to latin", "overall")]["Score"] == 20.0
-    assert rows[("BLEU to latin", "overall, variable refs")]["Score"] == 21.5
-    assert ("BLEU to latin", "constrained") not in rows  # null groups are skipped
+    assert rows[("BLEU to Latin", "overall")]["Score"] == 20.0
+    assert rows[("BLEU to Latin", "overall, variable refs")]["Score"] == 21.5
+    assert ("BLEU to Latin", "constrained") not in rows  # null groups are skipped

@@ -12,7 +12,14 @@ from ..sources import FILES, PASSAGE_FILES, PUBLIC_SHA256, UPSTREAM_COMMIT
 from .features import CONFIGS, ConfigSpec
 
 _CODE_FILES = ("builder.py", "features.py", "inputs.py")
-_SHARED_CODE_FILES = ("configs.py", "upstream.py", "records.py", "sources.py", "gold.py", "fetch.py")
+_SHARED_CODE_FILES = (
+    "configs.py",
+    "upstream.py",
+    "records.py",
+    "sources.py",
+    "gold.py",
+    "fetch.py",
+)
 
 
 def config_spec(name: str) -> ConfigSpec:

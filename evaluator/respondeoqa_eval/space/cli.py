@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 from pathlib import Path
 
 from ..errors import InputError
-
-DEFAULT_PORT = 7860
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -36,10 +33,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=None,
         help="SQLite file (default: $RESPONDEOQA_SPACE_DB, else space_data/leaderboard.sqlite3)",
     )
-    p.add_argument(
-        "--port", type=int, default=int(os.environ.get("GRADIO_SERVER_PORT", DEFAULT_PORT))
-    )
-    p.add_argument("--host", default=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"))
+    p.add_argument("--port", type=int, help="default: $GRADIO_SERVER_PORT, else 7860")
+    p.add_argument("--host", help="default: $GRADIO_SERVER_NAME, else 127.0.0.1")
     p.add_argument(
         "--mirror",
         default=None,
@@ -51,7 +46,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     try:
         from .app import launch
-        from .service import SpaceConfig
+        from .settings import SpaceConfig
     except ModuleNotFoundError as exc:
         if exc.name and exc.name.split(".")[0] in {"gradio", "pandas", "plotly"}:
             raise InputError(
@@ -59,13 +54,13 @@ def run(args: argparse.Namespace) -> int:
             ) from None
         raise
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
-    if not 0 < args.port < 65536:
-        raise InputError(f"--port {args.port}: not a TCP port")
-    config = SpaceConfig(data_dir=args.data_dir, host=args.host, port=args.port)
-    if args.db is not None:
-        config.db = args.db
-    if args.mirror:
-        config.mirror_repo = args.mirror
-    print(f"RespondeoQA leaderboard on http://{args.host}:{args.port} (database {config.db})")
+    config = SpaceConfig.from_env(
+        data_dir=args.data_dir,
+        db=args.db,
+        host=args.host,
+        port=args.port,
+        mirror_repo=args.mirror or None,
+    )
+    print(f"RespondeoQA leaderboard on http://{config.host}:{config.port} (database {config.db})")
     launch(config)
     return 0

@@ -1,118 +1,58 @@
-"""Compare two scored submissions: paired bootstrap per category, and public disagreements.
+"""Compare two scored submissions: paired bootstrap per group, and public disagreements.
 
-The bootstrap works on per-item scores of the items both submissions were scored on (private
-items included: only aggregate differences leave this module). The disagreement table is built
-from public items only and is the one place the Space shows gold answers.
+The bootstrap is the evaluator's (`aggregate.paired_differences`) over the stored per-item scores
+of the items both submissions were scored on, grouped by the groups stored with each item
+(private items included: only aggregate differences leave this module). The disagreement table
+is built from public items only and is the one place the Space shows gold answers.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
+from ..aggregate import Bootstrap, Difference, paired_differences
+from ..breakdowns import DIMENSIONS
 from ..gold import GoldSet
-from ..records import CONTENTS, LANGUAGE_PAIRS, Record
-
-GROUPINGS: dict[str, Callable[[Record], str]] = {
-    "overall": lambda r: "overall",
-    "content": lambda r: r.question_content,
-    "language_pair": lambda r: r.language_pair,
-    "category": lambda r: r.category,
-}
-_ORDER = {"content": CONTENTS, "language_pair": LANGUAGE_PAIRS, "category": ("knowledge", "skill")}
+from ..report import ItemResult
 
 
-@dataclass(frozen=True)
-class Difference:
-    """Mean score of A minus B over a group's common items, with a paired bootstrap interval."""
-
-    grouping: str
-    group: str
-    n: int
-    a: float
-    b: float
-    diff: float
-    lo: float
-    hi: float
-
-
-def _scores(items: Mapping[str, Any]) -> dict[str, float]:
-    """item id -> score for scored (non-translation) items; accepts ItemScore or plain floats."""
-    out: dict[str, float] = {}
-    for key, value in items.items():
-        score = getattr(value, "score", value)
-        if isinstance(score, (int, float)) and not isinstance(score, bool):
-            out[key] = float(score)
-    return out
-
-
-def paired_bootstrap(
-    a: Mapping[str, Any],
-    b: Mapping[str, Any],
-    gold: GoldSet,
-    groupings: tuple[str, ...] = ("overall", "content", "language_pair"),
-    *,
-    resamples: int = 1000,
-    seed: int = 12345,
-    level: float = 0.95,
+def paired(
+    a: Mapping[str, ItemResult], b: Mapping[str, ItemResult], boot: Bootstrap
 ) -> list[Difference]:
-    """Paired bootstrap of mean(A) - mean(B) per group, resampling the common items of a group.
+    """The evaluator's paired bootstrap over the accuracy items both entries were scored on,
+    overall, by content type and by language pair; groups come from the stored items."""
+    common = [i for i, it in a.items() if it.score is not None and b.get(i) is not None]
+    common = [i for i in common if b[i].score is not None]
+    return paired_differences(
+        [a[i].score for i in common],
+        [b[i].score for i in common],
+        [a[i].groups for i in common],
+        boot,
+    )
 
-    `a` and `b` map item id -> score (or an object with `.score`); items without a score on
-    either side (translation, not covered) and ids unknown to `gold` are left out.
-    """
-    sa, sb = _scores(a), _scores(b)
-    common = [i for i in sa if i in sb and i in gold.by_id]
-    rng = np.random.default_rng(seed)
-    alpha = (1.0 - level) / 2.0
-    out: list[Difference] = []
-    for grouping in groupings:
-        key_of = GROUPINGS[grouping]
-        groups: dict[str, list[str]] = {}
-        for item in common:
-            groups.setdefault(key_of(gold.by_id[item]), []).append(item)
-        order = _ORDER.get(grouping, ())
-        for group in sorted(
-            groups, key=lambda g: (order.index(g) if g in order else len(order), g)
-        ):
-            ids = groups[group]
-            va = np.array([sa[i] for i in ids])
-            vb = np.array([sb[i] for i in ids])
-            d = va - vb
-            idx = rng.integers(0, len(d), size=(resamples, len(d)))
-            means = d[idx].mean(axis=1)
-            lo, hi = np.quantile(means, [alpha, 1.0 - alpha])
-            out.append(
-                Difference(
-                    grouping,
-                    group,
-                    len(d),
-                    float(va.mean()),
-                    float(vb.mean()),
-                    float(d.mean()),
-                    float(lo),
-                    float(hi),
-                )
-            )
-    return out
+
+def _label(d: Difference) -> tuple[str, str]:
+    if d.dimension == "overall":
+        return "Overall", "all items"
+    dim = DIMENSIONS[d.dimension]
+    return dim.name, dim.label(d.group)
 
 
 def differences_frame(diffs: list[Difference]) -> pd.DataFrame:
     """The differences as a table (points of accuracy, A minus B)."""
     rows = [
         {
-            "Grouping": d.grouping.replace("_", " "),
-            "Group": d.group,
+            "Grouping": _label(d)[0],
+            "Group": _label(d)[1],
             "Items": d.n,
             "A %": round(d.a * 100, 2),
             "B %": round(d.b * 100, 2),
             "A - B (points)": round(d.diff * 100, 2),
-            "95% CI": f"{d.lo * 100:.2f} to {d.hi * 100:.2f}",
-            "Significant": "yes" if d.lo > 0 or d.hi < 0 else "no",
+            "95% CI": "" if d.ci is None else f"{d.ci[0] * 100:.2f} to {d.ci[1] * 100:.2f}",
+            "Significant": "yes" if d.significant else "no",
         }
         for d in diffs
     ]

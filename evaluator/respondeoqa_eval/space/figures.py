@@ -14,19 +14,11 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from ..records import CONTENTS, LANGUAGE_PAIRS
-from .compare import Difference
+from ..aggregate import Difference
+from ..breakdowns import DIMENSIONS
+from ..report import Report
 
 log = logging.getLogger(__name__)
-
-GROUPINGS: dict[str, tuple[str, str, tuple[str, ...]]] = {
-    "content": ("by_content", "Accuracy by content type", CONTENTS),
-    "language_pair": (
-        "by_language_pair",
-        "Accuracy by language pair (question-answer)",
-        LANGUAGE_PAIRS,
-    ),
-}
 
 
 def plot_text(text: str, limit: int = 60) -> str:
@@ -37,34 +29,35 @@ def plot_text(text: str, limit: int = 60) -> str:
     return html.escape(text, quote=False)
 
 
-def _score(report: dict[str, Any], key: str, group: str) -> float | None:
-    node = ((report.get("accuracy") or {}).get(key) or {}).get(group)
-    score = node.get("score") if isinstance(node, dict) else None
-    if isinstance(score, (int, float)) and not isinstance(score, bool) and not math.isnan(score):
-        return score * 100.0
-    return None
+def _score(report: Report, dim: str, group: str) -> float | None:
+    node = report.group(dim, group)
+    if node is None or math.isnan(node.score):
+        return None
+    return node.score * 100.0
 
 
-def grouped_bars(entries: Sequence[tuple[str, dict[str, Any]]], grouping: str) -> go.Figure:
-    """Grouped bar chart: one bar group per content type (or language pair), one bar per entry.
+def grouped_bars(entries: Sequence[tuple[str, Report]], dim: str) -> go.Figure:
+    """Grouped bar chart: one bar group per group of a breakdown dimension, one bar per entry.
 
-    `entries` are (label, report dict) pairs; labels are user strings and get escaped.
+    `entries` are (label, report) pairs; labels are user strings and get escaped.
     """
-    key, title, groups = GROUPINGS[grouping]
-    present = [g for g in groups if any(_score(r, key, g) is not None for _, r in entries)]
+    dimension = DIMENSIONS[dim]
+    present = [
+        g for g in dimension.groups if any(_score(r, dim, g) is not None for _, r in entries)
+    ]
     fig = go.Figure()
     for label, report in entries:
-        ys = [_score(report, key, g) for g in present]
+        ys = [_score(report, dim, g) for g in present]
         fig.add_trace(
             go.Bar(
                 name=plot_text(label),
-                x=[g.replace("_", " ") for g in present],
+                x=[dimension.label(g) for g in present],
                 y=ys,
                 hovertemplate="%{x}: %{y:.1f}%<extra>%{fullData.name}</extra>",
             )
         )
     fig.update_layout(
-        title=title,
+        title=f"Accuracy by {dimension.name.lower()}",
         barmode="group",
         yaxis={"title": "accuracy (%)", "range": [0, 100]},
         legend={"orientation": "h", "y": -0.25},
@@ -75,7 +68,14 @@ def grouped_bars(entries: Sequence[tuple[str, dict[str, Any]]], grouping: str) -
 
 def difference_figure(diffs: Sequence[Difference], label_a: str, label_b: str) -> go.Figure:
     """Horizontal bars of A - B (points) per group, with the paired bootstrap interval."""
-    names = [f"{d.grouping.replace('_', ' ')}: {d.group.replace('_', ' ')}" for d in diffs]
+    names = [
+        "Overall"
+        if d.dimension == "overall"
+        else f"{DIMENSIONS[d.dimension].name}: {DIMENSIONS[d.dimension].label(d.group)}"
+        for d in diffs
+    ]
+    lo = [d.diff if d.ci is None else d.ci[0] for d in diffs]
+    hi = [d.diff if d.ci is None else d.ci[1] for d in diffs]
     fig = go.Figure(
         go.Bar(
             y=names,
@@ -84,8 +84,8 @@ def difference_figure(diffs: Sequence[Difference], label_a: str, label_b: str) -
             error_x={
                 "type": "data",
                 "symmetric": False,
-                "array": [(d.hi - d.diff) * 100 for d in diffs],
-                "arrayminus": [(d.diff - d.lo) * 100 for d in diffs],
+                "array": [(h - d.diff) * 100 for d, h in zip(diffs, hi, strict=True)],
+                "arrayminus": [(d.diff - low) * 100 for d, low in zip(diffs, lo, strict=True)],
             },
             marker={"color": ["#2a7" if d.diff >= 0 else "#c44" for d in diffs]},
             hovertemplate="%{y}: %{x:.2f} points<extra></extra>",

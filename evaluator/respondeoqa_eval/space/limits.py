@@ -6,6 +6,7 @@ import os
 import re
 import time
 import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -36,17 +37,18 @@ class Limits:
         return self.max_file_mb * 1024 * 1024
 
     @classmethod
-    def from_env(cls) -> Limits:
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Limits:
         """Defaults, overridden by $RESPONDEOQA_SPACE_DAILY (stored submissions per address per
         day), $RESPONDEOQA_SPACE_ATTEMPTS (attempts per day) and $RESPONDEOQA_SPACE_MAX_MB."""
-        env = {
+        variables = {
             "submissions_per_day": "RESPONDEOQA_SPACE_DAILY",
             "attempts_per_day": "RESPONDEOQA_SPACE_ATTEMPTS",
             "max_file_mb": "RESPONDEOQA_SPACE_MAX_MB",
         }
+        source = os.environ if env is None else env
         values: dict[str, int] = {}
-        for name, var in env.items():
-            raw = os.environ.get(var, "").strip()
+        for name, var in variables.items():
+            raw = source.get(var, "").strip()
             if raw:
                 if not raw.isdigit() or int(raw) < 1:
                     raise InputError(f"${var}: expected a positive integer, got {raw!r}")
@@ -91,11 +93,6 @@ def client_of(request: Any, trust_proxy: bool) -> str:
             client = getattr(request, "client", None)
             address = str(getattr(client, "host", "") or "")
     return client_key(address or "unknown")
-
-
-def behind_proxy() -> bool:
-    """True on a Hugging Face Space (its proxy sets X-Forwarded-For)."""
-    return bool(os.environ.get("SPACE_ID"))
 
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")

@@ -1,8 +1,9 @@
 """The paper's three models as leaderboard rows "reported in paper" (PROTOCOL section 6).
 
-These numbers are copied from the paper, never re-scored; they are shaped like a report dict
-(docs/report.md: fractions for accuracy, 0-100 BLEU) so that the table and figure builders treat
-them like any other row, and `kind="paper"` keeps them apart from scored submissions.
+These numbers are copied from the paper, never re-scored; they are typed `Report`s (fractions for
+accuracy, 0-100 BLEU, no item counts or intervals, which the paper does not publish) so that the
+table and figure builders treat them like any other row, and `kind="paper"` keeps them apart
+from scored submissions.
 """
 
 from __future__ import annotations
@@ -10,10 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..records import CONTENTS, LANGUAGE_PAIRS, SOURCES
+from ..records import CONTENTS, LANGUAGE_PAIRS
+from ..report import Accuracy, BleuScore, EvaluatorInfo, GoldInfo, Report, Score
+from ..sources import PAPER_CITATION as PAPER_CITATION
+from ..sources import SOURCES
 
 PAPER_LABEL = "reported in paper"
-PAPER_CITATION = "Hudspeth, Burns and O'Connor (2026), arXiv:2604.20738"
 
 
 @dataclass(frozen=True)
@@ -22,19 +25,19 @@ class PaperRow:
 
     key: str
     model: str
-    report: dict[str, Any] = field(repr=False)
+    report: Report = field(repr=False)
     note: str = ""
     kind: str = "paper"
     sources: tuple[str, ...] = SOURCES
 
 
-def _g(pct: float | None) -> dict[str, Any] | None:
-    """A group entry from a published percentage (no n and no interval are published)."""
-    return None if pct is None else {"score": round(pct / 100.0, 6), "n": None, "ci": None}
+def _g(pct: float) -> Score:
+    """A group's score from a published percentage (no n and no interval are published)."""
+    return Score(round(pct / 100.0, 6), None)
 
 
-def _b(score: float) -> dict[str, Any]:
-    return {"score": score, "n": None, "ci": None}
+def _b(score: float) -> BleuScore:
+    return BleuScore(score, None)
 
 
 # PROTOCOL section 6: accuracy (all non-translation), MC only, knowledge, skill;
@@ -96,22 +99,25 @@ _PAIR_ORDER = ("english-english", "english-latin", "latin-english", "latin-latin
 assert sorted(_CONTENT_ORDER) == sorted(CONTENTS) and sorted(_PAIR_ORDER) == sorted(LANGUAGE_PAIRS)
 
 
-def _report(p: dict[str, Any]) -> dict[str, Any]:
+def _report(p: dict[str, Any]) -> Report:
     bleu = {
-        lang: {"unconstrained": _b(u), "constrained": _b(c), "overall": _b(o)}
+        lang: {"overall": _b(o), "constrained": _b(c), "unconstrained": _b(u)}
         for lang, (u, c, o) in p["bleu"].items()
     }
-    return {
-        "accuracy": {
-            "overall": _g(p["overall"]),
-            "by_task": {"multiple_choice": _g(p["mc"])},
-            "by_category": {"knowledge": _g(p["knowledge"]), "skill": _g(p["skill"])},
-            "by_content": dict(zip(_CONTENT_ORDER, map(_g, p["content"]), strict=True)),
-            "by_language_pair": dict(zip(_PAIR_ORDER, map(_g, p["pairs"]), strict=True)),
-        },
-        "bleu": bleu,
-        "gold": {"sources": list(SOURCES)},
-    }
+    return Report(
+        accuracy=Accuracy(
+            _g(p["overall"]),
+            {
+                "by_task": {"multiple_choice": _g(p["mc"])},
+                "by_content": dict(zip(_CONTENT_ORDER, map(_g, p["content"]), strict=True)),
+                "by_language_pair": dict(zip(_PAIR_ORDER, map(_g, p["pairs"]), strict=True)),
+                "by_category": {"knowledge": _g(p["knowledge"]), "skill": _g(p["skill"])},
+            },
+        ),
+        bleu=bleu,
+        gold=GoldInfo(sources=SOURCES),
+        evaluator=EvaluatorInfo(name="paper", version="", protocol=PAPER_LABEL),
+    )
 
 
 PAPER_ROWS: tuple[PaperRow, ...] = tuple(

@@ -9,24 +9,25 @@ import logging
 import os
 import tempfile
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import plotly.graph_objects as go
 
+from ..aggregate import Bootstrap
 from ..errors import InputError
-from ..gold import GoldSet, load_gold
+from ..gold import load_gold
 from ..io import write_text_atomic
 from . import compare, figures, table
-from .limits import Limits, check_daily, clean_metadata
+from .limits import check_daily, clean_metadata
 from .paper import PAPER_ROWS, PaperRow
+from .settings import SpaceConfig
 from .store import (
     DuplicateSubmissionError,
     Entry,
     HubMirror,
-    Mirror,
     Store,
     Submission,
     push_entry,
@@ -35,26 +36,6 @@ from .store import (
 )
 
 log = logging.getLogger(__name__)
-
-ENV_DB = "RESPONDEOQA_SPACE_DB"
-ENV_MIRROR = "RESPONDEOQA_SPACE_MIRROR"
-DEFAULT_DB = Path("space_data") / "leaderboard.sqlite3"
-
-
-@dataclass
-class SpaceConfig:
-    """How to run the Space. `gold` may be given preloaded (tests, benchmarks)."""
-
-    db: Path = field(default_factory=lambda: Path(os.environ.get(ENV_DB) or DEFAULT_DB))
-    data_dir: Path | None = None
-    host: str = "127.0.0.1"
-    port: int = 7860
-    limits: Limits = field(default_factory=Limits.from_env)
-    mirror_repo: str | None = field(default_factory=lambda: os.environ.get(ENV_MIRROR) or None)
-    trust_proxy: bool = False
-    bootstrap: int = 1000
-    gold: GoldSet | None = None
-    mirror: Mirror | None = None  # overrides mirror_repo (a FolderMirror in tests)
 
 
 @dataclass
@@ -156,14 +137,12 @@ class Space:
                 _EMPTY_BREAKDOWN,
             )
         report = entry.report
-        acc = (report.get("accuracy") or {}).get("overall") or {}
-        score = acc.get("score")
-        shown = f"{score * 100:.2f}%" if isinstance(score, (int, float)) else "n/a"
+        overall = report.accuracy.overall
         message = (
-            f"Stored as entry #{entry.id}: {entry.model}. Overall accuracy {shown} on "
-            f"{acc.get('n', 0)} items ({table.coverage_label(entry.sources)}); "
-            f"{report.get('missing', 0)} covered items had no prediction, "
-            f"{report.get('unanswered', 0)} had no extractable answer."
+            f"Stored as entry #{entry.id}: {entry.model}. Overall accuracy "
+            f"{overall.score * 100:.2f}% on {overall.n} items "
+            f"({table.coverage_label(entry.sources)}); {report.missing} covered items had no "
+            f"prediction, {report.unanswered} had no extractable answer."
         )
         return SubmitOutcome(True, message, table.breakdown_frame(report), entry)
 
@@ -197,7 +176,7 @@ class Space:
 
             report = evaluate(
                 path, self.gold, restrict_to_covered=True, bootstrap=self.config.bootstrap
-            ).to_dict()
+            )
             entry = self.store.add(
                 Submission(
                     model=meta.model,
@@ -246,8 +225,8 @@ class Space:
             f"{r.model} (paper)" if r.kind == "paper" else f"#{r.id} {r.model}" for r in picked
         ]
         pairs = list(zip(labels, [r.report for r in picked], strict=True))
-        by_content = figures.safe_figure(figures.grouped_bars, pairs, "content", what="chart")
-        by_pair = figures.safe_figure(figures.grouped_bars, pairs, "language_pair", what="chart")
+        by_content = figures.safe_figure(figures.grouped_bars, pairs, "by_content", what="chart")
+        by_pair = figures.safe_figure(figures.grouped_bars, pairs, "by_language_pair", what="chart")
         scored = [r for r in picked if r.kind == "scored"]
         if len(picked) != 2 or len(scored) != 2:
             msg = (
@@ -256,11 +235,10 @@ class Space:
             )
             return CompareOutcome(msg, by_content, by_pair, None, empty_diff, empty_dis)
         a, b = scored
-        diffs = compare.paired_bootstrap(
+        diffs = compare.paired(
             self.store.item_scores(a.id, public_only=False),
             self.store.item_scores(b.id, public_only=False),
-            self.gold,
-            resamples=self.config.bootstrap,
+            Bootstrap(resamples=self.config.bootstrap),
         )
         diff_fig = figures.safe_figure(
             figures.difference_figure, diffs, labels[0], labels[1], what="difference chart"

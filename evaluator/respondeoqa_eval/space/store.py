@@ -24,10 +24,11 @@ from typing import Any, Protocol
 
 from ..errors import InputError
 from ..records import PUBLIC_SOURCES
+from ..report import ItemResult, Report
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: item_scores.groups (each item's breakdown groups)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -54,6 +55,7 @@ CREATE TABLE IF NOT EXISTS item_scores (
     score REAL,
     extracted TEXT,
     missing INTEGER NOT NULL DEFAULT 0,
+    groups TEXT NOT NULL DEFAULT '{}',
     PRIMARY KEY (submission_id, item_id)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS attempts (
@@ -100,18 +102,6 @@ class Submission:
 
 
 @dataclass(frozen=True)
-class ItemScore:
-    """One stored per-item result (no gold)."""
-
-    item_id: str
-    source: str
-    task: str
-    score: float | None
-    extracted: str | None
-    missing: bool
-
-
-@dataclass(frozen=True)
 class Entry:
     """A stored submission; `report` is the report dict without its `items`."""
 
@@ -125,42 +115,34 @@ class Entry:
     file_sha256: str
     n_items: int
     sources: tuple[str, ...]
-    report: dict[str, Any] = field(repr=False)
+    report: Report = field(repr=False)  # without its items (they live in item_scores)
 
     kind = "scored"
 
     @property
     def overall(self) -> float | None:
-        return _overall(self.report)
-
-
-def _overall(report: dict[str, Any]) -> float | None:
-    overall = (report.get("accuracy") or {}).get("overall") or {}
-    score = overall.get("score")
-    return float(score) if isinstance(score, (int, float)) else None
-
-
-def _check_report(report: Any) -> list[dict[str, Any]]:
-    """Minimal shape check of a report dict (docs/report.md); returns its items."""
-    if not isinstance(report, dict) or not isinstance(report.get("accuracy"), dict):
-        raise ValueError("report must be a dict with an 'accuracy' object")
-    items = report.get("items")
-    if not isinstance(items, list):
-        raise ValueError("report must carry its 'items' list")
-    for item in items:
-        if not isinstance(item, dict) or not isinstance(item.get("id"), str):
-            raise ValueError("every report item needs a string 'id'")
-    return items
-
-
-def _sources(report: dict[str, Any], items: Sequence[dict[str, Any]]) -> tuple[str, ...]:
-    gold = report.get("gold") or {}
-    sources = gold.get("sources") or sorted({str(i.get("source", "")) for i in items} - {""})
-    return tuple(sorted(str(s) for s in sources))
+        return self.report.accuracy.overall.score
 
 
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _item(row: Sequence[Any]) -> ItemResult:
+    item_id, source, task, score, extracted, missing, groups = row
+    groups = json.loads(groups)
+    return ItemResult(
+        id=item_id,
+        question_id=item_id,
+        question_language="",
+        task=task,
+        source=source,
+        question_content=groups.get("by_content", ""),
+        extracted=extracted,
+        score=score,
+        missing=bool(missing),
+        groups=groups,
+    )
 
 
 class Store:
@@ -177,8 +159,11 @@ class Store:
         with self._write() as con:
             for stmt in filter(str.strip, _SCHEMA.split(";")):
                 con.execute(stmt)
+            columns = {r[1] for r in con.execute("PRAGMA table_info(item_scores)")}
+            if "groups" not in columns:  # a version-1 database: its items get no groups
+                con.execute("ALTER TABLE item_scores ADD COLUMN groups TEXT NOT NULL DEFAULT '{}'")
             con.execute(
-                "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)",
+                "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)",
                 (str(SCHEMA_VERSION),),
             )
 
@@ -207,16 +192,16 @@ class Store:
 
     # -- submissions -------------------------------------------------------------------
 
-    def add(self, sub: Submission, report: dict[str, Any], *, entry_id: int | None = None) -> Entry:
+    def add(self, sub: Submission, report: Report, *, entry_id: int | None = None) -> Entry:
         """Store a scored submission and its per-item scores in one transaction.
 
         Raises DuplicateSubmissionError if a file with the same hash is already stored.
         """
-        items = _check_report(report)
-        slim = {k: v for k, v in report.items() if k != "items"}
-        sources = _sources(report, items)
+        items = report.items
+        slim = report.without_items()
+        sources = tuple(sorted(report.gold.sources or {it.source for it in items}))
         created = _now()
-        n_items = int(report.get("n_items") or len(items))
+        n_items = report.n_items or len(items)
         with self._write() as con:
             row = con.execute(
                 "SELECT * FROM submissions WHERE file_sha256 = ?", (sub.file_sha256,)
@@ -242,25 +227,26 @@ class Store:
                     sub.file_name,
                     sub.file_sha256,
                     sub.client,
-                    _overall(report),
+                    slim.accuracy.overall.score,
                     n_items,
                     ",".join(sources),
-                    json.dumps(slim, ensure_ascii=False, allow_nan=False),
+                    slim.to_json(indent=None),
                 ),
             )
             new_id = int(cur.lastrowid)
             con.executemany(
                 "INSERT INTO item_scores (submission_id, item_id, source, task, score, extracted,"
-                " missing) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                " missing, groups) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     (
                         new_id,
-                        it["id"],
-                        str(it.get("source", "")),
-                        str(it.get("task", "")),
-                        it.get("score"),
-                        it.get("extracted"),
-                        int(bool(it.get("missing"))),
+                        it.id,
+                        it.source,
+                        it.task,
+                        it.score,
+                        it.extracted,
+                        int(it.missing),
+                        json.dumps(dict(it.groups), separators=(",", ":")),
                     )
                     for it in items
                 ),
@@ -307,7 +293,7 @@ class Store:
             file_sha256=sha,
             n_items=int(n_items),
             sources=tuple(s for s in sources.split(",") if s),
-            report=json.loads(report),
+            report=Report.from_dict(json.loads(report)),
         )
 
     def get(self, entry_id: int) -> Entry | None:
@@ -334,9 +320,12 @@ class Store:
         with self._connect() as con:
             return int(con.execute("SELECT COUNT(*) FROM submissions").fetchone()[0])
 
-    def item_scores(self, entry_id: int, *, public_only: bool = True) -> dict[str, ItemScore]:
-        """Per-item results of an entry by item id (public sources only unless asked)."""
-        sql = "SELECT item_id, source, task, score, extracted, missing FROM item_scores"
+    def item_scores(self, entry_id: int, *, public_only: bool = True) -> dict[str, ItemResult]:
+        """Per-item results of an entry by item id (public sources only unless asked).
+
+        Each carries its breakdown groups, so Compare needs no gold to group them.
+        """
+        sql = "SELECT item_id, source, task, score, extracted, missing, groups FROM item_scores"
         sql += " WHERE submission_id = ?"
         args: list[Any] = [entry_id]
         if public_only:
@@ -344,7 +333,7 @@ class Store:
             args.extend(PUBLIC_SOURCES)
         with self._connect() as con:
             rows = con.execute(sql, args).fetchall()
-        return {r[0]: ItemScore(r[0], r[1], r[2], r[3], r[4], bool(r[5])) for r in rows}
+        return {r[0]: _item(r) for r in rows}
 
     def integrity_ok(self) -> bool:
         """SQLite's own integrity check plus: every entry's items reference a stored entry."""
@@ -391,24 +380,13 @@ class Store:
             "note": entry.note,
             "file_name": entry.file_name,
             "file_sha256": entry.file_sha256,
-            "report": entry.report,
-            "items": [
-                {
-                    "id": i.item_id,
-                    "source": i.source,
-                    "task": i.task,
-                    "score": i.score,
-                    "extracted": i.extracted,
-                    "missing": i.missing,
-                }
-                for i in items.values()
-            ],
+            "report": entry.report.to_dict(),
+            "items": [i.to_dict() for i in items.values()],
         }
 
     def import_entry(self, data: dict[str, Any]) -> Entry | None:
         """Store an exported entry unless its file hash is already present (then None)."""
-        report = dict(data["report"])
-        report["items"] = list(data.get("items") or [])
+        report = Report.from_dict({**data["report"], "items": data.get("items") or []})
         sub = Submission(
             model=str(data["model"]),
             file_sha256=str(data["file_sha256"]),

@@ -8,20 +8,15 @@ from __future__ import annotations
 
 import io
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import pandas as pd
 
-from ..records import (
-    ACCURACY_TASKS,
-    CONTENTS,
-    DIFFICULTIES,
-    FORMATS,
-    LANGUAGE_PAIRS,
-    PUBLIC_SOURCES,
-    SOURCES,
-)
+from ..breakdowns import BLEU_SPLITS, BLEU_TARGETS, DIMENSIONS, LANGUAGE_LABELS
+from ..report import BleuScore, Report, Score
+from ..sources import PUBLIC_SOURCES, SOURCES
 from .paper import PAPER_LABEL
 
 SCORED_LABEL = "scored"
@@ -32,46 +27,51 @@ class Row(Protocol):
     """What a leaderboard row needs: a stored Entry or a paper.PaperRow."""
 
     model: str
-    report: dict[str, Any]
+    report: Report
     sources: tuple[str, ...]
     kind: str
 
 
-# breakdown columns of each view: (column header, path into the report)
-_Col = tuple[str, tuple[str, ...]]
+@dataclass(frozen=True)
+class Column:
+    """A breakdown column: its header and how to read its value from a report."""
 
-_OVERVIEW: list[_Col] = [
-    ("MC", ("accuracy", "by_task", "multiple_choice")),
-    ("Short answer", ("accuracy", "by_task", "short_answer")),
-    ("Scansion", ("accuracy", "by_content", "scansion")),
-    ("Knowledge", ("accuracy", "by_category", "knowledge")),
-    ("Skill", ("accuracy", "by_category", "skill")),
-    ("BLEU to Latin", ("bleu", "latin", "overall")),
-    ("BLEU to English", ("bleu", "english", "overall")),
+    header: str
+    read: Callable[[Report], Score | BleuScore | None]
+    percent: bool = True  # accuracy (a fraction, shown x100) or BLEU (0-100 already)
+
+
+def _acc(dim: str, group: str, header: str | None = None) -> Column:
+    return Column(header or DIMENSIONS[dim].label(group), lambda r: r.group(dim, group))
+
+
+def _bleu(target: str, split: str) -> Column:
+    header = f"BLEU to {LANGUAGE_LABELS[target]}"
+    if split != "overall":
+        header += f" {split}"
+    return Column(header, lambda r: r.bleu_score(target, split), percent=False)
+
+
+_OVERVIEW = [
+    _acc("by_task", "multiple_choice", "MC"),
+    _acc("by_task", "short_answer"),
+    _acc("by_content", "scansion"),
+    _acc("by_category", "knowledge"),
+    _acc("by_category", "skill"),
+    _bleu("latin", "overall"),
+    _bleu("english", "overall"),
 ]
 
-
-def _label(key: str) -> str:
-    return key.replace("_", " ").capitalize()
-
-
-VIEWS: dict[str, list[_Col]] = {
+VIEWS: dict[str, list[Column]] = {
     "Overview": _OVERVIEW,
-    "Content type": [(_label(c), ("accuracy", "by_content", c)) for c in CONTENTS],
-    "Language pair": [
-        (p.replace("-", " to "), ("accuracy", "by_language_pair", p)) for p in LANGUAGE_PAIRS
-    ],
-    "Source": [(s, ("accuracy", "by_source", s)) for s in SOURCES],
-    "Format": [(_label(f), ("accuracy", "by_format", f)) for f in FORMATS],
-    "Task": [(_label(t), ("accuracy", "by_task", t)) for t in ACCURACY_TASKS],
-    "Difficulty": [(_label(d), ("accuracy", "by_difficulty", d)) for d in DIFFICULTIES],
-    "Translation (BLEU)": [
-        (f"BLEU to {lang.capitalize()} {part}", ("bleu", lang, part))
-        for lang in ("latin", "english")
-        for part in ("overall", "constrained", "unconstrained")
-    ],
+    **{
+        dim.name: [_acc(key, g) for g in dim.groups]
+        for key, dim in DIMENSIONS.items()
+        if key not in ("by_category", "by_multihop")
+    },
+    "Translation (BLEU)": [_bleu(t, s) for t in BLEU_TARGETS for s in BLEU_SPLITS],
 }
-"""View name -> breakdown columns (the issue's views: content type, language pair, source, format)."""
+"""View name -> breakdown columns (one view per breakdown dimension of the registry)."""
 
 # the numeric columns of every view besides its breakdown
 LEAD_COLUMNS = ["Rank", "Model", "Type", "Coverage", "Overall", "95% CI"]
@@ -81,12 +81,12 @@ NUMBER_COLUMNS = {"Rank", "Overall", "Items"}
 
 def columns(view: str) -> list[str]:
     """The column headers of a view, in order."""
-    return LEAD_COLUMNS + [c for c, _ in VIEWS[view]] + TAIL_COLUMNS
+    return LEAD_COLUMNS + [c.header for c in VIEWS[view]] + TAIL_COLUMNS
 
 
 def datatypes(view: str) -> list[str]:
     """Gradio datatypes for `columns(view)`: numbers for scores, plain "str" for the rest."""
-    breakdown = {c for c, _ in VIEWS[view]}
+    breakdown = {c.header for c in VIEWS[view]}
     return ["number" if c in NUMBER_COLUMNS or c in breakdown else "str" for c in columns(view)]
 
 
@@ -100,34 +100,17 @@ def coverage_label(sources: Iterable[str]) -> str:
     return " + ".join(x for x in SOURCES if x in s) or "none"
 
 
-def _get(report: dict[str, Any], path: tuple[str, ...]) -> Any:
-    node: Any = report
-    for key in path:
-        if not isinstance(node, dict):
-            return None
-        node = node.get(key)
-    return node
-
-
-def _value(report: dict[str, Any], path: tuple[str, ...]) -> float:
+def _value(node: Score | BleuScore | None, percent: bool = True) -> float:
     """A group's score as shown: accuracy in percent, BLEU as is; NaN when absent."""
-    node = _get(report, path)
-    score = node.get("score") if isinstance(node, dict) else None
-    if not isinstance(score, (int, float)) or isinstance(score, bool) or math.isnan(score):
+    if node is None or math.isnan(node.score):
         return math.nan
-    return round(score * 100.0, 2) if path[0] == "accuracy" else round(float(score), 2)
+    return round(node.score * 100.0, 2) if percent else round(node.score, 2)
 
 
-def _ci(report: dict[str, Any]) -> str:
-    ci = _get(report, ("accuracy", "overall", "ci"))
-    if not isinstance(ci, (list, tuple)) or len(ci) != 2 or None in ci:
+def _ci_text(node: Score | BleuScore | None, scale: float = 100.0) -> str:
+    if node is None or node.ci is None:
         return ""
-    return f"{ci[0] * 100:.1f} to {ci[1] * 100:.1f}"
-
-
-def _n_items(row: Row) -> float:
-    n = _get(row.report, ("accuracy", "overall", "n"))
-    return float(n) if isinstance(n, int) else math.nan
+    return f"{node.ci[0] * scale:.1f} to {node.ci[1] * scale:.1f}"
 
 
 def _row(row: Row, view: str) -> dict[str, Any]:
@@ -137,12 +120,13 @@ def _row(row: Row, view: str) -> dict[str, Any]:
         "Model": row.model,
         "Type": SCORED_LABEL if scored else PAPER_LABEL,
         "Coverage": coverage_label(row.sources),
-        "Overall": _value(row.report, ("accuracy", "overall")),
-        "95% CI": _ci(row.report),
+        "Overall": _value(row.report.accuracy.overall),
+        "95% CI": _ci_text(row.report.accuracy.overall),
     }
-    for header, path in VIEWS[view]:
-        out[header] = _value(row.report, path)
-    out["Items"] = _n_items(row)
+    for col in VIEWS[view]:
+        out[col.header] = _value(col.read(row.report), col.percent)
+    n = row.report.accuracy.overall.n
+    out["Items"] = math.nan if n is None else float(n)
     out["Date"] = str(getattr(row, "created", ""))[:10] if scored else "2026 (paper)"
     out["Params"] = str(getattr(row, "params", "")) if scored else ""
     out["Link"] = str(getattr(row, "link", "")) if scored else ""
@@ -212,66 +196,47 @@ def to_csv(df: pd.DataFrame) -> str:
     return buf.getvalue()
 
 
-_GROUPS: list[tuple[str, str]] = [
-    ("by_task", "Task"),
-    ("by_content", "Content type"),
-    ("by_language_pair", "Language pair"),
-    ("by_category", "Category"),
-    ("by_format", "Format"),
-    ("by_source", "Source"),
-    ("by_difficulty", "Difficulty"),
-    ("by_multihop", "Multihop (short answer)"),
-]
-
-
-def _ci_text(node: dict[str, Any], scale: float) -> str:
-    ci = node.get("ci")
-    if not isinstance(ci, (list, tuple)) or len(ci) != 2 or None in ci:
-        return ""
-    return f"{ci[0] * scale:.1f} to {ci[1] * scale:.1f}"
-
-
-def breakdown_frame(report: dict[str, Any]) -> pd.DataFrame:
+def breakdown_frame(report: Report) -> pd.DataFrame:
     """The full breakdown of one report: one row per group (accuracy in %, BLEU 0-100)."""
     rows: list[dict[str, Any]] = []
 
-    def add(group: str, key: str, node: Any, scale: float, metric: str) -> None:
-        if not isinstance(node, dict) or not isinstance(node.get("score"), (int, float)):
+    def add(group: str, key: str, node: Score | BleuScore | None, percent: bool, metric: str):
+        if node is None:
             return
-        n = node.get("n")
         rows.append(
             {
                 "Group": group,
                 "Key": key,
                 "Metric": metric,
-                "Score": round(float(node["score"]) * scale, 2),
-                "95% CI": _ci_text(node, scale),
-                "Items": n if isinstance(n, int) else math.nan,
+                "Score": _value(node, percent),
+                "95% CI": _ci_text(node, 100.0 if percent else 1.0),
+                "Items": math.nan if node.n is None else node.n,
             }
         )
 
-    acc = report.get("accuracy") or {}
-    add("Overall", "accuracy", acc.get("overall"), 100.0, "accuracy %")
-    for key, name in _GROUPS:
-        for sub, node in (acc.get(key) or {}).items():
-            add(name, sub, node, 100.0, "accuracy %")
-    extra = report.get("extra") or {}
+    acc = report.accuracy
+    add("Overall", "accuracy", acc.overall, True, "accuracy %")
+    for key, dim in DIMENSIONS.items():
+        for group, node in acc.breakdowns.get(key, {}).items():
+            add(dim.name, dim.label(group), node, True, "accuracy %")
     add(
         "Extra",
         "short answer, macron-sensitive",
-        extra.get("short_answer_macron_sensitive"),
-        100.0,
+        report.extra.get("short_answer_macron_sensitive"),
+        True,
         "accuracy %",
     )
-    for lang, parts in (report.get("bleu") or {}).items():
-        for part, node in (parts or {}).items():
-            add(f"BLEU to {lang}", part, node, 1.0, "BLEU")
-            if isinstance(node, dict) and isinstance(node.get("variable_refs"), (int, float)):
+    for target in BLEU_TARGETS:
+        for split in BLEU_SPLITS:
+            node = report.bleu_score(target, split)
+            name = f"BLEU to {LANGUAGE_LABELS[target]}"
+            add(name, split, node, False, "BLEU")
+            if node is not None and node.variable_refs is not None:
                 add(
-                    f"BLEU to {lang}",
-                    f"{part}, variable refs",
-                    {"score": node["variable_refs"], "n": node.get("n")},
-                    1.0,
+                    name,
+                    f"{split}, variable refs",
+                    Score(node.variable_refs, node.n),
+                    False,
                     "BLEU",
                 )
     return pd.DataFrame(rows, columns=["Group", "Key", "Metric", "Score", "95% CI", "Items"])

@@ -1,0 +1,176 @@
+"""The breakdown registry: every dimension the report breaks accuracy down by, stated once.
+
+A `Dimension` says under which report key it lives (`accuracy.by_content`), what a reader calls
+it, how a gold record maps to its group, the order of the groups and their display names.
+Aggregation, the report and its summary, the leaderboard table, Compare and the figures all read
+this registry; display names live only here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from .records import (
+    CONTENTS,
+    DIFFICULTIES,
+    FORMATS,
+    KNOWLEDGE_CONTENTS,
+    LANGUAGE_PAIRS,
+    LANGUAGES,
+    SKILL_CONTENTS,
+    TASKS,
+    Record,
+)
+from .sources import SOURCE_INFO, SOURCES
+
+
+@dataclass(frozen=True)
+class Dimension:
+    """One way of grouping items (a report key under `accuracy`)."""
+
+    key: str  # report key, e.g. "by_content"
+    name: str  # what a reader calls it, e.g. "Content type"
+    group_of: Callable[[Record], str | None] = field(repr=False)  # None: not in this breakdown
+    groups: tuple[str, ...]  # every group key, in display order
+    labels: Mapping[str, str] = field(default_factory=dict, repr=False)
+    description: str = ""  # one sentence for legends and tooltips
+
+    def label(self, group: str) -> str:
+        """The display name of a group (the key itself for an unknown group)."""
+        return self.labels.get(group, group)
+
+    def order(self, group: str) -> int:
+        """Sort key of a group: its place in `groups`, unknown groups last."""
+        return self.groups.index(group) if group in self.groups else len(self.groups)
+
+
+TASK_LABELS = {
+    "multiple_choice": "Multiple choice",
+    "short_answer": "Short answer",
+    "translation": "Translation",
+    "feet": "Feet identification",
+    "meter": "Meter manipulation",
+}
+LANGUAGE_LABELS = {"english": "English", "latin": "Latin"}
+CONTENT_LABELS = {c: c.replace("_", " ").capitalize() for c in CONTENTS}
+PAIR_LABELS = {
+    f"{q}-{a}": f"{LANGUAGE_LABELS[q]} \u2192 {LANGUAGE_LABELS[a]}"
+    for q in LANGUAGES
+    for a in LANGUAGES
+}
+SOURCE_LABELS = {k: s.display_name for k, s in SOURCE_INFO.items()}
+
+
+def _multihop(r: Record) -> str | None:
+    # PROTOCOL 5: multihop vs regular is reported over short-answer items, the only ones flagged
+    if r.task != "short_answer" or r.multihop is None:
+        return None
+    return "multihop" if r.multihop else "regular"
+
+
+def _accuracy_task(r: Record) -> str | None:
+    return None if r.task == "translation" else r.task
+
+
+_DIMENSIONS = (
+    Dimension(
+        "by_task",
+        "Task",
+        _accuracy_task,
+        tuple(t for t in TASKS if t != "translation"),
+        TASK_LABELS,
+        "How an item is scored: multiple choice (letter), short answer (exact match), "
+        "feet identification (share of feet right), meter manipulation (word lists equal).",
+    ),
+    Dimension(
+        "by_content",
+        "Content type",
+        lambda r: r.question_content,
+        CONTENTS,
+        CONTENT_LABELS,
+        "What the question is about (upstream question_content).",
+    ),
+    Dimension(
+        "by_language_pair",
+        "Language pair",
+        lambda r: r.language_pair,
+        LANGUAGE_PAIRS,
+        PAIR_LABELS,
+        "Language of the question \u2192 language of the answer.",
+    ),
+    Dimension(
+        "by_category",
+        "Knowledge / skill",
+        lambda r: r.category,
+        ("knowledge", "skill"),
+        {"knowledge": "Knowledge", "skill": "Skill"},
+        "Knowledge: "
+        + ", ".join(KNOWLEDGE_CONTENTS)
+        + ". Skill: "
+        + ", ".join(SKILL_CONTENTS)
+        + " (PROTOCOL 5).",
+    ),
+    Dimension(
+        "by_format",
+        "Format",
+        lambda r: r.question_format,
+        FORMATS,
+        {"multiple_choice": "Multiple choice", "short_answer": "Short answer"},
+        "The upstream question format.",
+    ),
+    Dimension(
+        "by_source",
+        "Source",
+        lambda r: r.source,
+        SOURCES,
+        SOURCE_LABELS,
+        "Where the question comes from: Certamen quizbowl, the National Latin Exam, "
+        "Latin Grammar and Junior Scholarship Papers, Exercises in Latin Prosody.",
+    ),
+    Dimension(
+        "by_difficulty",
+        "Difficulty",
+        lambda r: r.difficulty,
+        DIFFICULTIES,
+        {d: d.capitalize() for d in DIFFICULTIES},
+        "The upstream difficulty level (unknown where the source gives none).",
+    ),
+    Dimension(
+        "by_multihop",
+        "Multihop",
+        _multihop,
+        ("multihop", "regular"),
+        {"multihop": "Multihop", "regular": "Regular"},
+        "Short-answer items only: questions that need two facts chained, and the rest.",
+    ),
+)
+
+DIMENSIONS: dict[str, Dimension] = {d.key: d for d in _DIMENSIONS}
+"""Every accuracy breakdown, by report key, in report order."""
+
+
+def groups_of(record: Record) -> dict[str, str]:
+    """The group of `record` in every dimension it belongs to (report key -> group key)."""
+    out = {}
+    for dim in _DIMENSIONS:
+        group = dim.group_of(record)
+        if group is not None:
+            out[dim.key] = group
+    return out
+
+
+BLEU_TARGETS = LANGUAGES
+"""BLEU is reported per target language (the answer language of translation items)."""
+
+BLEU_SPLITS: dict[str, Callable[[Record], bool]] = {
+    "overall": lambda r: True,
+    "constrained": lambda r: r.constrained is True,
+    # "unconstrained" means `constrained` is not true (README: decisions where PROTOCOL is silent)
+    "unconstrained": lambda r: r.constrained is not True,
+}
+BLEU_SPLIT_LABELS = {
+    "overall": "all",
+    "constrained": "constrained",
+    "unconstrained": "unconstrained",
+}
