@@ -277,8 +277,25 @@ def test_empty_group() -> None:
 
 def test_signature() -> None:
     hyps, refs = GROUPS["latin"]
-    sig = corpus_bleu(hyps, refs, "latin").signature
+    result = corpus_bleu(hyps, refs, "latin")
+    sig = result.signature.format()
+    assert str(result.signature) == sig
     assert sig.startswith("nrefs:var|case:lc|eff:no|tok:13a|smooth:exp|")
     assert "pad:empty-to-max" in sig and sig.endswith("|version:2.6.0")
     assert "latin:j>i+v>u+unidecode" in sig
-    assert "latin:" not in corpus_bleu(["a"], [["a"]], "english").signature
+    assert "latin:" not in str(corpus_bleu(["a"], [["a"]], "english").signature)
+    # chrF's signature is sacreBLEU's own, with our Latin field before the version
+    chrf = str(result.chrf_signature)
+    assert chrf.startswith("nrefs:var|case:mixed|eff:yes|nc:6|nw:0|space:no|")
+    assert chrf.endswith("|latin:j>i+v>u+unidecode|version:2.6.0")
+    one = str(corpus_bleu(["a"], [["a"]], "english").chrf_signature)
+    assert one == "nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:2.6.0"
+
+
+def test_chrf_keeps_no_state_between_groups() -> None:
+    # two groups with different reference counts, scored in turn and in the other order
+    hyps, refs = GROUPS["latin"]
+    first = corpus_bleu(hyps, refs, "latin")
+    corpus_bleu(["a"], [["a"]], "latin")
+    again = corpus_bleu(hyps, refs, "latin")
+    assert (again.chrf, str(again.chrf_signature)) == (first.chrf, str(first.chrf_signature))

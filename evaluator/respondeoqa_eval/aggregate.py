@@ -121,10 +121,10 @@ def bleu(items: list[ItemScore], boot: Bootstrap) -> dict:
             entry = {
                 "score": res.score,
                 "n": res.n,
-                "signature": res.signature,
+                "signature": str(res.signature),
                 "variable_refs": res.variable_refs,
                 "chrf": res.chrf,
-                "chrf_signature": res.chrf_signature,
+                "chrf_signature": str(res.chrf_signature or ""),
             }
             if boot.resamples:
                 # PROTOCOL 5: empty-reference padding to the largest count in this group

@@ -368,8 +368,8 @@ def build_report(
         evaluator=EvaluatorInfo(
             bootstrap={"resamples": boot.resamples, "seed": boot.seed, "level": boot.level},
             signatures={
-                **{task: metric.signature for task, metric in METRICS.items()},
-                "short_answer_macron_sensitive": EXACT_MATCH_MACRONS.signature,
+                **{task: str(metric.signature) for task, metric in METRICS.items()},
+                "short_answer_macron_sensitive": str(EXACT_MATCH_MACRONS.signature),
             },
         ),
         predictions=origin,

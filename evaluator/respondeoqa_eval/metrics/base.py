@@ -5,6 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 
 from .._version import __version__
+from .signature import Signature
 
 
 def package_version() -> str:
@@ -23,13 +24,14 @@ class Metric(ABC):
         """The normalisation steps, as signature fields (e.g. "lc", "punct:ascii")."""
 
     @property
-    def signature(self) -> str:
+    def signature(self) -> Signature:
         """A reproducibility signature, e.g. "exact_match|lc|punct:ascii|version:0.1.0"."""
-        return "|".join((self.name, *self.options, f"version:{package_version()}"))
+        fields = [tuple(o.split(":", 1)) if ":" in o else (o, None) for o in self.options]
+        return Signature((*fields, ("version", package_version())), self.name)
 
     @abstractmethod
     def score(self, answers: list[str], answer_language: str, prediction: str | None) -> float:
         """Score one prediction; a None or empty prediction scores 0."""
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.signature!r})"
+        return f"{type(self).__name__}({str(self.signature)!r})"

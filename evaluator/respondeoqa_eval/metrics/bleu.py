@@ -24,11 +24,14 @@ from sacrebleu.metrics.helpers import extract_all_word_ngrams
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 from unidecode import unidecode
 
+from .signature import Signature
+
 MAX_ORDER = 4
 N_STATS = 2 * MAX_ORDER + 2
 """Columns of `bleu_stats`: matches_1..4, totals_1..4, hyp_len, ref_len."""
 
-PAD_MARKER = "pad:empty-to-max"
+PAD_EMPTY_TO_MAX = "empty-to-max"
+LATIN_PREPROCESSING = "j>i+v>u+unidecode"
 _TOKENIZER = Tokenizer13a()
 _LANGUAGES = ("english", "latin")
 
@@ -113,8 +116,6 @@ class CorpusStatistics:
             padded.append(padded_len)
         self.rows = np.array(rows, dtype=np.int64).reshape(len(rows), N_STATS)
         self.padded_ref_len = np.array(padded, dtype=np.int64)
-        self._chrf = CHRF()
-        self._chrf_rows: list | None = None
 
     def __len__(self) -> int:
         return len(self.hypotheses)
@@ -138,21 +139,20 @@ class CorpusStatistics:
         rows[padded, -1] = self.padded_ref_len[mask][padded]
         return rows
 
-    def chrf(self, mask: np.ndarray | None = None) -> float:
-        """sacreBLEU CHRF (default settings) of the items in `mask`, references unpadded."""
-        mask = self._mask(mask)
-        if self._chrf_rows is None:
-            width = int(self.n_refs.max()) if len(self) else 0
-            streams = [
-                [r[j] if j < len(r) else None for r in self.references] for j in range(width)
-            ]
-            # sacreBLEU's own corpus_score is these two steps; per-sentence statistics are kept
-            # so that each subset is a sum, not a second pass over the text
-            self._chrf_rows = self._chrf._extract_corpus_statistics(self.hypotheses, streams)
-        chosen = [row for row, keep in zip(self._chrf_rows, mask, strict=True) if keep]
-        if not chosen:
-            return 0.0
-        return self._chrf._compute_score_from_stats(list(map(sum, zip(*chosen, strict=True)))).score
+    def chrf(self, mask: np.ndarray | None = None) -> tuple[float, Signature]:
+        """sacreBLEU CHRF (default settings) of the items in `mask`, references unpadded, and
+        its signature (our Latin preprocessing field added)."""
+        keep = np.flatnonzero(self._mask(mask))
+        metric = CHRF()  # one object per call: sacreBLEU metrics keep state from their last call
+        if len(keep) == 0:
+            return 0.0, chrf_signature(metric, self.target_language, 0)
+        hyps = [self.hypotheses[i] for i in keep]
+        refs = [self.references[i] for i in keep]
+        width = max(len(r) for r in refs)
+        # sacreBLEU's reference streams; None marks an item with fewer references
+        streams = [[r[j] if j < len(r) else None for r in refs] for j in range(width)]
+        score = metric.corpus_score(hyps, streams).score
+        return score, chrf_signature(metric, self.target_language)
 
     def result(self, mask: np.ndarray | None = None) -> BleuResult:
         """Paper BLEU, variable-reference BLEU and chrF of the items in `mask`."""
@@ -163,15 +163,21 @@ class CorpusStatistics:
         signature = bleu_signature(self.target_language, nrefs)
         n = int(mask.sum())
         if n == 0:
-            return BleuResult(0.0, 0.0, 0.0, 0, signature, 0, "")
+            return BleuResult(0.0, 0.0, 0.0, 0, signature, 0, None)
         score = bleu_from_stats(self.paper_rows(mask))
         variable = bleu_from_stats(self.paper_rows(mask, pad_to=0))
-        chrf = self.chrf(mask)
-        self._chrf.num_refs = nrefs if isinstance(nrefs, int) else -1
-        chrf_sig = self._chrf.get_signature().format()
-        if self.target_language == "latin":
-            chrf_sig = chrf_sig.replace("|version:", "|latin:j>i+v>u+unidecode|version:")
+        chrf, chrf_sig = self.chrf(mask)
         return BleuResult(score, variable, chrf, n, signature, int(n_refs.max()), chrf_sig)
+
+
+def chrf_signature(metric: CHRF, target_language: str, nrefs: int | None = None) -> Signature:
+    """The chrF signature sacreBLEU gives `metric` after scoring, plus our Latin field."""
+    if nrefs is not None:  # sacreBLEU knows the reference count only after scoring
+        metric.num_refs = nrefs
+    sig = Signature.of_sacrebleu(metric.get_signature())
+    if target_language == "latin":
+        sig = sig.with_field("latin", LATIN_PREPROCESSING)
+    return sig
 
 
 def bleu_stats(
@@ -211,14 +217,22 @@ def bleu_from_stats(summed: np.ndarray) -> float:
     ).score
 
 
-def bleu_signature(target_language: str, nrefs: str | int = "var", padded: bool = True) -> str:
-    """sacreBLEU-style BLEU signature plus our Latin preprocessing and padding markers."""
-    parts = [f"nrefs:{nrefs}", "case:lc", "eff:no", "tok:13a", "smooth:exp"]
+def bleu_signature(
+    target_language: str, nrefs: str | int = "var", padded: bool = True
+) -> Signature:
+    """sacreBLEU-style BLEU signature plus our Latin preprocessing and padding fields."""
+    fields: list[tuple[str, str | None]] = [
+        ("nrefs", str(nrefs)),
+        ("case", "lc"),
+        ("eff", "no"),
+        ("tok", "13a"),
+        ("smooth", "exp"),
+    ]
     if target_language == "latin":
-        parts.append("latin:j>i+v>u+unidecode")
-    parts.append(PAD_MARKER if padded else "pad:none")
-    parts.append(f"version:{sacrebleu.__version__}")
-    return "|".join(parts)
+        fields.append(("latin", LATIN_PREPROCESSING))
+    fields.append(("pad", PAD_EMPTY_TO_MAX if padded else "none"))
+    fields.append(("version", sacrebleu.__version__))
+    return Signature(tuple(fields))
 
 
 @dataclass(frozen=True)
@@ -232,9 +246,9 @@ class BleuResult:
     chrf: float
     """sacreBLEU CHRF (default settings) on preprocessed text, references without padding."""
     n: int
-    signature: str
+    signature: Signature
     max_refs: int = 0
-    chrf_signature: str = ""
+    chrf_signature: Signature | None = None
 
 
 def corpus_bleu(
