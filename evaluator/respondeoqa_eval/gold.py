@@ -90,6 +90,13 @@ def resolve_data_dir(data_dir: str | Path | None) -> Path | None:
     return Path(env) if env else None
 
 
+def files_in(folder: Path | None) -> set[str]:
+    """The known upstream question files present in `folder` (none for no folder)."""
+    if folder is None or not folder.is_dir():
+        return set()
+    return {p.name for p in folder.glob("*.json") if p.name in FILES}
+
+
 def read_folder(folder: str | Path, only: set[str] | None = None) -> GoldSet:
     """Every known upstream file in `folder` (or only the names in `only`), as a GoldSet."""
     found = read_records(folder, only)
@@ -119,7 +126,7 @@ def load_gold(
     folder = resolve_data_dir(data_dir)
     if folder is not None and not folder.is_dir():
         raise InputError(f"{folder}: data folder does not exist or is not a folder")
-    present = {p.name for p in folder.glob("*.json") if p.name in FILES} if folder else set()
+    present = files_in(folder)
     if files is not None:
         wanted = set(files)
         unknown = sorted(wanted - set(FILES))

@@ -16,7 +16,7 @@ from typing import Any
 import datasets
 
 from ..errors import InputError
-from ..gold import resolve_data_dir
+from ..gold import files_in, resolve_data_dir
 from ..records import PRIVATE_SOURCES
 from .builder import RespondeoQA
 from .card import render_card, render_license
@@ -66,7 +66,7 @@ def _plan(data_dir: Path | None, include_private: bool) -> tuple[list[str], dict
             "--include-private needs --data-dir: the folder with your Certamen / NLE files "
             "(they are never downloaded)"
         )
-    present = {p.name for p in data_dir.glob("*.json")} if data_dir.is_dir() else set()
+    present = files_in(data_dir)
     for name in PRIVATE_CONFIGS:
         missing = [f for f in CONFIGS[name].private_files if f not in present]
         if missing:
