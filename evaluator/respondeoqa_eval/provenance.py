@@ -47,8 +47,8 @@ def clean_params(value: Any) -> dict[str, Any]:
         return {}
     out: dict[str, Any] = {}
     for key, item in list(value.items())[:_MAX_KEYS]:
-        if not isinstance(key, str) or len(key) > 64 or isinstance(item, dict):
-            continue
+        if not isinstance(key, str) or len(key) > 64 or item is None or isinstance(item, dict):
+            continue  # None: not set (lighteval logs every parameter it knows)
         out[key] = _clean_value(item)
     return out
 
