@@ -37,4 +37,5 @@ def evaluate(
     if restrict_to_covered:
         records = [r for r in records if r.file in preds.files]
     items = score_items(records, preds)
-    return build_report(items, gold, Bootstrap(resamples=bootstrap, seed=seed), preds.origin)
+    boot = Bootstrap(resamples=bootstrap, seed=seed)
+    return build_report(items, gold, boot, preds.origin, preds.provenance)

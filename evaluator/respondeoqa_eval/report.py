@@ -20,6 +20,7 @@ from .aggregate import Bootstrap, accuracy, bleu
 from .breakdowns import BLEU_SPLITS, BLEU_TARGETS, DIMENSIONS, groups_of
 from .gold import GoldSet
 from .metrics import EXACT_MATCH_MACRONS, METRICS
+from .provenance import Provenance
 from .records import PRIVATE_SOURCES, SOURCES
 from .scoring import ItemScore
 
@@ -265,6 +266,7 @@ class Report:
     gold: GoldInfo = field(default_factory=GoldInfo)
     evaluator: EvaluatorInfo = field(default_factory=EvaluatorInfo)
     predictions: str = ""
+    provenance: Provenance | None = None  # what the predictions file says about its run
     n_items: int = 0
     missing: int = 0
     unanswered: int = 0
@@ -302,6 +304,7 @@ class Report:
             "schema_version": self.schema_version,
             "evaluator": self.evaluator.to_dict(),
             "predictions": self.predictions,
+            "provenance": None if self.provenance is None else self.provenance.to_dict(),
             "gold": self.gold.to_dict(),
             "n_items": self.n_items,
             "missing": self.missing,
@@ -325,6 +328,11 @@ class Report:
             schema_version=int(data.get("schema_version") or SCHEMA_VERSION),
             evaluator=EvaluatorInfo.from_dict(data.get("evaluator") or {}),
             predictions=str(data.get("predictions") or ""),
+            provenance=(
+                Provenance.from_dict(data["provenance"])
+                if isinstance(data.get("provenance"), Mapping)
+                else None
+            ),
             gold=GoldInfo.from_dict(data.get("gold") or {}),
             n_items=int(data.get("n_items") or 0),
             missing=int(data.get("missing") or 0),
@@ -350,7 +358,11 @@ def _bleu_table(data: Mapping[str, Any]) -> dict[str, dict[str, BleuScore | None
 
 
 def build_report(
-    items: list[ItemScore], gold: GoldSet, boot: Bootstrap, origin: str = ""
+    items: list[ItemScore],
+    gold: GoldSet,
+    boot: Bootstrap,
+    origin: str = "",
+    provenance: Provenance | None = None,
 ) -> Report:
     """The report of per-item scores (pure): aggregates, BLEU, signatures, per-item results."""
     acc, extra = accuracy(items, boot)
@@ -373,6 +385,7 @@ def build_report(
             },
         ),
         predictions=origin,
+        provenance=provenance,
         n_items=len(items),
         missing=sum(it.missing for it in items),
         unanswered=sum(1 for it in items if not it.missing and it.extracted in (None, "")),

@@ -229,10 +229,10 @@ def test_lm_eval_cli_end_to_end_on_a_tiny_model(tmp_path, export, public_dir):
         for row in rows:
             if "acc" in row:
                 assert row["acc"] == ours[row["doc"]["id"]], (task, row["doc"]["id"])
-    prov = report.get("provenance")
-    if prov is not None:  # the report key (docs/report.md)
-        assert prov["tool"] == "lm-evaluation-harness" and prov["model"] == str(model)
-        assert prov["prompt_version"] == PROMPT_VERSION
+    prov = report["provenance"]  # docs/report.md
+    assert prov["tool"] == "lm-evaluation-harness" and prov["model"] == str(model)
+    assert prov["tool_version"] == "0.4.13" and prov["prompt_version"] == PROMPT_VERSION
+    assert prov["params"]["temperature"] == TEMPERATURE and len(prov["tasks"]) == 4
 
 
 class _Oracle:

@@ -271,8 +271,13 @@ def test_runner_rows_carry_their_provenance(tmp_path, public_gold):
     assert prov.tool == "respondeoqa-eval" and prov.model == "Qwen/Qwen2.5-0.5B-Instruct"
     assert prov.params == {"temperature": 0.6, "top_p": 0.95, "seed": 0}  # nested dropped
     assert prov.prompt_version == "paper-v1"
-    assert prov.to_dict()["tool"] == "respondeoqa-eval"
+    from respondeoqa_eval.report import Report
+
+    report = evaluate(path, public_gold, bootstrap=0)
+    assert report.to_dict()["provenance"] == prov.to_dict()
+    assert Report.from_dict(json.loads(report.to_json())).provenance == prov
     plain = _write(tmp_path / "plain.jsonl", [{"id": r.id, "response": "x"}])
     assert load_predictions(plain, public_gold).provenance is None
+    assert evaluate(plain, public_gold, bootstrap=0).to_dict()["provenance"] is None
     with pytest.raises(InputError):
         load_predictions(tmp_path / "missing.jsonl", public_gold)
