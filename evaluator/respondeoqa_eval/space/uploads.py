@@ -1,0 +1,118 @@
+"""Bounded uploads: per-client count and bytes per hour, and a bound on all clients' bytes kept
+on disk. Gradio's own `max_file_size` caps one file; `UploadGuard` (an ASGI middleware in front
+of Gradio's `POST /gradio_api/upload`) refuses, before the body is read, an upload that would
+pass a client's hourly budget or the disk bound. Gradio's cache cleaner (`delete_cache`) deletes
+uploaded files after `Limits.upload_keep_minutes`, so the bytes admitted within that window
+(plus one cleaner period) bound the upload folder.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from .limits import Limits, client_address
+from .store import client_key
+
+HOUR = 3600.0
+CLEAN_EVERY = 60  # seconds between runs of Gradio's cache cleaner
+
+
+def delete_cache(limits: Limits) -> tuple[int, int]:
+    """Gradio's `delete_cache` (how often, older than; seconds) for these limits."""
+    return (CLEAN_EVERY, limits.upload_keep_minutes * 60)
+
+
+class UploadBudget:
+    """Sliding-window upload accounting (thread-safe; `clock` injectable for tests)."""
+
+    def __init__(self, limits: Limits, clock: Callable[[], float] = time.monotonic) -> None:
+        self.limits = limits
+        self.clock = clock
+        self._lock = threading.Lock()
+        self._by_client: dict[str, deque[tuple[float, int]]] = {}
+        self._all: deque[tuple[float, int]] = deque()
+        self._all_bytes = 0
+        self.disk_window = limits.upload_keep_minutes * 60.0 + CLEAN_EVERY
+
+    def admit(self, client: str, size: int) -> str | None:
+        """Count an upload of `size` bytes by `client`; a refusal message instead when it would
+        pass a limit (then nothing is counted)."""
+        limits = self.limits
+        with self._lock:
+            now = self.clock()
+            while self._all and self._all[0][0] <= now - self.disk_window:
+                self._all_bytes -= self._all.popleft()[1]
+            mine = self._by_client.setdefault(client, deque())
+            while mine and mine[0][0] <= now - HOUR:
+                mine.popleft()
+            if len(mine) >= limits.uploads_per_hour:
+                return (
+                    f"upload limit reached: at most {limits.uploads_per_hour} uploads per hour "
+                    "per client; please try again later"
+                )
+            if sum(b for _, b in mine) + size > limits.upload_mb_per_hour * 1024 * 1024:
+                return (
+                    f"upload limit reached: at most {limits.upload_mb_per_hour} MB of uploads "
+                    "per hour per client; please try again later"
+                )
+            if self._all_bytes + size > limits.upload_disk_mb * 1024 * 1024:
+                return "the Space is receiving too many uploads right now; please try again later"
+            mine.append((now, size))
+            self._all.append((now, size))
+            self._all_bytes += size
+            for key in [k for k, q in self._by_client.items() if not q]:
+                del self._by_client[key]
+            return None
+
+
+async def _refuse(send: Any, status: int, message: str) -> None:
+    body = message.encode("utf-8")
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"text/plain; charset=utf-8"),
+                (b"content-length", str(len(body)).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+class UploadGuard:
+    """ASGI middleware: admit each `POST .../gradio_api/upload` through an UploadBudget.
+
+    Uploads must declare their size (Content-Length; browsers and gradio_client do), so a
+    refusal costs no disk and no body read. The client is identified as for quotas.
+    """
+
+    def __init__(self, app: Any, budget: UploadBudget, trusted_proxies: int = 0) -> None:
+        self.app = app
+        self.budget = budget
+        self.trusted_proxies = trusted_proxies
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if (
+            scope.get("type") == "http"
+            and scope.get("method") == "POST"
+            and str(scope.get("path", "")).rstrip("/").endswith("/gradio_api/upload")
+        ):
+            from starlette.datastructures import Headers
+
+            headers = Headers(scope=scope)
+            length = headers.get("content-length", "")
+            if not length.isdigit():
+                await _refuse(send, 411, "uploads must give their size (Content-Length)")
+                return
+            peer = (scope.get("client") or ("", 0))[0] or ""
+            client = client_key(client_address(peer, headers, self.trusted_proxies))
+            refusal = self.budget.admit(client, int(length))
+            if refusal is not None:
+                await _refuse(send, 429, refusal)
+                return
+        await self.app(scope, receive, send)
