@@ -120,6 +120,14 @@ def test_bad_middle_line_names_the_line(tmp_path):
         writer(out).open()
 
 
+@pytest.mark.parametrize("hostile", ["[" * 100_000 + "]" * 100_000, '{"id": ' + "9" * 50_000 + "}"])
+def test_hostile_line_on_resume_is_a_clear_error(tmp_path, hostile):
+    out = tmp_path / "p.jsonl"
+    out.write_text(json.dumps(row(0)) + "\n" + hostile + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"line 2: not a JSON row"):
+        writer(out).open()
+
+
 def test_changed_sampling_params_warn(tmp_path):
     out = tmp_path / "p.jsonl"
     out.write_text(

@@ -158,7 +158,9 @@ class PredictionWriter:
         where = f"{self.path}: line {number}"
         try:
             row = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError):
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            # ValueError: malformed JSON or an integer too long to convert; RecursionError:
+            # nesting too deep (a hostile file must not give a traceback on resume)
             raise InputError(f"{where}: not a JSON row; is this a runner output file?") from None
         if not isinstance(row, dict) or not isinstance(row.get("id"), str):
             raise InputError(f"{where}: a row needs a string 'id'; is this a runner output file?")
