@@ -44,7 +44,8 @@ def test_private_gold_never_leaves(server, private_gold, tmp_path: Path) -> None
     client = Client(server.url, verbose=False)
     outputs: list[str] = []
     private = [r for r in private_gold.records if r.is_private]
-    public = [r for r in private_gold.records if not r.is_private][:50]
+    # one whole public file: a submission must answer 90% of each upstream file it covers
+    public = [r for r in private_gold.records if r.file == "prosody_feet_questions_english.json"]
     # entry A answers every private item with its gold answer: its extracted answers carry the
     # marker, so any per-item private detail that leaked would show it
     rows_a = [{"id": r.id, "answer": r.answers[0]} for r in private + public]
@@ -53,13 +54,13 @@ def test_private_gold_never_leaves(server, private_gold, tmp_path: Path) -> None
     for tag, rows in (("leak-a", rows_a), ("leak-b", rows_b)):
         out = submit(client, write_jsonl(tmp_path / f"{tag}.jsonl", rows), tag)
         assert out[0].startswith("Stored as entry #"), out[0]
-        assert "certamen + nle" in out[0]
+        assert "certamen + nle" in out[0].lower()
         ids.append(out[0].split()[3].rstrip(":").lstrip("#"))
         outputs.append(flat(out))
     cmp = client.predict([f"e:{ids[0]}", f"e:{ids[1]}"], api_name="/compare")
     outputs.append(flat(cmp))
     dis = cmp[5]
-    shown = {row[0] for row in dis["data"]}
+    shown = {row[dis["headers"].index("Item")] for row in dis["data"]}
     assert shown and not shown & {r.id for r in private}  # public items only
     for view in (
         "Overview",
@@ -69,7 +70,7 @@ def test_private_gold_never_leaves(server, private_gold, tmp_path: Path) -> None
         "Format",
         "Task",
         "Difficulty",
-        "Translation (BLEU)",
+        "Translation (BLEU, chrF)",
     ):
         outputs.append(flat(client.predict(view, "all coverages", api_name="/leaderboard")))
     # bad files that name private items: messages name ids and lines, never gold
@@ -102,8 +103,8 @@ def test_private_gold_never_leaves(server, private_gold, tmp_path: Path) -> None
     for text in outputs:
         assert SECRET_MARKER not in text
     # and the check itself can fail: the store does hold the private extracted answers
-    assert SECRET_MARKER.encode() in server.db.read_bytes() or SECRET_MARKER.encode() in (
-        server.db.with_name(server.db.name + "-wal").read_bytes()
-        if server.db.with_name(server.db.name + "-wal").exists()
-        else b""
-    )
+    # (per-item rows are compressed in the file, so read them through the store)
+    from respondeoqa_eval.space.store import Store
+
+    kept = Store(server.db).item_scores(int(ids[0]), public_only=False).values()
+    assert any(SECRET_MARKER in (item.extracted or "") for item in kept)

@@ -1,8 +1,9 @@
-"""The SQLite store: round trip, duplicates, concurrency (threads, processes), crashes, mirror."""
+"""The SQLite store: round trip, duplicates, concurrency (threads, processes), crashes.
+
+The Hub repo of record (outbox, push, restore) is tested in test_hub_sync.py."""
 
 from __future__ import annotations
 
-import json
 import multiprocessing
 import sqlite3
 import subprocess
@@ -13,14 +14,10 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from respondeoqa_eval.report import ItemResult
 from respondeoqa_eval.space.store import (
     DuplicateSubmissionError,
-    FolderMirror,
     Store,
     Submission,
-    push_entry,
-    restore,
     sha256_bytes,
 )
 
@@ -169,7 +166,8 @@ def test_crash_mid_write_leaves_db_intact(tmp_path: Path) -> None:
     assert [e.model for e in store.entries()] == ["kept"]
     assert store.get(kept.id).report.accuracy.overall.score == 0.7
     with sqlite3.connect(path) as con:
-        assert con.execute("SELECT COUNT(*) FROM item_scores").fetchone()[0] == 4
+        assert con.execute("SELECT COUNT(*) FROM entry_items").fetchone()[0] == 1
+    assert len(store.item_scores(kept.id)) == 4
     # the store still takes writes after the crash
     assert store.add(sub("after"), make_report(0.1)).id == 2
 
@@ -183,39 +181,3 @@ def test_attempt_counting(tmp_path: Path) -> None:
     assert store.count_attempts("c1", since=0, ok_only=True) == 1
     assert store.count_attempts("c1", since=150) == 1
     assert store.count_attempts("c3", since=0) == 0
-
-
-def test_mirror_export_drops_private_items_and_restores(tmp_path: Path) -> None:
-    store = Store(tmp_path / "a.sqlite3")
-    items = [
-        ItemResult(
-            "pub-1", "pub-1", "latin", "short_answer", "jun-schol", "grammar", "amo", 1.0, False
-        ),
-        ItemResult(
-            "priv-1", "priv-1", "latin", "short_answer", "certamen", "grammar", "SECRET", 1.0, False
-        ),
-    ]
-    entry = store.add(sub("m1", "mirrored"), make_report(0.5, items=items))
-    mirror = FolderMirror(tmp_path / "mirror")
-    assert push_entry(store, mirror, entry)
-    files = list((tmp_path / "mirror").glob("*.json"))
-    assert len(files) == 1
-    data = json.loads(files[0].read_text())
-    assert [i["id"] for i in data["items"]] == ["pub-1"]
-    assert "SECRET" not in files[0].read_text()
-    fresh = Store(tmp_path / "b.sqlite3")  # a restarted Space with an empty disk
-    assert restore(fresh, mirror) == 1
-    back = fresh.get(entry.id)
-    assert back.model == "mirrored" and back.created == entry.created
-    assert back.report == entry.report
-    assert set(fresh.item_scores(entry.id, public_only=False)) == {"pub-1"}
-    assert restore(fresh, mirror) == 0  # already there: not duplicated
-
-
-def test_mirror_failure_is_not_fatal(tmp_path: Path) -> None:
-    store = Store(tmp_path / "a.sqlite3")
-    entry = store.add(sub("z"), make_report(0.5))
-    blocker = tmp_path / "not-a-folder"
-    blocker.write_text("file in the way")
-    assert push_entry(store, FolderMirror(blocker), entry) is False
-    assert store.count() == 1

@@ -41,6 +41,87 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="Hub dataset repo id to mirror entries to (default: $RESPONDEOQA_SPACE_MIRROR; off)",
     )
     p.set_defaults(func=run)
+    sub = p.add_subparsers(dest="space_command", metavar="{admin,bundle,deploy}")
+    _register_admin(sub)
+    from .bundle import register as register_bundle
+
+    register_bundle(sub)
+
+
+def _register_admin(sub: argparse._SubParsersAction) -> None:
+    a = sub.add_parser(
+        "admin",
+        help="operator tools: list, add, hide, unhide, delete, rescore, export",
+        description="Act on the leaderboard database (and push to its Hub repo when one is "
+        "configured). Every action is written to the audit log.",
+    )
+    a.add_argument("--db", type=Path, default=None, help="default: $RESPONDEOQA_SPACE_DB")
+    a.add_argument("--data-dir", type=Path, default=None, help="gold folder (add, rescore)")
+    a.add_argument(
+        "--repo",
+        default=None,
+        help="Hub dataset repo of record (default: $RESPONDEOQA_SPACE_MIRROR)",
+    )
+    a.add_argument("--actor", default=None, help="name written to the audit log (default: $USER)")
+    acts = a.add_subparsers(dest="action", required=True)
+    acts.add_parser("list", help="every entry, hidden ones included")
+    add = acts.add_parser("add", help="score and store prediction files")
+    add.add_argument("predictions", nargs="+", type=Path)
+    add.add_argument("--model", default=None, help="default: each file's name")
+    for name in ("hide", "unhide", "delete"):
+        act = acts.add_parser(name, help=f"{name} an entry")
+        act.add_argument("entry", type=int)
+    acts.add_parser("rescore", help="re-score every entry with the current evaluator and gold")
+    exp = acts.add_parser("export", help="every entry as JSONL")
+    exp.add_argument("--output", type=Path, required=True)
+    a.set_defaults(func=run_admin)
+
+
+def run_admin(args: argparse.Namespace) -> int:
+    """`respondeoqa-eval space admin ACTION`."""
+    import getpass
+
+    from ..gold import load_gold
+    from .admin import Admin
+    from .hub import HubRepo
+    from .settings import SpaceConfig
+    from .store import Store
+    from .sync import Syncer
+
+    config = SpaceConfig.from_env(db=args.db, data_dir=args.data_dir, mirror_repo=args.repo)
+    store = Store(config.db)
+    syncer = None
+    if config.mirror_repo:
+        repo = HubRepo(config.mirror_repo, token=config.hub_token, endpoint=config.hub_endpoint)
+        syncer = Syncer(store, repo)
+    admin = Admin(
+        store,
+        lambda: load_gold(config.data_dir, with_public=True),
+        actor=f"operator:{args.actor or getpass.getuser()}",
+        syncer=syncer,
+        bootstrap=config.bootstrap,
+        min_coverage=config.min_coverage,
+    )
+    if args.action == "list":
+        print("\n".join(admin.list()) or "no entries")
+    elif args.action == "add":
+        for entry in admin.add(args.predictions, args.model):
+            print(f"stored entry #{entry.id}: {entry.model} ({entry.overall * 100:.2f}%)")
+    elif args.action in ("hide", "unhide"):
+        entry = admin.hide(args.entry, args.action == "hide")
+        print(f"entry #{entry.id} ({entry.model}): {args.action}")
+    elif args.action == "delete":
+        entry = admin.delete(args.entry)
+        print(f"entry #{entry.id} ({entry.model}) deleted")
+    elif args.action == "rescore":
+        done, skipped = admin.rescore()
+        print(
+            f"re-scored {len(done)} entries"
+            + (f"; no kept predictions: {skipped}" if skipped else "")
+        )
+    elif args.action == "export":
+        print(f"exported {admin.export(args.output)} entries to {args.output}")
+    return 0
 
 
 def run(args: argparse.Namespace) -> int:

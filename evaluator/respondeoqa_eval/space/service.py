@@ -5,11 +5,14 @@ figures and comparisons. `app.py` wires these methods to Gradio components.
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
-import os
 import tempfile
+import threading
+import time
 import traceback
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -18,22 +21,26 @@ import plotly.graph_objects as go
 
 from ..aggregate import Bootstrap
 from ..errors import InputError
-from ..gold import load_gold
+from ..gold import GoldSet, load_gold
 from ..io import write_text_atomic
-from . import compare, figures, table
-from .limits import check_daily, clean_metadata
+from ..predictions import Predictions, load_predictions
+from ..records import PRIVATE_SOURCES, Record
+from . import compare, figures, privacy, table
+from .hub import HubRepo
+from .limits import clean_metadata
 from .paper import PAPER_ROWS, PaperRow
+from .quota import content_key
 from .settings import SpaceConfig
 from .store import (
+    DuplicateContentError,
     DuplicateSubmissionError,
     Entry,
-    HubMirror,
     Store,
     Submission,
-    push_entry,
-    restore,
+    encode_predictions,
     sha256_bytes,
 )
+from .sync import Syncer
 
 log = logging.getLogger(__name__)
 
@@ -61,25 +68,85 @@ class CompareOutcome:
 _EMPTY_BREAKDOWN = pd.DataFrame(columns=["Group", "Key", "Metric", "Score", "95% CI", "Items"])
 
 
+def gold_fingerprint(gold: GoldSet) -> str:
+    """A short hash of the gold a report is scored against (ids, files, answers, options):
+    changes when a gold file is corrected. A hash only: no gold text leaves the process."""
+    h = hashlib.sha256()
+    for rec in sorted(gold.records, key=lambda r: r.id):
+        row = [rec.id, rec.file, rec.task, list(rec.answers), list(rec.multiple_choice_options)]
+        h.update(json.dumps(row, ensure_ascii=False).encode("utf-8") + b"\n")
+    return h.hexdigest()[:16]
+
+
+def check_coverage(preds: Predictions, gold: GoldSet, min_share: float) -> None:
+    """InputError unless the predictions answer at least `min_share` of the items of every
+    upstream file they touch (the message gives the per-file counts)."""
+    have = Counter(gold.by_id[i].file for i in preds.by_id if i in gold.by_id)
+    total = Counter(r.file for r in gold.records)
+    short = [
+        f"{name}: {have[name]} of {total[name]} items"
+        for name in sorted(have)
+        if have[name] < min_share * total[name]
+    ]
+    if short:
+        raise InputError(
+            f"too few predictions: a submission must answer at least {min_share:.0%} of the "
+            f"items of every upstream file it covers; {'; '.join(short)}"
+        )
+
+
+def _without_folders(message: str, file_path: Any) -> str:
+    """A message without the server folder of the uploaded file (only its name stays)."""
+    if not file_path:
+        return message
+    folder = str(Path(file_path).parent)
+    return message.replace(folder + "/", "").replace(folder, "")
+
+
 class Space:
-    """The leaderboard's state: gold, store, optional mirror."""
+    """The leaderboard's state: gold, store, the Hub repo of record (when configured)."""
 
     def __init__(self, config: SpaceConfig) -> None:
         self.config = config
         self.limits = config.limits
+        data_dir = config.data_dir
+        if config.gold is None and data_dir is None and config.gold_repo:
+            # private gold from the operator's private dataset repo, into a temporary folder
+            # outside every path Gradio serves
+            data_dir = Path(tempfile.mkdtemp(prefix="respondeoqa-gold-"))
+            gold_repo = HubRepo(
+                config.gold_repo, token=config.hub_token, endpoint=config.hub_endpoint
+            )
+            fetched = gold_repo.download_to(data_dir, suffixes=(".json", ".jsonl"))
+            log.info("private gold: %d files from %r", len(fetched), gold_repo)
         self.gold = (
-            config.gold if config.gold is not None else load_gold(config.data_dir, with_public=True)
+            config.gold if config.gold is not None else load_gold(data_dir, with_public=True)
         )
+        self.gold_fingerprint = gold_fingerprint(self.gold)
         self.store = Store(config.db)
-        self.mirror = config.mirror or (
-            HubMirror(config.mirror_repo, token=os.environ.get("HF_TOKEN"))
-            if config.mirror_repo
-            else None
-        )
-        if self.mirror is not None and self.store.count() == 0:
-            added = restore(self.store, self.mirror)
-            log.info("restored %d entries from the mirror", added)
+        self.syncer: Syncer | None = None
+        if config.mirror_repo:
+            self.syncer = Syncer(
+                self.store,
+                HubRepo(config.mirror_repo, token=config.hub_token, endpoint=config.hub_endpoint),
+                interval=config.sync_interval,
+            )
+            try:
+                self.syncer.repo.create(private=True)
+                added = self.syncer.restore()
+                log.info("restored %d entries from %r", added, self.syncer.repo)
+            except Exception as exc:  # the Space still starts; pushes retry
+                log.warning("restore from %r failed: %s", self.syncer.repo, type(exc).__name__)
+            self.syncer.start()
+        self._cache_lock = threading.Lock()
+        self._cache_version: int | None = None
+        self._entries: list[Entry] = []
+        self._tables: dict[tuple[int, str, str | None], pd.DataFrame] = {}
         self._tmp = Path(tempfile.mkdtemp(prefix="respondeoqa-space-"))
+        self.clock = time.time  # the quota clock (tests set their own)
+        # scoring is CPU-bound: one process-wide limit for every route (queued or direct API)
+        self._scoring = threading.BoundedSemaphore(self.limits.submit_concurrency)
+        self._public_by_files: dict[tuple[str, ...], list[Record]] = {}
         log.info(
             "gold: %d items from %d files (private sources: %s); db: %s",
             len(self.gold),
@@ -90,12 +157,56 @@ class Space:
 
     # -- leaderboard -------------------------------------------------------------------
 
+    def close(self) -> None:
+        """Stop the background push and push what is waiting (shutdown)."""
+        if self.syncer is not None:
+            self.syncer.stop()
+
+    def _snapshot(self) -> tuple[int, list[Entry]]:
+        """The shown entries, decoded once per change of the database (by any process)."""
+        version = self.store.data_version()
+        with self._cache_lock:
+            if version != self._cache_version:
+                self._entries = [self._shown(e) for e in self.store.entries()]
+                self._tables = {}
+                self._cache_version = version
+            return version, self._entries
+
+    def _visible(self) -> list[Entry]:
+        return self._snapshot()[1]
+
+    def _shown(self, entry: Entry) -> Entry:
+        """The entry as every view shows it: values resting on fewer than k private items
+        suppressed (privacy.suppress), from the public records of the files it covers."""
+        if not any(s in PRIVATE_SOURCES for s in entry.sources):
+            return entry
+        files = tuple(sorted(entry.report.gold.files))
+        public = self._public_by_files.get(files)
+        if public is None:
+            public = [
+                r
+                for r in self.gold.records
+                if not r.is_private and (r.file in files if files else r.source in entry.sources)
+            ]
+            self._public_by_files[files] = public
+        k = self.limits.min_private_items
+        return replace(entry, report=privacy.suppress(entry.report, public, k))
+
     def rows(self) -> list[Any]:
-        """The paper's rows, then every stored entry."""
-        return [*PAPER_ROWS, *self.store.entries()]
+        """The paper's rows, then every shown (not hidden) entry."""
+        return [*PAPER_ROWS, *self._visible()]
 
     def table(self, view: str = "Overview", coverage: str | None = None) -> pd.DataFrame:
-        return table.leaderboard_frame(self.rows(), view, coverage)
+        """The leaderboard frame of a view; built once per database change and view."""
+        version, entries = self._snapshot()
+        key = (version, view, coverage)
+        with self._cache_lock:
+            cached = self._tables.get(key)
+        if cached is None:
+            cached = table.leaderboard_frame([*PAPER_ROWS, *entries], view, coverage)
+            with self._cache_lock:
+                self._tables[key] = cached
+        return cached.copy()
 
     def coverage_choices(self) -> list[str]:
         return table.coverage_choices(self.rows())
@@ -117,12 +228,18 @@ class Space:
         params: Any = "",
         note: Any = "",
         client: str = "",
+        submitter: str = "",
     ) -> SubmitOutcome:
-        """Validate, score, store; every failure becomes a plain-words message."""
+        """Validate, score, store; every failure becomes a plain-words message.
+
+        `client` is the quota key (hashed address, or "hf:<user>" when logged in); `submitter`
+        the Hugging Face username shown on the entry ("" when not logged in).
+        """
         try:
-            entry = self._submit(file_path, model, link, params, note, client)
+            entry, earlier = self._submit(file_path, model, link, params, note, client, submitter)
         except InputError as exc:
-            return SubmitOutcome(False, f"Not accepted: {exc}", _EMPTY_BREAKDOWN)
+            text = _without_folders(str(exc), file_path)
+            return SubmitOutcome(False, f"Not accepted: {text}", _EMPTY_BREAKDOWN)
         except Exception as exc:  # never show a traceback (or anything it may quote)
             # where it failed, but not the message: it could quote a private gold string
             frames = traceback.extract_tb(exc.__traceback__)[-4:]
@@ -136,14 +253,22 @@ class Space:
                 "please report it to the Space's maintainers.",
                 _EMPTY_BREAKDOWN,
             )
+        entry = self._shown(entry)
         report = entry.report
         overall = report.accuracy.overall
+        score = "not shown" if overall.score != overall.score else f"{overall.score * 100:.2f}%"
         message = (
-            f"Stored as entry #{entry.id}: {entry.model}. Overall accuracy "
-            f"{overall.score * 100:.2f}% on {overall.n} items "
+            f"Already stored as entry #{entry.id} ({entry.model}): an earlier try of yours "
+            "stored these predictions; they were not stored again. "
+            if earlier
+            else f"Stored as entry #{entry.id}: {entry.model}. "
+        ) + (
+            f"Overall accuracy {score} on {overall.n} items "
             f"({table.coverage_label(entry.sources)}); {report.missing} covered items had no "
             f"prediction, {report.unanswered} had no extractable answer."
         )
+        if privacy.suppressed_cells(report):
+            message += " " + privacy.note(self.limits.min_private_items)
         return SubmitOutcome(True, message, table.breakdown_frame(report), entry)
 
     def _submit(
@@ -154,54 +279,101 @@ class Space:
         params: Any,
         note: Any,
         client: str,
-    ) -> Entry:
+        submitter: str = "",
+    ) -> tuple[Entry, bool]:
+        """The stored entry, and whether an earlier try of this client had stored it."""
+        if self.config.oauth and not submitter:
+            raise InputError("please log in with Hugging Face (button above) to submit")
         if not file_path:
             raise InputError("no file: upload a predictions file (.jsonl, .csv or .json)")
         path = Path(file_path)
+        if path.name.startswith("."):
+            raise InputError(
+                f"{path.name}: file names beginning with a dot are not accepted; "
+                "rename the file, e.g. predictions.jsonl"
+            )
         meta = clean_metadata(model, link, params, note, self.limits)
-        check_daily(self.store, client, self.limits)
-        ok = False
+        # the attempt is counted (and the limit checked) in one transaction before scoring:
+        # concurrent requests of one client cannot all pass the check
+        reservation = self.store.reserve(client, self.limits, self.clock())
+        entry: Entry | None = None
         try:
-            size = path.stat().st_size
-            if size > self.limits.max_file_bytes:
-                raise InputError(
-                    f"{path.name}: {size / 1e6:.1f} MB is over the {self.limits.max_file_mb} MB limit"
-                )
-            data = path.read_bytes()
-            digest = sha256_bytes(data)
-            existing = self.store.find_by_hash(digest)
-            if existing is not None:
-                raise DuplicateSubmissionError(existing)
-            from .. import evaluate  # the evaluator's public API
+            with self._scoring:
+                size = path.stat().st_size
+                if size > self.limits.max_file_bytes:
+                    raise InputError(
+                        f"{path.name}: {size / 1e6:.1f} MB is over the "
+                        f"{self.limits.max_file_mb} MB limit"
+                    )
+                digest = sha256_bytes(path.read_bytes())
+                preds = load_predictions(path, self.gold)
+                key = content_key(preds)
+                existing = self.store.duplicate_of(digest, key)
+                if existing is not None:
+                    return self._earlier(existing, digest, client), True
+                check_coverage(preds, self.gold, self.config.min_coverage)
+                from .. import evaluate  # the evaluator's public API
 
-            report = evaluate(
-                path, self.gold, restrict_to_covered=True, bootstrap=self.config.bootstrap
-            )
-            entry = self.store.add(
-                Submission(
-                    model=meta.model,
-                    file_sha256=digest,
-                    link=meta.link,
-                    params=meta.params,
-                    note=meta.note,
-                    file_name=path.name,
-                    client=client,
-                ),
-                report,
-            )
-            ok = True
+                report = evaluate(
+                    preds, self.gold, restrict_to_covered=True, bootstrap=self.config.bootstrap
+                )
+                report = replace(report, predictions=path.name)  # no server folder
+                try:
+                    entry = self.store.add(
+                        Submission(
+                            model=meta.model,
+                            file_sha256=digest,
+                            link=meta.link,
+                            params=meta.params,
+                            note=meta.note,
+                            file_name=path.name,
+                            client=client,
+                            submitter=submitter,
+                            predictions=encode_predictions(preds),
+                            answers_extracted=any(p.extracted for p in preds.by_id.values()),
+                            gold_fingerprint=self.gold_fingerprint,
+                        ),
+                        report,
+                        reservation=reservation,
+                        content_key=key,
+                    )
+                except DuplicateSubmissionError as exc:  # stored meanwhile by a concurrent try
+                    return self._earlier(exc.existing, digest, client), True
         finally:
-            self.store.record_attempt(client, ok)
-        push_entry(self.store, self.mirror, entry)
+            if entry is None:
+                self.store.release(reservation)
         log.info("stored entry #%d (%d items)", entry.id, entry.n_items)
-        return entry
+        return entry, False
+
+    def _earlier(self, existing: Entry, digest: str, client: str) -> Entry:
+        """A resend of predictions already stored: the entry when this client stored it (a
+        retry after a lost reply), else the duplicate error naming the entry."""
+        if self.store.stored_by(existing.id, client):
+            return existing
+        if existing.file_sha256 == digest:
+            raise DuplicateSubmissionError(existing)
+        raise DuplicateContentError(existing)
+
+    def withdraw(self, entry_id: Any, username: str) -> str:
+        """Delete an entry on behalf of the logged-in user who submitted it; a message."""
+        text = str(entry_id or "").strip().lstrip("#")
+        if not username:
+            return "Log in with Hugging Face to withdraw your entries."
+        if not text.isdigit():
+            return "Give the number of your entry (e.g. 12)."
+        entry = self.store.get(int(text))
+        if entry is None or entry.submitter != username:
+            return f"Entry #{text} is not one of your entries."
+        self.store.delete(entry.id)
+        self.store.audit(f"hf:{username}", "withdraw", entry.id, entry.model)
+        return f"Entry #{entry.id} ({entry.model}) was withdrawn."
 
     # -- compare -----------------------------------------------------------------------
 
     def choices(self) -> list[tuple[str, str]]:
         """(label, value) pairs for the Compare picker; labels are plain text."""
         out = [(f"{p.model} (reported in paper)", f"p:{p.key}") for p in PAPER_ROWS]
-        out += [(f"#{e.id} {e.model}", f"e:{e.id}") for e in self.store.entries()]
+        out += [(f"#{e.id} {e.model}", f"e:{e.id}") for e in self._visible()]
         return out
 
     def _resolve(self, key: str) -> Entry | PaperRow | None:
@@ -209,7 +381,7 @@ class Space:
         if kind == "p":
             return next((p for p in PAPER_ROWS if p.key == ident), None)
         if kind == "e" and ident.isdigit():
-            return self.store.get(int(ident))
+            return next((e for e in self._visible() if e.id == int(ident)), None)
         return None
 
     def compare(self, keys: list[str] | None) -> CompareOutcome:
@@ -235,11 +407,10 @@ class Space:
             )
             return CompareOutcome(msg, by_content, by_pair, None, empty_diff, empty_dis)
         a, b = scored
-        diffs = compare.paired(
-            self.store.item_scores(a.id, public_only=False),
-            self.store.item_scores(b.id, public_only=False),
-            Bootstrap(resamples=self.config.bootstrap),
-        )
+        a_items = self.store.item_scores(a.id, public_only=False)
+        b_items = self.store.item_scores(b.id, public_only=False)
+        diffs = compare.paired(a_items, b_items, Bootstrap(resamples=self.config.bootstrap))
+        diffs = privacy.suppress_differences(diffs, a_items, b_items, self.limits.min_private_items)
         diff_fig = figures.safe_figure(
             figures.difference_figure, diffs, labels[0], labels[1], what="difference chart"
         )

@@ -4,31 +4,44 @@ One file, WAL journal, every write in one `BEGIN IMMEDIATE` transaction: a crash
 writer (thread or process) never leaves a half-stored entry, and the UNIQUE file hash makes the
 second of two identical files fail inside the same transaction that would have stored it.
 
-Private per-item rows (Certamen, NLE) stay in this file; `export_entry` (the optional Hub mirror)
-drops them, and the UI modules only ever read public items.
+Each entry keeps what is needed to score it again: its predictions (canonical JSONL, zlib), the
+evaluator version and the fingerprint of the gold it was scored against. Per-item rows are one
+compressed column-wise blob per entry (`entry_items`), a few KB instead of one SQL row per item.
+`version`/`pushed_version` make the table its own outbox: a row whose version was not pushed yet
+is pushed by `sync.Syncer`, so a crash between acceptance and push loses nothing. Deletions wait
+in `hub_deletes` the same way; operator actions go to `audit`.
+
+Private per-item rows (Certamen, NLE) stay in this file and in the (private) Hub dataset repo;
+the UI modules only ever read public items.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import logging
 import sqlite3
 import time
+import zlib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
+from .._version import __version__
 from ..errors import InputError
+from ..predictions import Predictions
 from ..records import PUBLIC_SOURCES
 from ..report import ItemResult, Report
+from . import quota
+from .quota import Reservation
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 2  # 2: item_scores.groups (each item's breakdown groups)
+SCHEMA_VERSION = 3  # 2: item_scores.groups; 3: kept predictions, entry_items blobs, outbox, audit
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -47,17 +60,18 @@ CREATE TABLE IF NOT EXISTS submissions (
     sources TEXT NOT NULL,
     report TEXT NOT NULL
 );
-CREATE TABLE IF NOT EXISTS item_scores (
-    submission_id INTEGER NOT NULL REFERENCES submissions(id) ON DELETE CASCADE,
-    item_id TEXT NOT NULL,
-    source TEXT NOT NULL,
-    task TEXT NOT NULL,
-    score REAL,
-    extracted TEXT,
-    missing INTEGER NOT NULL DEFAULT 0,
-    groups TEXT NOT NULL DEFAULT '{}',
-    PRIMARY KEY (submission_id, item_id)
-) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS entry_items (
+    submission_id INTEGER PRIMARY KEY REFERENCES submissions(id) ON DELETE CASCADE,
+    data BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS hub_deletes (path TEXT PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS audit (
+    ts TEXT NOT NULL,
+    actor TEXT NOT NULL,
+    action TEXT NOT NULL,
+    entry_id INTEGER,
+    detail TEXT NOT NULL DEFAULT ''
+);
 CREATE TABLE IF NOT EXISTS attempts (
     client TEXT NOT NULL,
     ts REAL NOT NULL,
@@ -65,6 +79,70 @@ CREATE TABLE IF NOT EXISTS attempts (
 );
 CREATE INDEX IF NOT EXISTS attempts_client_ts ON attempts (client, ts);
 """
+
+# columns added to `submissions` after version 2 (name, declaration)
+_NEW_COLUMNS = (
+    ("submitter", "TEXT NOT NULL DEFAULT ''"),  # Hugging Face username; the only personal datum
+    ("hidden", "INTEGER NOT NULL DEFAULT 0"),
+    ("answers_extracted", "INTEGER NOT NULL DEFAULT 0"),  # rows gave `answer`, not `response`
+    ("evaluator_version", "TEXT NOT NULL DEFAULT ''"),
+    ("gold_fingerprint", "TEXT NOT NULL DEFAULT ''"),
+    ("predictions", "BLOB"),  # zlib(canonical JSONL); NULL for entries stored before version 3
+    ("version", "INTEGER NOT NULL DEFAULT 1"),  # bumped by every change to the entry
+    ("pushed_version", "INTEGER NOT NULL DEFAULT 0"),  # the version the Hub repo holds
+)
+_ENTRY_COLUMNS = (
+    "id, created, model, link, params, note, file_name, file_sha256, n_items, sources, report,"
+    " submitter, hidden, answers_extracted, evaluator_version, gold_fingerprint"
+)
+_ITEM_FIELDS = ("id", "source", "task", "score", "extracted", "missing", "groups")
+
+
+def encode_predictions(preds: Predictions) -> bytes:
+    """Predictions as canonical JSONL (sorted by id; `response` or `answer`), zlib-compressed."""
+    lines = [
+        json.dumps(
+            {"id": i, ("answer" if p.extracted else "response"): p.text},
+            ensure_ascii=False,
+            separators=(",", ":"),
+        )
+        for i, p in sorted(preds.by_id.items())
+    ]
+    return zlib.compress("\n".join(lines).encode("utf-8"), 9)
+
+
+def decode_predictions(blob: bytes) -> list[dict[str, str]]:
+    """The rows of `encode_predictions` (load them with `load_predictions(rows, gold)`)."""
+    text = zlib.decompress(blob).decode("utf-8")
+    return [json.loads(line) for line in text.splitlines() if line]
+
+
+def _encode_items(items: Sequence[ItemResult]) -> bytes:
+    """One entry's items as a zlib-compressed JSON of columns; a repeated id is refused (as the
+    old one-row-per-item primary key did), rolling back the transaction it is encoded in."""
+    if len({it.id for it in items}) != len(items):
+        raise sqlite3.IntegrityError("an item id appears twice in the report")
+    columns: dict[str, list[Any]] = {
+        "id": [it.id for it in items],
+        "source": [it.source for it in items],
+        "task": [it.task for it in items],
+        "score": [it.score for it in items],
+        "extracted": [it.extracted for it in items],
+        "missing": [int(it.missing) for it in items],
+        "groups": [dict(it.groups) for it in items],
+    }
+    raw = json.dumps(columns, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return zlib.compress(raw, 9)
+
+
+def _decode_items(blob: bytes) -> list[tuple[Any, ...]]:
+    columns = json.loads(zlib.decompress(blob))
+    return list(zip(*(columns[f] for f in _ITEM_FIELDS), strict=True))
+
+
+def hub_path(file_sha256: str) -> str:
+    """Where an entry lives in the Hub dataset repo: keyed by its file hash (idempotent)."""
+    return f"entries/{file_sha256}.json.gz"
 
 
 def sha256_bytes(data: bytes) -> str:
@@ -88,9 +166,22 @@ class DuplicateSubmissionError(InputError):
         )
 
 
+class DuplicateContentError(DuplicateSubmissionError):
+    """Predictions with the same content (`quota.content_key`) were already stored."""
+
+    def __init__(self, existing: Entry) -> None:
+        self.existing = existing
+        InputError.__init__(
+            self,
+            f"these predictions are the same as entry #{existing.id} ({existing.model}, "
+            f"submitted {existing.created[:10]}): every item has the same answer (row order, "
+            "file format and spaces around values aside); they were not stored again",
+        )
+
+
 @dataclass(frozen=True)
 class Submission:
-    """What a submitter provides besides the file."""
+    """What a submitter provides besides the file (and what scoring learned about the file)."""
 
     model: str
     file_sha256: str
@@ -99,11 +190,15 @@ class Submission:
     note: str = ""
     file_name: str = ""
     client: str = ""
+    submitter: str = ""  # Hugging Face username when logged in
+    predictions: bytes | None = None  # encode_predictions(...)
+    answers_extracted: bool = False
+    gold_fingerprint: str = ""
 
 
 @dataclass(frozen=True)
 class Entry:
-    """A stored submission; `report` is the report dict without its `items`."""
+    """A stored submission; `report` is the report without its `items`."""
 
     id: int
     created: str
@@ -115,13 +210,23 @@ class Entry:
     file_sha256: str
     n_items: int
     sources: tuple[str, ...]
-    report: Report = field(repr=False)  # without its items (they live in item_scores)
+    report: Report = field(repr=False)  # without its items (they live in entry_items)
+    submitter: str = ""
+    hidden: bool = False
+    answers_extracted: bool = False  # the rows gave extracted answers, not raw responses
+    scored_with: str = ""  # evaluator version that produced the scores
+    gold_fingerprint: str = ""
 
     kind = "scored"
 
     @property
     def overall(self) -> float | None:
         return self.report.accuracy.overall.score
+
+    @property
+    def stale(self) -> bool:
+        """Scored by another evaluator version than the running one (until `admin rescore`)."""
+        return self.scored_with != __version__
 
 
 def _now() -> str:
@@ -130,7 +235,7 @@ def _now() -> str:
 
 def _item(row: Sequence[Any]) -> ItemResult:
     item_id, source, task, score, extracted, missing, groups = row
-    groups = json.loads(groups)
+    groups = json.loads(groups) if isinstance(groups, str) else groups
     return ItemResult(
         id=item_id,
         question_id=item_id,
@@ -143,6 +248,53 @@ def _item(row: Sequence[Any]) -> ItemResult:
         missing=bool(missing),
         groups=groups,
     )
+
+
+def _entry(row: Sequence[Any]) -> Entry:
+    (
+        id_,
+        created,
+        model,
+        link,
+        params,
+        note,
+        file_name,
+        sha,
+        n_items,
+        sources,
+        report,
+        submitter,
+        hidden,
+        answers_extracted,
+        evaluator_version,
+        gold_fingerprint,
+    ) = row
+    return Entry(
+        id=int(id_),
+        created=created,
+        model=model,
+        link=link,
+        params=params,
+        note=note,
+        file_name=file_name,
+        file_sha256=sha,
+        n_items=int(n_items),
+        sources=tuple(s for s in sources.split(",") if s),
+        report=Report.from_dict(json.loads(report)),
+        submitter=submitter,
+        hidden=bool(hidden),
+        answers_extracted=bool(answers_extracted),
+        scored_with=evaluator_version,
+        gold_fingerprint=gold_fingerprint,
+    )
+
+
+def _scores_of(report: Report) -> tuple[Any, ...]:
+    """The columns of `submissions` that scoring determines (overall .. gold sources)."""
+    slim = report.without_items()
+    sources = tuple(sorted(report.gold.sources or {it.source for it in report.items}))
+    n_items = report.n_items or len(report.items)
+    return slim, sources, n_items
 
 
 class Store:
@@ -159,13 +311,35 @@ class Store:
         with self._write() as con:
             for stmt in filter(str.strip, _SCHEMA.split(";")):
                 con.execute(stmt)
-            columns = {r[1] for r in con.execute("PRAGMA table_info(item_scores)")}
-            if "groups" not in columns:  # a version-1 database: its items get no groups
-                con.execute("ALTER TABLE item_scores ADD COLUMN groups TEXT NOT NULL DEFAULT '{}'")
+            self._migrate(con)
+            quota.migrate(con)
             con.execute(
                 "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)",
                 (str(SCHEMA_VERSION),),
             )
+
+    @staticmethod
+    def _migrate(con: sqlite3.Connection) -> None:
+        """Bring a version-1 or -2 database to the current schema, inside the open transaction."""
+        columns = {r[1] for r in con.execute("PRAGMA table_info(submissions)")}
+        for name, decl in _NEW_COLUMNS:
+            if name not in columns:
+                con.execute(f"ALTER TABLE submissions ADD COLUMN {name} {decl}")
+        tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if "item_scores" in tables:  # versions 1-2: one row per item -> one blob per entry
+            item_cols = {r[1] for r in con.execute("PRAGMA table_info(item_scores)")}
+            groups = "groups" if "groups" in item_cols else "'{}'"
+            by_entry: dict[int, list[ItemResult]] = {}
+            for row in con.execute(
+                "SELECT submission_id, item_id, source, task, score, extracted, missing,"
+                f" {groups} FROM item_scores ORDER BY submission_id, item_id"
+            ):
+                by_entry.setdefault(int(row[0]), []).append(_item(row[1:]))
+            con.executemany(
+                "INSERT OR REPLACE INTO entry_items (submission_id, data) VALUES (?, ?)",
+                ((sid, _encode_items(items)) for sid, items in by_entry.items()),
+            )
+            con.execute("DROP TABLE item_scores")
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
@@ -178,6 +352,13 @@ class Store:
             yield con
         finally:
             con.close()
+
+    @staticmethod
+    def _changed(con: sqlite3.Connection) -> None:
+        con.execute(
+            "INSERT INTO meta (key, value) VALUES ('changes', '1') ON CONFLICT(key)"
+            " DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+        )
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
@@ -192,22 +373,39 @@ class Store:
 
     # -- submissions -------------------------------------------------------------------
 
-    def add(self, sub: Submission, report: Report, *, entry_id: int | None = None) -> Entry:
-        """Store a scored submission and its per-item scores in one transaction.
+    def add(
+        self,
+        sub: Submission,
+        report: Report,
+        *,
+        entry_id: int | None = None,
+        created: str | None = None,
+        hidden: bool = False,
+        pushed: bool = False,
+        reservation: Reservation | None = None,
+        content_key: str = "",
+    ) -> Entry:
+        """Store a scored submission, its per-item scores and its predictions in one transaction.
 
-        Raises DuplicateSubmissionError if a file with the same hash is already stored.
+        With a `reservation` (`reserve`), the same transaction marks its attempt as stored; with
+        a `content_key` (`quota.content_key`), predictions already stored under that key raise
+        DuplicateContentError.
+
+        Raises DuplicateSubmissionError if a file with the same hash is already stored. The new
+        row waits in the outbox (`pending_pushes`) unless `pushed` (it came from the Hub repo).
         """
-        items = report.items
-        slim = report.without_items()
-        sources = tuple(sorted(report.gold.sources or {it.source for it in items}))
-        created = _now()
-        n_items = report.n_items or len(items)
+        slim, sources, n_items = _scores_of(report)
+        created = created or _now()
         with self._write() as con:
             row = con.execute(
-                "SELECT * FROM submissions WHERE file_sha256 = ?", (sub.file_sha256,)
+                f"SELECT {_ENTRY_COLUMNS} FROM submissions WHERE file_sha256 = ?",
+                (sub.file_sha256,),
             ).fetchone()
             if row is not None:
-                raise DuplicateSubmissionError(self._entry(row))
+                raise DuplicateSubmissionError(_entry(row))
+            same = quota.entry_with_content(con, content_key) if content_key else None
+            if same is not None:
+                raise DuplicateContentError(self._get(con, same))
             if (
                 entry_id is not None
                 and con.execute("SELECT 1 FROM submissions WHERE id = ?", (entry_id,)).fetchone()
@@ -215,8 +413,10 @@ class Store:
                 entry_id = None
             cur = con.execute(
                 "INSERT INTO submissions (id, created, model, link, params, note, file_name,"
-                " file_sha256, client, overall, n_items, sources, report)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " file_sha256, client, overall, n_items, sources, report, submitter, hidden,"
+                " answers_extracted, evaluator_version, gold_fingerprint, predictions, version,"
+                " pushed_version)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)",
                 (
                     entry_id,
                     created,
@@ -231,26 +431,26 @@ class Store:
                     n_items,
                     ",".join(sources),
                     slim.to_json(indent=None),
+                    sub.submitter,
+                    int(hidden),
+                    int(sub.answers_extracted),
+                    report.evaluator.version,
+                    sub.gold_fingerprint,
+                    sub.predictions,
+                    1 if pushed else 0,
                 ),
             )
             new_id = int(cur.lastrowid)
-            con.executemany(
-                "INSERT INTO item_scores (submission_id, item_id, source, task, score, extracted,"
-                " missing, groups) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    (
-                        new_id,
-                        it.id,
-                        it.source,
-                        it.task,
-                        it.score,
-                        it.extracted,
-                        int(it.missing),
-                        json.dumps(dict(it.groups), separators=(",", ":")),
-                    )
-                    for it in items
-                ),
+            if content_key:
+                quota.add_content_key(con, content_key, new_id)
+            if reservation is not None:
+                quota.settle(con, reservation, new_id)
+            con.execute(
+                "INSERT INTO entry_items (submission_id, data) VALUES (?, ?)",
+                (new_id, _encode_items(report.items)),
             )
+            con.execute("DELETE FROM hub_deletes WHERE path = ?", (hub_path(sub.file_sha256),))
+            self._changed(con)
         return Entry(
             id=new_id,
             created=created,
@@ -263,89 +463,187 @@ class Store:
             n_items=n_items,
             sources=sources,
             report=slim,
-        )
-
-    @staticmethod
-    def _entry(row: Sequence[Any]) -> Entry:
-        (
-            id_,
-            created,
-            model,
-            link,
-            params,
-            note,
-            file_name,
-            sha,
-            _client,
-            _overall_,
-            n_items,
-            sources,
-            report,
-        ) = row
-        return Entry(
-            id=int(id_),
-            created=created,
-            model=model,
-            link=link,
-            params=params,
-            note=note,
-            file_name=file_name,
-            file_sha256=sha,
-            n_items=int(n_items),
-            sources=tuple(s for s in sources.split(",") if s),
-            report=Report.from_dict(json.loads(report)),
+            submitter=sub.submitter,
+            hidden=hidden,
+            answers_extracted=sub.answers_extracted,
+            scored_with=report.evaluator.version,
+            gold_fingerprint=sub.gold_fingerprint,
         )
 
     def get(self, entry_id: int) -> Entry | None:
-        """The entry with this id, or None."""
-        with self._connect() as con:
-            row = con.execute("SELECT * FROM submissions WHERE id = ?", (entry_id,)).fetchone()
-        return self._entry(row) if row else None
-
-    def find_by_hash(self, file_sha256: str) -> Entry | None:
-        """The entry stored from a file with this sha256, or None."""
+        """The entry with this id (hidden or not), or None."""
         with self._connect() as con:
             row = con.execute(
-                "SELECT * FROM submissions WHERE file_sha256 = ?", (file_sha256,)
+                f"SELECT {_ENTRY_COLUMNS} FROM submissions WHERE id = ?", (entry_id,)
             ).fetchone()
-        return self._entry(row) if row else None
+        return _entry(row) if row else None
 
-    def entries(self) -> list[Entry]:
-        """Every stored entry, oldest first."""
+    def find_by_hash(self, file_sha256: str) -> Entry | None:
+        """The entry stored from a file with this sha256 (hidden or not), or None."""
         with self._connect() as con:
-            rows = con.execute("SELECT * FROM submissions ORDER BY id").fetchall()
-        return [self._entry(r) for r in rows]
+            row = con.execute(
+                f"SELECT {_ENTRY_COLUMNS} FROM submissions WHERE file_sha256 = ?", (file_sha256,)
+            ).fetchone()
+        return _entry(row) if row else None
+
+    def entries(self, *, include_hidden: bool = False) -> list[Entry]:
+        """Stored entries, oldest first; hidden ones only when asked (operator tools)."""
+        sql = f"SELECT {_ENTRY_COLUMNS} FROM submissions"
+        if not include_hidden:
+            sql += " WHERE hidden = 0"
+        with self._connect() as con:
+            rows = con.execute(sql + " ORDER BY id").fetchall()
+        return [_entry(r) for r in rows]
 
     def count(self) -> int:
         with self._connect() as con:
             return int(con.execute("SELECT COUNT(*) FROM submissions").fetchone()[0])
+
+    def data_version(self) -> int:
+        """A counter bumped by every write that changes what the board shows (in any process):
+        readers rebuild their cache when it moves."""
+        with self._connect() as con:
+            row = con.execute("SELECT value FROM meta WHERE key = 'changes'").fetchone()
+        return int(row[0]) if row else 0
 
     def item_scores(self, entry_id: int, *, public_only: bool = True) -> dict[str, ItemResult]:
         """Per-item results of an entry by item id (public sources only unless asked).
 
         Each carries its breakdown groups, so Compare needs no gold to group them.
         """
-        sql = "SELECT item_id, source, task, score, extracted, missing, groups FROM item_scores"
-        sql += " WHERE submission_id = ?"
-        args: list[Any] = [entry_id]
-        if public_only:
-            sql += f" AND source IN ({','.join('?' * len(PUBLIC_SOURCES))})"
-            args.extend(PUBLIC_SOURCES)
         with self._connect() as con:
-            rows = con.execute(sql, args).fetchall()
-        return {r[0]: _item(r) for r in rows}
+            row = con.execute(
+                "SELECT data FROM entry_items WHERE submission_id = ?", (entry_id,)
+            ).fetchone()
+        if row is None:
+            return {}
+        items = (_item(r) for r in _decode_items(row[0]))
+        return {it.id: it for it in items if not public_only or it.source in PUBLIC_SOURCES}
+
+    def predictions(self, entry_id: int) -> list[dict[str, str]] | None:
+        """The kept prediction rows of an entry (None for entries stored before they were kept)."""
+        with self._connect() as con:
+            row = con.execute(
+                "SELECT predictions FROM submissions WHERE id = ?", (entry_id,)
+            ).fetchone()
+        return decode_predictions(row[0]) if row and row[0] is not None else None
 
     def integrity_ok(self) -> bool:
-        """SQLite's own integrity check plus: every entry's items reference a stored entry."""
+        """SQLite's own integrity check plus: every entry has its items, and no item blob is
+        without an entry."""
         with self._connect() as con:
             ok = con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
             orphans = con.execute(
-                "SELECT COUNT(*) FROM item_scores WHERE submission_id NOT IN"
+                "SELECT COUNT(*) FROM entry_items WHERE submission_id NOT IN"
                 " (SELECT id FROM submissions)"
             ).fetchone()[0]
-        return ok and orphans == 0
+            bare = con.execute(
+                "SELECT COUNT(*) FROM submissions WHERE id NOT IN"
+                " (SELECT submission_id FROM entry_items)"
+            ).fetchone()[0]
+        return ok and orphans == 0 and bare == 0
+
+    # -- operator actions --------------------------------------------------------------
+
+    def set_hidden(self, entry_id: int, hidden: bool) -> bool:
+        """Hide or show an entry; False if there is no such entry."""
+        with self._write() as con:
+            cur = con.execute(
+                "UPDATE submissions SET hidden = ?, version = version + 1 WHERE id = ?",
+                (int(hidden), entry_id),
+            )
+            self._changed(con)
+        return cur.rowcount == 1
+
+    def delete(self, entry_id: int) -> Entry | None:
+        """Remove an entry (its removal from the Hub repo waits in the outbox); the entry."""
+        entry = self.get(entry_id)
+        if entry is None:
+            return None
+        with self._write() as con:
+            con.execute("DELETE FROM submissions WHERE id = ?", (entry_id,))
+            con.execute(
+                "INSERT OR IGNORE INTO hub_deletes (path) VALUES (?)",
+                (hub_path(entry.file_sha256),),
+            )
+            self._changed(con)
+        return entry
+
+    def replace_scores(self, entry_id: int, report: Report, gold_fingerprint: str) -> None:
+        """Store a re-scored report, its items, version and gold fingerprint in one transaction."""
+        slim, sources, n_items = _scores_of(report)
+        with self._write() as con:
+            cur = con.execute(
+                "UPDATE submissions SET overall = ?, n_items = ?, sources = ?, report = ?,"
+                " evaluator_version = ?, gold_fingerprint = ?, version = version + 1"
+                " WHERE id = ?",
+                (
+                    slim.accuracy.overall.score,
+                    n_items,
+                    ",".join(sources),
+                    slim.to_json(indent=None),
+                    report.evaluator.version,
+                    gold_fingerprint,
+                    entry_id,
+                ),
+            )
+            if cur.rowcount != 1:
+                raise KeyError(entry_id)
+            con.execute(
+                "UPDATE entry_items SET data = ? WHERE submission_id = ?",
+                (_encode_items(report.items), entry_id),
+            )
+            self._changed(con)
+
+    def audit(self, actor: str, action: str, entry_id: int | None, detail: str = "") -> None:
+        """Append one operator (or submitter) action to the audit log."""
+        with self._write() as con:
+            con.execute(
+                "INSERT INTO audit (ts, actor, action, entry_id, detail) VALUES (?, ?, ?, ?, ?)",
+                (_now(), actor, action, entry_id, detail),
+            )
+
+    def audit_log(self) -> list[tuple[str, str, str, int | None, str]]:
+        """Every audited action, oldest first: (time, actor, action, entry id, detail)."""
+        with self._connect() as con:
+            return [tuple(r) for r in con.execute("SELECT * FROM audit ORDER BY rowid")]
 
     # -- rate limiting -----------------------------------------------------------------
+
+    def _get(self, con: sqlite3.Connection, entry_id: int) -> Entry:
+        row = con.execute(
+            f"SELECT {_ENTRY_COLUMNS} FROM submissions WHERE id = ?", (entry_id,)
+        ).fetchone()
+        return _entry(row)
+
+    def reserve(self, key: str, limits: quota.QuotaLimits, now: float | None = None) -> Reservation:
+        """Count one submission attempt of a quota key before scoring, in the transaction that
+        checks its daily limits (RateLimitError when reached). Pass the reservation to `add`, or
+        to `release` when nothing is stored."""
+        with self._write() as con:
+            return quota.reserve(con, key, limits, time.time() if now is None else now)
+
+    def release(self, reservation: Reservation) -> None:
+        """The reservation stored nothing: it stays a counted attempt, not a stored entry."""
+        with self._write() as con:
+            quota.release(con, reservation)
+
+    def duplicate_of(self, file_sha256: str, content_key: str = "") -> Entry | None:
+        """The stored entry with these bytes or this content key (hidden or not), or None;
+        a DuplicateContentError's `existing` when only the content matches."""
+        with self._connect() as con:
+            row = con.execute(
+                f"SELECT {_ENTRY_COLUMNS} FROM submissions WHERE file_sha256 = ?", (file_sha256,)
+            ).fetchone()
+            if row is not None:
+                return _entry(row)
+            same = quota.entry_with_content(con, content_key) if content_key else None
+            return None if same is None else self._get(con, same)
+
+    def stored_by(self, entry_id: int, key: str) -> bool:
+        """Whether quota key `key` stored entry `entry_id` itself (so a resend is a retry)."""
+        with self._connect() as con:
+            return quota.stored_by(con, entry_id, key)
 
     def record_attempt(self, client: str, ok: bool, ts: float | None = None) -> None:
         """Remember one submission attempt of a client (hashed address)."""
@@ -363,14 +661,42 @@ class Store:
         with self._connect() as con:
             return int(con.execute(sql, (client, since)).fetchone()[0])
 
-    # -- mirror ------------------------------------------------------------------------
+    # -- outbox (what the Hub repo does not hold yet) -------------------------------------
+
+    def pending_pushes(self) -> list[tuple[int, int]]:
+        """(entry id, version) of every entry whose current version is not in the Hub repo."""
+        with self._connect() as con:
+            rows = con.execute(
+                "SELECT id, version FROM submissions WHERE version != pushed_version ORDER BY id"
+            ).fetchall()
+        return [(int(a), int(b)) for a, b in rows]
+
+    def pending_deletes(self) -> list[str]:
+        with self._connect() as con:
+            return [r[0] for r in con.execute("SELECT path FROM hub_deletes ORDER BY path")]
+
+    def mark_pushed(self, versions: Sequence[tuple[int, int]], deleted: Sequence[str]) -> None:
+        """Record a successful push; an entry changed since keeps waiting (its version moved)."""
+        with self._write() as con:
+            con.executemany(
+                "UPDATE submissions SET pushed_version = ? WHERE id = ? AND version = ?",
+                ((v, i, v) for i, v in versions),
+            )
+            con.executemany("DELETE FROM hub_deletes WHERE path = ?", ((p,) for p in deleted))
+
+    # -- Hub records -------------------------------------------------------------------
 
     def export_entry(self, entry_id: int) -> dict[str, Any]:
-        """An entry as JSON-able dict for the mirror: metadata, report, PUBLIC items only."""
+        """An entry as a JSON-able dict for the (private) Hub repo: everything needed to restore
+        and re-score it, private items included."""
         entry = self.get(entry_id)
         if entry is None:
             raise KeyError(entry_id)
-        items = self.item_scores(entry_id, public_only=True)
+        with self._connect() as con:
+            preds = con.execute(
+                "SELECT predictions FROM submissions WHERE id = ?", (entry_id,)
+            ).fetchone()[0]
+        items = self.item_scores(entry_id, public_only=False)
         return {
             "id": entry.id,
             "created": entry.created,
@@ -380,13 +706,19 @@ class Store:
             "note": entry.note,
             "file_name": entry.file_name,
             "file_sha256": entry.file_sha256,
+            "submitter": entry.submitter,
+            "hidden": entry.hidden,
+            "answers_extracted": entry.answers_extracted,
+            "gold_fingerprint": entry.gold_fingerprint,
+            "predictions": base64.b64encode(preds).decode() if preds is not None else None,
             "report": entry.report.to_dict(),
             "items": [i.to_dict() for i in items.values()],
         }
 
-    def import_entry(self, data: dict[str, Any]) -> Entry | None:
+    def import_entry(self, data: dict[str, Any], *, pushed: bool = True) -> Entry | None:
         """Store an exported entry unless its file hash is already present (then None)."""
         report = Report.from_dict({**data["report"], "items": data.get("items") or []})
+        preds = data.get("predictions")
         sub = Submission(
             model=str(data["model"]),
             file_sha256=str(data["file_sha256"]),
@@ -394,104 +726,19 @@ class Store:
             params=str(data.get("params", "")),
             note=str(data.get("note", "")),
             file_name=str(data.get("file_name", "")),
+            submitter=str(data.get("submitter", "")),
+            predictions=base64.b64decode(preds) if preds else None,
+            answers_extracted=bool(data.get("answers_extracted")),
+            gold_fingerprint=str(data.get("gold_fingerprint", "")),
         )
         try:
-            entry = self.add(sub, report, entry_id=data.get("id"))
+            return self.add(
+                sub,
+                report,
+                entry_id=data.get("id"),
+                created=data.get("created") or None,
+                hidden=bool(data.get("hidden")),
+                pushed=pushed,
+            )
         except DuplicateSubmissionError:
             return None
-        created = data.get("created")
-        if created:
-            with self._write() as con:
-                con.execute("UPDATE submissions SET created = ? WHERE id = ?", (created, entry.id))
-        return self.get(entry.id)
-
-
-class Mirror(Protocol):
-    """Where stored entries are copied so that they survive a restart of the Space."""
-
-    def push(self, name: str, data: dict[str, Any]) -> None: ...
-
-    def pull(self) -> list[dict[str, Any]]: ...
-
-
-class FolderMirror:
-    """A mirror in a local folder (one JSON file per entry)."""
-
-    def __init__(self, folder: str | Path) -> None:
-        self.folder = Path(folder)
-
-    def push(self, name: str, data: dict[str, Any]) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
-        tmp = self.folder / f".{name}.tmp"
-        tmp.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
-        tmp.replace(self.folder / name)
-
-    def pull(self) -> list[dict[str, Any]]:
-        if not self.folder.is_dir():
-            return []
-        return [
-            json.loads(p.read_text(encoding="utf-8")) for p in sorted(self.folder.glob("*.json"))
-        ]
-
-
-class HubMirror:
-    """A mirror in a Hugging Face Hub dataset repository (`entries/*.json`).
-
-    The repository should be private: entries carry public per-item results and metadata only,
-    but the operator decides who sees submissions before they are shown.
-    """
-
-    def __init__(self, repo_id: str, token: str | None = None) -> None:
-        self.repo_id = repo_id
-        self.token = token
-
-    def push(self, name: str, data: dict[str, Any]) -> None:
-        from huggingface_hub import HfApi
-
-        HfApi(token=self.token).upload_file(
-            path_or_fileobj=json.dumps(data, ensure_ascii=False).encode("utf-8"),
-            path_in_repo=f"entries/{name}",
-            repo_id=self.repo_id,
-            repo_type="dataset",
-            commit_message=f"leaderboard entry {name}",
-        )
-
-    def pull(self) -> list[dict[str, Any]]:
-        from huggingface_hub import snapshot_download
-
-        folder = snapshot_download(
-            self.repo_id, repo_type="dataset", allow_patterns="entries/*.json", token=self.token
-        )
-        return FolderMirror(Path(folder) / "entries").pull()
-
-
-def mirror_name(entry: Entry) -> str:
-    return f"{entry.id:06d}-{entry.file_sha256[:16]}.json"
-
-
-def push_entry(store: Store, mirror: Mirror | None, entry: Entry) -> bool:
-    """Copy one entry to the mirror; a failure is logged, never raised (the entry is stored)."""
-    if mirror is None:
-        return False
-    try:
-        mirror.push(mirror_name(entry), store.export_entry(entry.id))
-    except Exception as exc:  # the mirror is best effort; the local store is the truth
-        log.warning("mirror push of entry #%s failed: %s", entry.id, type(exc).__name__)
-        return False
-    return True
-
-
-def restore(store: Store, mirror: Mirror | None) -> int:
-    """Import the mirror's entries missing from the store; returns how many were added."""
-    if mirror is None:
-        return 0
-    try:
-        pulled = mirror.pull()
-    except Exception as exc:
-        log.warning("mirror restore failed: %s", type(exc).__name__)
-        return 0
-    added = 0
-    for data in sorted(pulled, key=lambda d: int(d.get("id") or 0)):
-        if store.import_entry(data) is not None:
-            added += 1
-    return added
