@@ -106,9 +106,9 @@ _DIMENSIONS = (
         ("knowledge", "skill"),
         {"knowledge": "Knowledge", "skill": "Skill"},
         "Knowledge: "
-        + ", ".join(KNOWLEDGE_CONTENTS)
+        + ", ".join(CONTENT_LABELS[c].lower() for c in KNOWLEDGE_CONTENTS)
         + ". Skill: "
-        + ", ".join(SKILL_CONTENTS)
+        + ", ".join(CONTENT_LABELS[c].lower() for c in SKILL_CONTENTS)
         + " (PROTOCOL 5).",
     ),
     Dimension(

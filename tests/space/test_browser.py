@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from conftest import require, require_chromium
 from gradio_client import Client
+from respondeoqa_eval.space.table import display_columns as columns_of
 
 from .conftest import SECRET_MARKER
 from .helpers import (
@@ -56,7 +57,7 @@ def test_browser_submit_view_compare_escape(
     records = file_records(public_gold, SHORT)
     rows, k = k_correct_predictions(records, 123)
     n = sum(r.task != "translation" for r in records)
-    expected = f"{100 * k / n:.2f}"  # 123 of 675 short answers right: 18.22
+    expected = f"{100 * k / n:.1f}"  # 123 of 675 short answers right: 18.2
     upload = write_jsonl(tmp_path / "browser-preds.jsonl", rows)
     # a second scored entry to compare with, submitted by another client
     base_rows, _ = k_correct_predictions(records, 400)
@@ -96,7 +97,7 @@ def test_browser_submit_view_compare_escape(
     result = page.locator("#submit-msg textarea")
     sync_api.expect(result).to_have_value(re.compile(r"^Stored as entry #\d+"), timeout=90_000)
     message = result.input_value()
-    assert f"{expected}%" in message and HOSTILE in message  # shown as text in a textbox
+    assert f"{100 * k / n:.2f}%" in message and HOSTILE in message  # shown as text in a textbox
     sync_api.expect(page.locator("#breakdown")).to_contain_text("Content type")
     page.screenshot(path=str(screenshot_dir / "02-submitted.png"), full_page=True)
     my_id = entry_id(message)
@@ -136,6 +137,7 @@ def test_browser_submit_view_compare_escape(
         pick.click()
         pick.fill(f"#{ident} ")
         page.get_by_role("option").filter(has_text=f"#{ident} ").first.click()
+    page.keyboard.press("Escape")
     page.locator("#compare-btn").click()
     sync_api.expect(page.locator("#compare-msg textarea")).to_have_value(
         re.compile(rf"^A = #{my_id} "), timeout=60_000
@@ -155,3 +157,217 @@ def test_browser_submit_view_compare_escape(
     assert dialogs == []
     assert leaks == []
     page.close()
+
+
+# -- issue 9: a leaderboard read at a glance -------------------------------------------------
+
+NUMBER = re.compile(r"^(\d+\.\d|\u2014)$")  # one decimal, or the missing mark
+ALL_VIEWS = [
+    "Overview",
+    "Task",
+    "Content type",
+    "Language pair",
+    "Format",
+    "Source",
+    "Difficulty",
+    "Translation (BLEU, chrF)",
+]
+
+
+def _cell_texts(page, column: int) -> list[str]:
+    return page.locator(f'#leaderboard-table .body-cell[data-col="{column}"]').all_inner_texts()
+
+
+def _header_texts(page, elem: str = "#leaderboard-table") -> list[str]:
+    return [t.strip() for t in page.locator(f"{elem} th .header-content").all_inner_texts()]
+
+
+def _assert_model_pinned(page) -> None:
+    """Scrolled to the far right, the first row's model name is still inside the table box."""
+    viewport = page.locator("#leaderboard-table .virtual-table-viewport")
+    wide = viewport.evaluate("e => e.scrollWidth > e.clientWidth + 50")
+    viewport.evaluate("e => { e.scrollLeft = e.scrollWidth; }")
+    page.wait_for_timeout(300)
+    assert viewport.evaluate("e => e.scrollLeft") > 0 or not wide
+    box = viewport.bounding_box()
+    for cell in ('[data-testid="cell-0-0"]', '[data-testid="cell-0-1"]'):
+        b = page.locator(f"#leaderboard-table {cell}").bounding_box()
+        assert b is not None and b["width"] > 20, cell
+        assert box["x"] - 1 <= b["x"] and b["x"] + b["width"] <= box["x"] + box["width"] + 1, (
+            cell,
+            b,
+            box,
+        )
+    header = page.locator('#leaderboard-table th[data-heading="1"]').bounding_box()
+    assert box["x"] - 1 <= header["x"] <= box["x"] + box["width"]
+    viewport.evaluate("e => { e.scrollLeft = 0; }")
+
+
+def _open_tab(page, name: str) -> None:
+    """Click a tab; at phone width Gradio puts some tabs into its overflow menu."""
+    tab = page.get_by_role("tab", name=name)
+    if not tab.is_visible():
+        page.locator(".overflow-menu button").first.click()
+        tab = page.locator(".overflow-dropdown button").filter(has_text=name).first
+    tab.click()
+
+
+def _pick_view(page, name: str) -> None:
+    page.locator("#view").get_by_text(name, exact=True).click()
+    page.wait_for_timeout(200)
+
+
+def test_browser_leaderboard_at_a_glance(
+    browser, server, public_gold, tmp_path: Path, screenshot_dir: Path
+) -> None:
+    """Pinned Rank and Model in every view (1400 px and 390 px), one number style in the table
+    and the CSV, BLEU beside BLEU without padding, no placeholder tables, the coverage warning
+    in Compare and the entry detail; screenshots of every tab and view."""
+    shots = screenshot_dir / "issue9"
+    shots.mkdir(parents=True, exist_ok=True)
+    client = Client(server.url, verbose=False)
+    short = file_records(public_gold, SHORT)
+    feet = file_records(public_gold, "prosody_feet_questions_english.json")
+    ids = []
+    # different coverage (Junior Scholarship vs both public sources), the short answers shared
+    for tag, records, k in (("glance-short", short, 200), ("glance-feet", short + feet, 120)):
+        rows, _ = k_correct_predictions(records, k)
+        ids.append(entry_id(submit(client, write_jsonl(tmp_path / f"{tag}.jsonl", rows), tag)[0]))
+
+    for width in (1400, 390):
+        page = browser.new_page(viewport={"width": width, "height": 1000})
+        page.goto(server.url, wait_until="networkidle")
+        table = page.locator("#leaderboard-table")
+        sync_api.expect(table).to_contain_text("glance-feet", timeout=30_000)
+        # no placeholder tables ("1 2 3" headers) and no empty plots before any action
+        for tab in ("Compare", "Submit"):
+            _open_tab(page, tab)
+            page.wait_for_timeout(300)
+            for elem in ("#plot-content", "#plot-pair", "#plot-diff", "#differences"):
+                assert not page.locator(elem).is_visible(), (tab, elem)
+            for elem in ("#disagreements", "#breakdown", "#submit-msg", "#compare-msg"):
+                assert not page.locator(elem).is_visible(), (tab, elem)
+            headers = page.locator("th .header-content").all_inner_texts()
+            assert not {"1", "2", "3"} & {h.strip() for h in headers}, (tab, headers)
+            page.screenshot(path=str(shots / f"{width}-{tab.lower()}-empty.png"), full_page=True)
+        _open_tab(page, "About")
+        sync_api.expect(page.get_by_text("The benchmark")).to_be_visible()
+        page.screenshot(path=str(shots / f"{width}-about.png"), full_page=True)
+        _open_tab(page, "Leaderboard")
+
+        for view in ALL_VIEWS:
+            _pick_view(page, view)
+            fifth = columns_of(view)[4]  # the view's first breakdown column
+            sync_api.expect(
+                page.locator('#leaderboard-table th[data-heading="4"]')
+            ).to_have_attribute("title", fifth, timeout=20_000)
+            sync_api.expect(table).to_contain_text("glance-feet", timeout=20_000)
+            headers = _header_texts(page)
+            assert headers[:3] == ["Rank", "Model", "Overall"], (view, headers)
+            _assert_model_pinned(page)
+            page.screenshot(path=str(shots / f"{width}-view-{view.split()[0]}.png"), full_page=True)
+            if width != 1400:
+                continue
+            # one number style: every score cell one decimal (or the missing mark), ranks integers
+            assert all(t.strip().isdigit() for t in _cell_texts(page, 0)), view
+            for col, name in enumerate(headers):
+                if name in ("Overall", "Multiple choice", "Latin Prosody", "Grammar") or (
+                    name.startswith(("BLEU", "chrF"))
+                ):
+                    texts = [t.strip() for t in _cell_texts(page, col)]
+                    assert texts and all(NUMBER.match(t) for t in texts), (view, name, texts)
+            if view == "Overview":
+                assert "BLEU \u2192 Latin (paper, padded)" in headers
+                assert "BLEU \u2192 Latin (no padding)" in headers
+                assert headers.index("95% CI") == 3
+            if view.startswith("Translation"):
+                for target in ("Latin", "English"):
+                    for variant in ("(paper, padded)", "(no padding)"):
+                        assert f"BLEU \u2192 {target} {variant}" in headers
+                    assert f"chrF \u2192 {target}" in headers
+                legend = page.locator("#legend")
+                sync_api.expect(legend).to_contain_text("brevity penalty")
+                sync_api.expect(legend).to_contain_text("not reported in the paper")
+            if view == "Source":
+                sync_api.expect(page.locator("#legend")).to_contain_text(
+                    "The paper reports no numbers for this breakdown"
+                )
+                assert "Junior Scholarship" in headers and "jun-schol" not in headers
+
+        if width == 1400:
+            _pick_view(page, "Overview")
+            with page.expect_download() as download:
+                page.locator("#csv").click()
+            rows = list(csv.DictReader(io.StringIO(Path(download.value.path()).read_text("utf-8"))))
+            mine = next(r for r in rows if r["Entry"] == f"#{ids[0]}")
+            assert re.fullmatch(r"\d+", mine["Rank"]) and re.fullmatch(r"\d+", mine["Items"])
+            low, high, overall = (
+                float(mine["CI low"]),
+                float(mine["CI high"]),
+                float(mine["Overall"]),
+            )
+            assert low <= overall <= high
+            for r in rows:
+                for name in ("Overall", "Multiple choice", "BLEU \u2192 Latin (no padding)"):
+                    assert r[name] == "" or re.fullmatch(r"\d+\.\d", r[name]), (name, r[name])
+                assert re.fullmatch(r"\d+", r["Rank"]), r["Rank"]
+            assert "95% CI" not in rows[0]  # the interval is two numeric columns
+
+            # entry detail: click a row, see its breakdown and metadata, download public items
+            row = table.get_by_role("row").filter(has_text="glance-short")
+            row.locator('[data-col="1"]').click()
+            sync_api.expect(page.locator("#detail-msg textarea")).to_have_value(
+                re.compile(rf"^Entry #{ids[0]}"), timeout=20_000
+            )
+            sync_api.expect(page.locator("#detail-meta")).to_contain_text("glance-short")
+            sync_api.expect(page.locator("#detail-breakdown")).to_contain_text("Content type")
+            with page.expect_download() as download:
+                page.locator("#detail-csv").click()
+            items = list(
+                csv.DictReader(io.StringIO(Path(download.value.path()).read_text("utf-8")))
+            )
+            assert len(items) == len(short)
+            assert not {"gold", "answer", "answers"} & set(items[0])
+            assert {r["source"] for r in items} == {"Junior Scholarship"}
+            page.screenshot(path=str(shots / "1400-entry-detail.png"), full_page=True)
+
+        # Compare two entries of different coverage: warning, counts, intervals, readable table
+        _open_tab(page, "Compare")
+        pick = page.locator("#compare-pick input").first
+        for ident in ids:
+            pick.click()
+            pick.fill(f"#{ident} ")
+            page.get_by_role("option").filter(has_text=f"#{ident} ").first.click()
+        page.keyboard.press("Escape")
+        page.locator("#compare-btn").click()
+        sync_api.expect(page.locator("#compare-warning textarea")).to_have_value(
+            re.compile("^Different coverage"), timeout=60_000
+        )
+        sync_api.expect(page.locator("#compare-msg textarea")).to_have_value(
+            re.compile(rf"^A = #{ids[0]} "), timeout=60_000
+        )
+        sync_api.expect(page.locator("#plot-content .js-plotly-plot")).to_have_count(1)
+        assert page.locator("#plot-content .errorbar").count() > 0  # 95% intervals
+        sync_api.expect(page.locator("#plot-content")).to_contain_text("n=")
+        sync_api.expect(page.locator("#plot-diff")).to_contain_text("Overall (n=")
+        if width == 1400:
+            assert _header_texts(page, "#disagreements")[:4] == [
+                "Question",
+                "Gold",
+                "A answer",
+                "B answer",
+            ]
+            for h in page.locator("#disagreements th").all():
+                assert h.bounding_box()["width"] >= 40
+        page.screenshot(path=str(shots / f"{width}-compare.png"), full_page=True)
+
+        # failure and success look different
+        _open_tab(page, "Submit")
+        page.locator("#submit-btn").click()
+        sync_api.expect(page.locator("#submit-msg textarea")).to_have_value(
+            re.compile("^Not accepted"), timeout=30_000
+        )
+        assert "msg-error" in (page.locator("#submit-msg").get_attribute("class") or "")
+        assert not page.locator("#breakdown").is_visible()
+        page.screenshot(path=str(shots / f"{width}-submit-error.png"), full_page=True)
+        page.close()

@@ -52,7 +52,7 @@ def test_bootstrap_groups_come_from_the_stored_items(public_gold: GoldSet) -> No
     assert by[("by_content", "grammar")].n == n_grammar
     assert sum(d.n for d in diffs if d.dimension == "by_language_pair") == len(recs)
     df = differences_frame(diffs)
-    assert set(df["Significant"]) <= {"yes", "no"}
+    assert set(df["Interval excludes 0"]) <= {"yes", "no"}
     assert "Grammar" in set(df["Group"]) and "English \u2192 Latin" in set(df["Group"])
 
 

@@ -28,9 +28,9 @@ def test_expected_score_and_breakdown(space: Space, public_gold, tmp_path: Path)
     assert out.ok, out.message
     # feet: score = correct positions / gold feet; gold given -> 1, WRONG -> 0 (PROTOCOL 4)
     assert out.entry.overall == pytest.approx(k / len(records))
-    by = {(r["Group"], r["Key"]): r["Score"] for r in out.breakdown.to_dict("records")}
-    assert by[("Task", "Feet identification")] == round(100 * k / len(records), 2)
-    assert by[("Language pair", "Latin \u2192 English")] == round(100 * k / len(records), 2)
+    by = {(r["Breakdown"], r["Group"]): r["Score"] for r in out.breakdown.to_dict("records")}
+    assert by[("Task", "Feet identification")] == round(100 * k / len(records), 1)
+    assert by[("Language pair", "Latin \u2192 English")] == round(100 * k / len(records), 1)
 
 
 def test_daily_limit_and_attempts(space: Space, public_gold, tmp_path: Path) -> None:
@@ -72,5 +72,5 @@ def test_compare_needs_two(space: Space) -> None:
 
 def test_csv_file(space: Space) -> None:
     text = space.csv_file("Language pair").read_text(encoding="utf-8")
-    assert text.splitlines()[0].startswith("Rank,Model,Type,Coverage,Overall")
+    assert text.splitlines()[0].startswith("Rank,Model,Overall,CI low,CI high,English \u2192")
     assert "o3-mini" in text and "93.1" in text

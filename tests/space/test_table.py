@@ -38,11 +38,12 @@ def test_paper_rows_carry_published_numbers() -> None:
     df = table.leaderboard_frame(list(PAPER_ROWS))
     rows = rows_by_model(df)
     assert set(rows) == {"LLaMa 3.3 70B", "Qwen QwQ 32B", "o3-mini"}
-    assert rows["LLaMa 3.3 70B"]["Overall"] == 71.92
-    assert rows["Qwen QwQ 32B"]["MC"] == 90.86
-    assert rows["o3-mini"]["Knowledge"] == 69.46 and rows["o3-mini"]["Skill"] == 66.76
-    assert rows["LLaMa 3.3 70B"]["BLEU to Latin"] == 23.71
-    assert rows["o3-mini"]["BLEU to English"] == 43.14
+    assert rows["LLaMa 3.3 70B"]["Overall"] == 71.9  # 71.92, one decimal
+    assert rows["Qwen QwQ 32B"]["Multiple choice"] == 90.9
+    assert rows["o3-mini"]["Knowledge"] == 69.5 and rows["o3-mini"]["Skill"] == 66.8
+    assert rows["LLaMa 3.3 70B"]["BLEU \u2192 Latin (paper, padded)"] == 23.7
+    assert rows["o3-mini"]["BLEU \u2192 English (paper, padded)"] == 43.1
+    assert math.isnan(rows["o3-mini"]["BLEU \u2192 English (no padding)"])  # not published
     assert rows["Qwen QwQ 32B"]["Scansion"] == 21.1
     assert all(r["Type"] == PAPER_LABEL for r in rows.values())
     assert [r["Rank"] for r in df.to_dict("records")] == [1, 2, 3]
@@ -52,9 +53,9 @@ def test_paper_rows_carry_published_numbers() -> None:
     pairs = rows_by_model(table.leaderboard_frame(list(PAPER_ROWS), "Language pair"))
     assert pairs["Qwen QwQ 32B"]["Latin \u2192 English"] == 90.2
     assert pairs["o3-mini"]["Latin \u2192 Latin"] == 44.7
-    bleu = rows_by_model(table.leaderboard_frame(list(PAPER_ROWS), "Translation (BLEU)"))
-    assert bleu["Qwen QwQ 32B"]["BLEU to English constrained"] == 17.95
-    assert bleu["o3-mini"]["BLEU to Latin unconstrained"] == 23.42
+    bleu = rows_by_model(table.leaderboard_frame(list(PAPER_ROWS), table.TRANSLATION_VIEW))
+    assert bleu["Qwen QwQ 32B"]["BLEU \u2192 English, constrained (paper, padded)"] == 17.9  # 17.95
+    assert bleu["o3-mini"]["BLEU \u2192 Latin, unconstrained (paper, padded)"] == 23.4
 
 
 def test_views_have_the_issue_columns() -> None:
@@ -64,13 +65,20 @@ def test_views_have_the_issue_columns() -> None:
     assert len(table.VIEWS["Format"]) == 2
     for view in table.VIEWS:
         cols = table.columns(view)
-        assert cols[:2] == ["Rank", "Model"]  # the pinned columns
+        assert cols[:3] == ["Rank", "Model", "Overall"]  # pinned, then the overall score
+        assert table.display_columns(view)[:4] == ["Rank", "Model", "Overall", "95% CI"]
         types = table.datatypes(view)
+        cols = table.display_columns(view)
         assert len(types) == len(cols)
         assert not {"html", "markdown"} & set(types)
         assert types[cols.index("Model")] == "str" and types[cols.index("Link")] == "str"
         df = table.leaderboard_frame(list(PAPER_ROWS), view)
-        assert list(df.columns) == cols
+        assert list(df.columns) == table.columns(view)
+        assert list(table.display_frame(df).columns) == cols
+        assert len(table.column_widths(view)) == len(cols)
+        # no view shows the paper's padded BLEU without BLEU without padding beside it
+        padded = [c for c in cols if c.endswith("(paper, padded)")]
+        assert all(c.replace("(paper, padded)", "(no padding)") in cols for c in padded)
 
 
 def test_scored_rows_rank_within_coverage() -> None:
@@ -95,12 +103,12 @@ def test_scored_rows_rank_within_coverage() -> None:
     assert rows["public-high"]["Rank"] == 1 and rows["public-low"]["Rank"] == 2
     assert rows["certamen-only"]["Rank"] == 1  # the best score, but alone in its coverage
     assert list(df["Model"])[:4] == ["LLaMa 3.3 70B", "full", "o3-mini", "Qwen QwQ 32B"]
-    assert rows["public-high"]["Coverage"] == "public (jun-schol + lat-pros)"
+    assert rows["public-high"]["Coverage"] == "public (Junior Scholarship + Latin Prosody)"
     assert rows["public-high"]["Overall"] == 80.0
-    assert rows["public-high"]["95% CI"] == "75.0 to 85.0"
+    assert (rows["public-high"]["CI low"], rows["public-high"]["CI high"]) == (75.0, 85.0)
     assert rows["public-high"]["Entry"] == "#2" and rows["public-high"]["Date"] == "2026-05-01"
-    assert math.isnan(rows["public-high"]["MC"])  # no multiple choice in the report
-    only = table.leaderboard_frame([*PAPER_ROWS, *entries], coverage="certamen")
+    assert math.isnan(rows["public-high"]["Multiple choice"])  # no multiple choice in the report
+    only = table.leaderboard_frame([*PAPER_ROWS, *entries], coverage="Certamen")
     assert list(only["Model"]) == ["certamen-only"]
     assert table.coverage_choices([*PAPER_ROWS, *entries])[:2] == [
         table.ALL_COVERAGES,
@@ -135,10 +143,52 @@ def test_breakdown_frame_lists_every_group() -> None:
         bleu={"latin": {"overall": BleuScore(20.0, 5, variable_refs=21.5)}},
     )
     df = table.breakdown_frame(report)
-    rows = {(r["Group"], r["Key"]): r for r in df.to_dict("records")}
-    assert rows[("Overall", "accuracy")]["Score"] == 50.0
+    rows = {(r["Breakdown"], r["Group"]): r for r in df.to_dict("records")}
+    assert rows[("Overall", "all scored items")]["Score"] == 50.0
     assert rows[("Content type", "Grammar")]["Score"] == 25.0
-    assert rows[("Extra", "short answer, macron-sensitive")]["Score"] == 40.0
-    assert rows[("BLEU to Latin", "overall")]["Score"] == 20.0
-    assert rows[("BLEU to Latin", "overall, variable refs")]["Score"] == 21.5
-    assert ("BLEU to Latin", "constrained") not in rows  # null groups are skipped
+    assert rows[("Extra", "Short answer, macrons kept")]["Score"] == 40.0
+    bleu = {
+        r["Metric"]: r
+        for r in df.to_dict("records")
+        if r["Breakdown"] == "Translation \u2192 Latin"
+    }
+    assert bleu["BLEU (paper, padded)"]["Score"] == 20.0
+    assert bleu["BLEU (no padding)"]["Score"] == 21.5
+    assert math.isnan(bleu["chrF"]["Score"])  # not in this report: shown as missing
+    assert {r["Group"] for r in bleu.values()} == {"all"}  # null splits are skipped
+
+
+def test_number_style_best_values_and_csv_types() -> None:
+    entries = [
+        FakeEntry(1, "a", make_report(0.25)),
+        FakeEntry(2, "b", make_report(0.5)),
+    ]
+    df = table.leaderboard_frame([*PAPER_ROWS, *entries])
+    styled = table.styled(df)
+    html = styled.to_html()
+    shown = table.display_frame(df)
+    assert shown.loc[shown["Model"] == "a", "95% CI"].item() == "20.0 to 30.0"
+    assert shown.loc[shown["Model"] == "LLaMa 3.3 70B", "95% CI"].item() == table.MISSING
+    # display strings: one decimal for every score, the missing mark for NaN
+    ctx = styled._translate(None, None)
+    cells = {(r, c["display_value"]) for r, row in enumerate(ctx["body"]) for c in row[1:]}
+    assert (
+        len(PAPER_ROWS),
+        "50.0",
+    ) in cells  # b ranks first among the public entries and (0, table.MISSING) in cells
+    # the best value per coverage: b (50.0) among the public entries, LLaMa among the paper's
+    mask = table.best_mask(shown, ["Overall"])
+    assert set(shown.loc[mask["Overall"], "Model"]) == {"LLaMa 3.3 70B", "b"}
+    assert "font-weight: 700" in html
+    rows = list(csv.DictReader(io.StringIO(table.to_csv(df))))
+    assert [r["Rank"] for r in rows] == ["1", "2", "3", "1", "2"]
+    assert rows[3]["Items"] == "100" and rows[0]["Items"] == ""
+    assert float(rows[3]["CI low"]) == 45.0 and float(rows[3]["CI high"]) == 55.0
+
+
+def test_legend_explains_missing_and_bleu() -> None:
+    text = table.legend(table.TRANSLATION_VIEW, 10)
+    assert "brevity penalty" in text and "no padding" in text
+    assert "fewer than 10 private" in text and "not reported in the paper" in text
+    assert "The paper reports no numbers" in table.legend("Source")
+    assert "The paper reports no numbers" not in table.legend("Content type")

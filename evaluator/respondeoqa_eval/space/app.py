@@ -12,11 +12,14 @@ import os
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
 import logging  # noqa: E402
+import tempfile  # noqa: E402
+import threading  # noqa: E402
+from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
 import gradio as gr  # noqa: E402
 
-from . import table  # noqa: E402
+from . import compare, detail, table, uploads  # noqa: E402
 from .paper import PAPER_CITATION  # noqa: E402
 from .service import Space, SpaceConfig  # noqa: E402
 
@@ -25,14 +28,15 @@ log = logging.getLogger(__name__)
 HEADER = """# RespondeoQA leaderboard
 Latin-English question answering: multiple choice, 1-word short answers, scansion and
 translation, scored with the paper's protocol (Hudspeth, Burns and O'Connor 2026).
-Rows marked **reported in paper** are the published numbers; every other row was scored here.
+Rows marked *reported in paper* are the published numbers; every other row was scored here.
 Ranks count only among entries scored on the same sources (the *Coverage* column)."""
 
 ABOUT = f"""## The benchmark
 RespondeoQA has 7,829 Latin-English questions from the NJCL Certamen (1996-2009), the National
-Latin Exam (2015, 2020, 2025), *Latin Grammar and Junior Scholarship Papers* and *Exercises in
-Latin Prosody and Versification*. The last two are public domain and published upstream
-(github.com/slanglab/RespondeoQA); Certamen and NLE questions are not redistributed.
+Latin Exam (NLE: 2015, 2020, 2025), *Latin Grammar and Junior Scholarship Papers* (shown as
+Junior Scholarship) and *Exercises in Latin Prosody and Versification* (shown as Latin Prosody).
+The last two are public domain and published upstream (github.com/slanglab/RespondeoQA);
+Certamen and NLE questions are not redistributed.
 
 ## How a submission is scored
 - Upload a JSONL, CSV or JSON file with one row per item: `id` (or `question_id` plus
@@ -45,25 +49,71 @@ Latin Prosody and Versification*. The last two are public domain and published u
   (first letter), 1-word short answer (exact match after lowercasing and removing punctuation;
   Latin answers also lose macrons and get j->i, v->u), meter manipulation (word lists equal) and
   feet identification (share of feet right, with the paper's spelling variants).
-- **BLEU** is corpus BLEU (sacreBLEU, lowercased, 13a tokens) per target language. As in the
-  paper, every item's references are padded with empty strings up to the largest count in its
-  group, which changes the brevity penalty; the report also gives BLEU without padding.
+- **BLEU** is corpus BLEU (sacreBLEU, lowercased, 13a tokens) per target language.
+  {table.PADDING_SENTENCE} The leaderboard therefore shows **BLEU (paper, padded)** only beside
+  **BLEU (no padding)** and **chrF** (character n-gram F-score).
 - Intervals are 95% bootstrap intervals over items (1,000 resamples, seed 12345). Compare uses a
   paired bootstrap over the items both entries were scored on.
+- Numbers: accuracy in %, BLEU and chrF in points, one decimal everywhere (the CSV too);
+  "\u2014" marks a value that is not reported in the paper, not covered by the entry's sources,
+  or hidden because it rests on too few private items.
 - The paper's overall accuracy for LLaMa 3.3 70B is 71.92; its released notebook prints 71.29.
 
 ## Data terms
 Certamen questions are copyrighted and hosted by the Junior Classical League; the National Latin
 Exam may not be used to generate profit. This Space never shows their gold answers: the
-disagreement table in Compare lists public items only.
+disagreement table in Compare and the per-item download of an entry list public items only.
 
 ## Citation
 {PAPER_CITATION}: *RespondeoQA: a Benchmark for Bilingual Latin-English Question Answering*.
 """
 
+SUBMIT_OK = "Stored as entry"  # how service.submit starts a success message
+
 SUBMIT_HELP = """Upload predictions in any format the evaluator accepts (`.jsonl`, `.csv` or the
 paper's `.json` layout). The file is scored at once and appears on the leaderboard; identical
 files are refused. Model name, link and note are shown as plain text; links must be http(s)."""
+
+COMPARE_HELP = """Pick two or more entries and press Compare: bars by content type and by language
+pair (95% intervals as error bars, item counts on the bars). For exactly two scored submissions,
+also the paired difference per category and the public items where they disagree."""
+
+DETAIL_HELP = """**Entry detail**: pick an entry here or click its row in the table: its full
+breakdown, what is known about it, and a download of its per-item results on public items."""
+
+# Rank and Model stay in view whatever the horizontal scroll: Gradio 6's Dataframe renders cells
+# as divs with data-col / data-heading; the widths come from table.column_widths.
+_RANK_W = 64
+_MODEL_W, _MODEL_W_PHONE = 220, 124
+_PIN = "#leaderboard-table"
+CSS = f"""
+{_PIN} .body-cell[data-col="0"], {_PIN} .body-cell[data-col="1"],
+{_PIN} th[data-heading="0"], {_PIN} th[data-heading="1"] {{
+  position: sticky; z-index: 3;
+  background: var(--table-even-background-fill, var(--background-fill-primary));
+}}
+{_PIN} .row-odd .body-cell[data-col="0"], {_PIN} .row-odd .body-cell[data-col="1"] {{
+  background: var(--table-odd-background-fill, var(--background-fill-secondary));
+}}
+{_PIN} th[data-heading="0"], {_PIN} th[data-heading="1"] {{
+  z-index: 5; background: var(--table-even-background-fill, var(--background-fill-primary));
+}}
+{_PIN} .body-cell[data-col="0"], {_PIN} th[data-heading="0"] {{ left: 0; }}
+{_PIN} .body-cell[data-col="1"], {_PIN} th[data-heading="1"] {{
+  left: {_RANK_W}px; box-shadow: 2px 0 0 var(--border-color-primary);
+}}
+#leaderboard-table th .header-content span, #disagreements th .header-content span,
+#differences th .header-content span {{ white-space: normal; line-height: 1.2; }}
+.msg-ok textarea {{ border-left: 6px solid #1f9d55 !important; background: #effaf3 !important; }}
+.msg-error textarea {{ border-left: 6px solid #c53030 !important; background: #fdf0f0 !important; }}
+.msg-warn textarea {{ border-left: 6px solid #c27c0e !important; background: #fff8e6 !important; }}
+@media (max-width: 640px) {{
+  {_PIN} .body-cell[data-col="1"], {_PIN} th[data-heading="1"] {{
+    width: {_MODEL_W_PHONE}px !important; min-width: {_MODEL_W_PHONE}px !important;
+    max-width: {_MODEL_W_PHONE}px !important; flex: 0 0 {_MODEL_W_PHONE}px !important;
+  }}
+}}
+"""
 
 
 def _view(value: Any) -> str:
@@ -73,10 +123,19 @@ def _view(value: Any) -> str:
 def _board(space: Space, view: str, coverage: str | None) -> tuple[Any, Any]:
     view = _view(view)
     df = space.table(view, coverage)
+    submitter = table.SUBMITTER in df.columns
     return (
-        gr.Dataframe(value=df, datatype=table.datatypes(view)),
+        gr.Dataframe(
+            value=table.styled(df),
+            datatype=table.datatypes(view, submitter),
+            column_widths=table.column_widths(view, submitter),
+        ),
         gr.DownloadButton(value=str(space.csv_file(view, coverage))),
     )
+
+
+def _min_private(space: Space) -> int | None:
+    return getattr(space.limits, "min_private_items", None)
 
 
 def build_app(config: SpaceConfig | Space) -> gr.Blocks:
@@ -84,10 +143,14 @@ def build_app(config: SpaceConfig | Space) -> gr.Blocks:
     space = config if isinstance(config, Space) else Space(config)
     views = list(table.VIEWS)
     first = space.table("Overview")
+    first_submitter = table.SUBMITTER in first.columns
+    detail_dir = Path(tempfile.mkdtemp(prefix="respondeoqa-detail-"))
 
-    # uploaded predictions and generated CSVs leave Gradio's cache after a day
+    # uploaded predictions and generated CSVs leave Gradio's cache (uploads.delete_cache)
     with gr.Blocks(
-        title="RespondeoQA leaderboard", analytics_enabled=False, delete_cache=(86400, 86400)
+        title="RespondeoQA leaderboard",
+        analytics_enabled=False,
+        delete_cache=uploads.delete_cache(space.limits),
     ) as demo:
         gr.Markdown(HEADER)
         with gr.Tabs():
@@ -103,48 +166,105 @@ def build_app(config: SpaceConfig | Space) -> gr.Blocks:
                         min_width=260,
                     )
                 board = gr.Dataframe(
-                    value=first,
-                    datatype=table.datatypes("Overview"),
+                    value=table.styled(first),
+                    datatype=table.datatypes("Overview", first_submitter),
+                    column_widths=table.column_widths("Overview", first_submitter),
                     interactive=False,
                     show_search="search",
-                    pinned_columns=2,
-                    max_height=720,
+                    max_height=620,
                     label="Leaderboard",
                     elem_id="leaderboard-table",
                 )
                 csv = gr.DownloadButton(
                     "Download CSV", value=str(space.csv_file("Overview")), elem_id="csv"
                 )
+                legend = gr.Markdown(
+                    table.legend("Overview", _min_private(space)), elem_id="legend"
+                )
+                gr.Markdown(DETAIL_HELP)
+                detail_pick = gr.Dropdown(
+                    space.choices(), value=None, label="Entry", elem_id="detail-pick"
+                )
+                detail_msg = gr.Textbox(
+                    label="Entry", interactive=False, visible=False, elem_id="detail-msg"
+                )
+                with gr.Row():
+                    detail_meta = gr.Dataframe(
+                        headers=["Field", "Value"],
+                        datatype=["str", "str"],
+                        interactive=False,
+                        wrap=True,
+                        column_widths=["35%", "65%"],
+                        label="About this entry",
+                        visible=False,
+                        elem_id="detail-meta",
+                    )
+                    detail_breakdown = gr.Dataframe(
+                        datatype=table.BREAKDOWN_DATATYPES,
+                        interactive=False,
+                        label="Full breakdown",
+                        visible=False,
+                        max_height=520,
+                        elem_id="detail-breakdown",
+                    )
+                detail_csv = gr.DownloadButton(
+                    "Download its public per-item results (CSV)",
+                    visible=False,
+                    elem_id="detail-csv",
+                )
             with gr.Tab("Compare", id="compare"):
+                gr.Markdown(COMPARE_HELP)
                 pick = gr.Dropdown(
                     space.choices(),
                     multiselect=True,
                     label="Entries to compare (two or more)",
+                    # entries newer than this session are not in its choices; the service
+                    # resolves (and ignores unknown) keys itself
+                    allow_custom_value=True,
                     elem_id="compare-pick",
                 )
                 compare_btn = gr.Button("Compare", elem_id="compare-btn")
                 compare_msg = gr.Textbox(
-                    label="Comparison", interactive=False, elem_id="compare-msg"
+                    label="Comparison", interactive=False, visible=False, elem_id="compare-msg"
+                )
+                compare_warn = gr.Textbox(
+                    label="Warning",
+                    interactive=False,
+                    visible=False,
+                    elem_id="compare-warning",
+                    elem_classes=["msg-warn"],
                 )
                 with gr.Row():
-                    plot_content = gr.Plot(label="By content type", elem_id="plot-content")
-                    plot_pair = gr.Plot(label="By language pair", elem_id="plot-pair")
-                plot_diff = gr.Plot(label="Difference A - B", elem_id="plot-diff")
+                    plot_content = gr.Plot(
+                        label="By content type", visible=False, elem_id="plot-content"
+                    )
+                    plot_pair = gr.Plot(
+                        label="By language pair", visible=False, elem_id="plot-pair"
+                    )
+                plot_diff = gr.Plot(label="Difference A - B", visible=False, elem_id="plot-diff")
                 diff_table = gr.Dataframe(
-                    label="A - B per category (paired bootstrap)",
+                    label="A - B per category (accuracy points, paired bootstrap)",
                     interactive=False,
-                    datatype=["str", "str", "number", "number", "number", "number", "str", "str"],
+                    datatype=compare.DIFFERENCE_DATATYPES,
+                    visible=False,
+                    elem_id="differences",
                 )
                 dis_table = gr.Dataframe(
-                    label="Public items where they disagree (gold shown for public items only)",
+                    label="Public items where they disagree (gold shown for public items only; "
+                    "scores per item, 0 to 1)",
                     interactive=False,
-                    datatype="str",
+                    datatype=compare.DISAGREEMENT_DATATYPES,
+                    column_widths=compare.DISAGREEMENT_WIDTHS,
                     show_search="search",
                     wrap=True,
+                    visible=False,
+                    max_height=600,
                     elem_id="disagreements",
                 )
             with gr.Tab("Submit", id="submit"):
                 gr.Markdown(SUBMIT_HELP)
+                if space.config.oauth:  # a Space with `hf_oauth: true`: submitting needs a login
+                    gr.LoginButton(elem_id="login")
                 upload = gr.File(
                     label="Predictions file",
                     file_types=[".jsonl", ".csv", ".json"],
@@ -161,12 +281,15 @@ def build_app(config: SpaceConfig | Space) -> gr.Blocks:
                     label="How the predictions were produced (optional)", lines=3, elem_id="note"
                 )
                 submit_btn = gr.Button("Submit", variant="primary", elem_id="submit-btn")
-                submit_msg = gr.Textbox(label="Result", interactive=False, elem_id="submit-msg")
+                submit_msg = gr.Textbox(
+                    label="Result", interactive=False, visible=False, elem_id="submit-msg"
+                )
                 breakdown = gr.Dataframe(
                     label="Your entry's breakdown",
                     interactive=False,
                     elem_id="breakdown",
-                    datatype=["str", "str", "str", "number", "str", "number"],
+                    datatype=table.BREAKDOWN_DATATYPES,
+                    visible=False,
                 )
             with gr.Tab("About", id="about"):
                 gr.Markdown(ABOUT)
@@ -174,12 +297,16 @@ def build_app(config: SpaceConfig | Space) -> gr.Blocks:
         def show_board(v: str, cov: str | None) -> tuple[Any, Any]:
             return _board(space, v, cov)
 
+        def show_legend(v: str) -> str:
+            return table.legend(_view(v), _min_private(space))
+
         def refresh(v: str, cov: str | None) -> tuple[Any, ...]:
             board_value, csv_value = _board(space, v, cov)
             return (
                 board_value,
                 csv_value,
                 gr.Dropdown(choices=space.coverage_choices()),
+                gr.Dropdown(choices=space.choices()),
                 gr.Dropdown(choices=space.choices()),
             )
 
@@ -192,12 +319,25 @@ def build_app(config: SpaceConfig | Space) -> gr.Blocks:
             v: str,
             cov: str | None,
             request: gr.Request,
+            profile: Any = None,
         ) -> tuple[Any, ...]:
             from .limits import client_of
 
-            client = client_of(request, space.config.trust_proxy)
-            outcome = space.submit(path, m, lk, pm, nt, client=client)
-            return (outcome.message, outcome.breakdown, *refresh(v, cov))
+            # logged in: the quota is per Hugging Face user and the entry shows the username
+            user = str(getattr(profile, "username", "") or "") if profile is not None else ""
+            client = f"hf:{user}" if user else client_of(request, space.config.trusted_proxies)
+            outcome = space.submit(path, m, lk, pm, nt, client=client, submitter=user)
+            board_value, csv_value, cov_value, pick_value, _ = refresh(v, cov)
+            shown = table.breakdown_display(outcome.breakdown) if outcome.ok else outcome.breakdown
+            # API outputs stay plain values; look and visibility follow in `style_submit`
+            return (outcome.message, shown, board_value, csv_value, cov_value, pick_value)
+
+        def style_submit(message: str | None) -> tuple[Any, Any]:
+            ok = str(message or "").startswith(SUBMIT_OK)
+            return (
+                gr.Textbox(visible=True, elem_classes=["msg-ok" if ok else "msg-error"]),
+                gr.Dataframe(visible=ok),
+            )
 
         def do_compare(keys: list[str] | None) -> tuple[Any, ...]:
             out = space.compare(keys)
@@ -205,29 +345,105 @@ def build_app(config: SpaceConfig | Space) -> gr.Blocks:
                 out.message,
                 out.by_content,
                 out.by_pair,
-                gr.Plot(value=out.difference, visible=out.difference is not None),
-                out.differences,
+                out.difference,
+                compare.differences_display(out.differences),
                 out.disagreements,
             )
 
+        def show_compare_parts(keys: list[str] | None) -> tuple[Any, ...]:
+            drawn, paired = detail.compare_shape(space, keys)
+            text = detail.coverage_warning(space, keys)
+            return (
+                gr.Textbox(visible=True),
+                gr.Textbox(value=text, visible=bool(text)),
+                gr.Plot(visible=drawn),
+                gr.Plot(visible=drawn),
+                gr.Plot(visible=paired),
+                gr.Dataframe(visible=paired),
+                gr.Dataframe(visible=paired),
+            )
+
+        def show_detail(key: str | None) -> tuple[Any, ...]:
+            found = detail.entry_detail(space, key, detail_dir)
+            if found is None:
+                hide = gr.update(visible=False)
+                return hide, hide, hide, hide
+            return (
+                gr.Textbox(value=found.message, visible=True),
+                gr.Dataframe(value=found.metadata, visible=True),
+                gr.Dataframe(value=table.breakdown_display(found.breakdown), visible=True),
+                gr.DownloadButton(
+                    value=None if found.items_csv is None else str(found.items_csv),
+                    visible=found.items_csv is not None,
+                ),
+            )
+
+        def pick_row(evt: gr.SelectData, v: str) -> Any:
+            headers = table.display_columns(_view(v), table.SUBMITTER in space.table(_view(v)))
+            key = detail.key_of_row(evt.row_value or [], headers)
+            return gr.Dropdown(value=key) if key else gr.update()
+
         view.change(show_board, [view, coverage], [board, csv], api_name="leaderboard")
+        view.change(show_legend, [view], [legend], api_visibility="private")
         coverage.change(show_board, [view, coverage], [board, csv], api_visibility="private")
+        board.select(pick_row, [view], [detail_pick], api_visibility="private")
+        detail_pick.change(
+            show_detail,
+            [detail_pick],
+            [detail_msg, detail_meta, detail_breakdown, detail_csv],
+            api_visibility="private",
+        )
+
+        def do_submit_logged_in(
+            path: str | None,
+            m: str,
+            lk: str,
+            pm: str,
+            nt: str,
+            v: str,
+            cov: str | None,
+            request: gr.Request,
+            profile: gr.OAuthProfile | None,
+        ) -> tuple[Any, ...]:
+            return do_submit(path, m, lk, pm, nt, v, cov, request, profile)
+
+        # Gradio adds its login routes when a handler takes gr.OAuthProfile; off a Space (no
+        # OAuth app) those need a local HF login, so the address-limited handler is used there
         submit_btn.click(
-            do_submit,
+            do_submit_logged_in if space.config.oauth else do_submit,
             [upload, model, link, params, note, view, coverage],
             [submit_msg, breakdown, board, csv, coverage, pick],
             api_name="submit",
             concurrency_limit=space.limits.submit_concurrency,
             concurrency_id="submit",
+        ).then(
+            lambda m: (*style_submit(m), gr.Dropdown(choices=space.choices())),
+            [submit_msg],
+            [submit_msg, breakdown, detail_pick],
+            api_visibility="private",
         )
         compare_btn.click(
             do_compare,
             [pick],
             [compare_msg, plot_content, plot_pair, plot_diff, diff_table, dis_table],
             api_name="compare",
+        ).then(
+            show_compare_parts,
+            [pick],
+            [compare_msg, compare_warn, plot_content, plot_pair, plot_diff, diff_table, dis_table],
+            api_visibility="private",
         )
-        demo.load(refresh, [view, coverage], [board, csv, coverage, pick], api_visibility="private")
+        demo.load(
+            refresh,
+            [view, coverage],
+            [board, csv, coverage, pick, detail_pick],
+            api_visibility="private",
+        )
     return demo
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
 
 
 def launch(config: SpaceConfig | Space, *, prevent_thread_lock: bool = False) -> gr.Blocks:
@@ -236,7 +452,26 @@ def launch(config: SpaceConfig | Space, *, prevent_thread_lock: bool = False) ->
     limits = space.limits
     demo = build_app(space)
     demo.queue(default_concurrency_limit=limits.concurrency, max_size=limits.queue_size)
+    # uvicorn would take the client address from X-Forwarded-For of any loopback peer; the
+    # Space reads that header itself, only as far as SpaceConfig.trusted_proxies allows
+    os.environ["FORWARDED_ALLOW_IPS"] = ""
+    from starlette.middleware import Middleware
+
+    guard = Middleware(
+        uploads.UploadGuard,
+        budget=uploads.UploadBudget(limits),
+        trusted_proxies=space.config.trusted_proxies,
+    )
+    import atexit
+    import signal
+
+    # a Space restart sends SIGTERM: leave through Gradio's shutdown, then push the outbox
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _interrupt)
+    atexit.register(space.close)
     demo.launch(
+        app_kwargs={"middleware": [guard]},
+        css=CSS,  # Gradio 6 takes page CSS in launch(), not in Blocks()
         server_name=space.config.host,
         server_port=space.config.port,
         max_file_size=limits.max_file_bytes,

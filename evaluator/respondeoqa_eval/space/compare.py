@@ -12,9 +12,10 @@ from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
+from pandas.io.formats.style import Styler
 
 from ..aggregate import Bootstrap, Difference, paired_differences
-from ..breakdowns import DIMENSIONS
+from ..breakdowns import DIMENSIONS, SOURCE_LABELS, TASK_LABELS
 from ..gold import GoldSet
 from ..report import ItemResult
 
@@ -41,36 +42,68 @@ def _label(d: Difference) -> tuple[str, str]:
     return dim.name, dim.label(d.group)
 
 
+DIFFERENCE_COLUMNS = [
+    "Breakdown",
+    "Group",
+    "Items",
+    "A %",
+    "B %",
+    "A - B (points)",
+    "95% CI (points)",
+    "Interval excludes 0",
+]
+DIFFERENCE_DATATYPES = ["str", "str", "number", "number", "number", "number", "str", "str"]
+
+
 def differences_frame(diffs: list[Difference]) -> pd.DataFrame:
-    """The differences as a table (points of accuracy, A minus B)."""
+    """The differences as a table (points of accuracy, A minus B, one decimal)."""
     rows = [
         {
-            "Grouping": _label(d)[0],
+            "Breakdown": _label(d)[0],
             "Group": _label(d)[1],
             "Items": d.n,
-            "A %": round(d.a * 100, 2),
-            "B %": round(d.b * 100, 2),
-            "A - B (points)": round(d.diff * 100, 2),
-            "95% CI": "" if d.ci is None else f"{d.ci[0] * 100:.2f} to {d.ci[1] * 100:.2f}",
-            "Significant": "yes" if d.significant else "no",
+            "A %": round(d.a * 100, 1),
+            "B %": round(d.b * 100, 1),
+            "A - B (points)": round(d.diff * 100, 1),
+            "95% CI (points)": ""
+            if d.ci is None
+            else f"{d.ci[0] * 100:.1f} to {d.ci[1] * 100:.1f}",
+            "Interval excludes 0": "yes" if d.significant else "no",
         }
         for d in diffs
     ]
-    cols = ["Grouping", "Group", "Items", "A %", "B %", "A - B (points)", "95% CI", "Significant"]
-    return pd.DataFrame(rows, columns=cols)
+    return pd.DataFrame(rows, columns=DIFFERENCE_COLUMNS)
+
+
+def differences_display(df: pd.DataFrame) -> Styler:
+    """`differences_frame` with one decimal everywhere (1.0, not 1)."""
+    return df.style.format("{:.1f}", subset=["A %", "B %", "A - B (points)"])
 
 
 DISAGREEMENT_COLUMNS = [
-    "Item",
-    "Source",
-    "Task",
-    "Content",
     "Question",
     "Gold",
     "A answer",
-    "A score",
     "B answer",
+    "A score",
     "B score",
+    "Source",
+    "Task",
+    "Content",
+    "Item",
+]
+DISAGREEMENT_WIDTHS = ["34%", "12%", "12%", "12%", "6%", "6%", "9%", "9%", "9%", "14%"]
+DISAGREEMENT_DATATYPES = [
+    "str",
+    "str",
+    "str",
+    "str",
+    "number",
+    "number",
+    "str",
+    "str",
+    "str",
+    "str",
 ]
 
 
@@ -89,7 +122,8 @@ def disagreements(
     """Public accuracy items where A and B differ in score or in extracted answer.
 
     `a` and `b` map item id -> ItemScore (`score`, `extracted`). Only records of public sources
-    are used, so the gold answers shown here are the published ones.
+    are used, so the gold answers shown here are the published ones. Scores are per item, 0 to
+    1 (feet identification gives partial credit).
     """
     rows: list[dict[str, Any]] = []
     for item_id, ia in a.items():
@@ -108,16 +142,16 @@ def disagreements(
         )
         rows.append(
             {
-                "Item": rec.id,
-                "Source": rec.source,
-                "Task": rec.task,
-                "Content": rec.question_content,
                 "Question": question,
                 "Gold": rec.answers[0],
                 "A answer": "" if ia.extracted is None else str(ia.extracted),
-                "A score": float(ia.score),
                 "B answer": "" if ib.extracted is None else str(ib.extracted),
-                "B score": float(ib.score),
+                "A score": round(float(ia.score), 2),
+                "B score": round(float(ib.score), 2),
+                "Source": SOURCE_LABELS.get(rec.source, rec.source),
+                "Task": TASK_LABELS.get(rec.task, rec.task),
+                "Content": DIMENSIONS["by_content"].label(rec.question_content),
+                "Item": rec.id,
             }
         )
         if len(rows) >= limit:

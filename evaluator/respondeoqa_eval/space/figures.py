@@ -29,51 +29,97 @@ def plot_text(text: str, limit: int = 60) -> str:
     return html.escape(text, quote=False)
 
 
-def _score(report: Report, dim: str, group: str) -> float | None:
+def _node(report: Report, dim: str, group: str):
     node = report.group(dim, group)
-    if node is None or math.isnan(node.score):
+    if node is None or node.score is None or math.isnan(node.score):
         return None
-    return node.score * 100.0
+    return node
+
+
+def _count(n: int | None) -> str:
+    return "n not reported" if n is None else f"n={n}"
 
 
 def grouped_bars(entries: Sequence[tuple[str, Report]], dim: str) -> go.Figure:
     """Grouped bar chart: one bar group per group of a breakdown dimension, one bar per entry.
 
-    `entries` are (label, report) pairs; labels are user strings and get escaped.
+    Each bar carries its item count (label and hover) and, when the report has one, its 95%
+    bootstrap interval as an error bar. `entries` are (label, report) pairs; labels are user
+    strings and get escaped.
     """
     dimension = DIMENSIONS[dim]
-    present = [
-        g for g in dimension.groups if any(_score(r, dim, g) is not None for _, r in entries)
-    ]
+    present = [g for g in dimension.groups if any(_node(r, dim, g) is not None for _, r in entries)]
+    names = [dimension.label(g) for g in present]
     fig = go.Figure()
     for label, report in entries:
-        ys = [_score(report, dim, g) for g in present]
+        nodes = [_node(report, dim, g) for g in present]
+        ys = [None if n is None else n.score * 100.0 for n in nodes]
+        counts = [None if n is None else n.n for n in nodes]
+        up = [
+            0.0 if n is None or n.ci is None else max(0.0, (n.ci[1] - n.score) * 100) for n in nodes
+        ]
+        down = [
+            0.0 if n is None or n.ci is None else max(0.0, (n.score - n.ci[0]) * 100) for n in nodes
+        ]
+        has_ci = any(n is not None and n.ci is not None for n in nodes)
+        ci_text = [
+            ""
+            if n is None or n.ci is None
+            else f"<br>95% CI {n.ci[0] * 100:.1f} to {n.ci[1] * 100:.1f}"
+            for n in nodes
+        ]
         fig.add_trace(
             go.Bar(
                 name=plot_text(label),
-                x=[dimension.label(g) for g in present],
+                x=names,
                 y=ys,
-                hovertemplate="%{x}: %{y:.1f}%<extra>%{fullData.name}</extra>",
+                text=[
+                    "" if n is None else ("" if c is None else f"n={c}")
+                    for n, c in zip(nodes, counts, strict=True)
+                ],
+                textposition="inside",
+                insidetextanchor="start",
+                textangle=-90,
+                customdata=[[_count(c), t] for c, t in zip(counts, ci_text, strict=True)],
+                error_y={
+                    "type": "data",
+                    "symmetric": False,
+                    "array": up,
+                    "arrayminus": down,
+                    "visible": has_ci,
+                    "thickness": 1.2,
+                    "width": 3,
+                },
+                hovertemplate="%{x}: %{y:.1f}% (%{customdata[0]})%{customdata[1]}"
+                "<extra>%{fullData.name}</extra>",
             )
         )
     fig.update_layout(
-        title=f"Accuracy by {dimension.name.lower()}",
+        title=f"Accuracy by {dimension.name.lower()} (bars: 95% interval; n: items)",
         barmode="group",
-        yaxis={"title": "accuracy (%)", "range": [0, 100]},
-        legend={"orientation": "h", "y": -0.25},
+        yaxis={"title": "accuracy (%)", "range": [0, 105]},
+        legend={"orientation": "h", "y": -0.3},
         margin={"l": 50, "r": 20, "t": 50, "b": 40},
+        uniformtext={"minsize": 8, "mode": "hide"},
     )
     return fig
 
 
+def difference_label(d: Difference) -> str:
+    """A readable name for one difference row: "Content type: Grammar (n=30)"."""
+    if d.dimension == "overall":
+        name = "Overall"
+    else:
+        dim = DIMENSIONS[d.dimension]
+        name = f"{dim.name}: {dim.label(d.group)}"
+    return f"{name} ({_count(d.n)})"
+
+
 def difference_figure(diffs: Sequence[Difference], label_a: str, label_b: str) -> go.Figure:
     """Horizontal bars of A - B (points) per group, with the paired bootstrap interval."""
-    names = [
-        "Overall"
-        if d.dimension == "overall"
-        else f"{DIMENSIONS[d.dimension].name}: {DIMENSIONS[d.dimension].label(d.group)}"
-        for d in diffs
-    ]
+    if not diffs:
+        return error_figure("These two entries have no scored items in common.")
+    names = [difference_label(d) for d in diffs]
     lo = [d.diff if d.ci is None else d.ci[0] for d in diffs]
     hi = [d.diff if d.ci is None else d.ci[1] for d in diffs]
     fig = go.Figure(
@@ -88,15 +134,18 @@ def difference_figure(diffs: Sequence[Difference], label_a: str, label_b: str) -
                 "arrayminus": [(d.diff - low) * 100 for d, low in zip(diffs, lo, strict=True)],
             },
             marker={"color": ["#2a7" if d.diff >= 0 else "#c44" for d in diffs]},
-            hovertemplate="%{y}: %{x:.2f} points<extra></extra>",
+            customdata=[[low * 100, h * 100] for low, h in zip(lo, hi, strict=True)],
+            hovertemplate="%{y}: %{x:.1f} points (95% CI %{customdata[0]:.1f} to "
+            "%{customdata[1]:.1f})<extra></extra>",
         )
     )
     fig.update_layout(
-        title=f"{plot_text(label_a, 40)} minus {plot_text(label_b, 40)} (points, 95% paired bootstrap)",
-        xaxis={"title": "difference in accuracy (points)", "zeroline": True},
-        yaxis={"autorange": "reversed"},
-        height=max(320, 26 * len(diffs) + 120),
-        margin={"l": 220, "r": 20, "t": 50, "b": 40},
+        title=f"A minus B in accuracy points, 95% paired bootstrap<br><sup>A = "
+        f"{plot_text(label_a, 40)}; B = {plot_text(label_b, 40)}</sup>",
+        xaxis={"title": "A \u2212 B (accuracy points)", "zeroline": True},
+        yaxis={"autorange": "reversed", "automargin": True},
+        height=max(320, 26 * len(diffs) + 140),
+        margin={"l": 20, "r": 20, "t": 70, "b": 40},
     )
     return fig
 
