@@ -4,7 +4,7 @@ junk refused with per-file counts; entries from extracted answers marked."""
 from __future__ import annotations
 
 import json
-import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -46,13 +46,12 @@ def test_admin_actions_and_audit(private_dir: Path, public_gold, tmp_path: Path,
     assert [e.id for e in store.entries()] == [first.id, second.id]
 
     # an evaluator change: the stored scores came from an older version
-    with sqlite3.connect(db) as con:
-        con.execute("UPDATE submissions SET evaluator_version = '0.0.1' WHERE id = ?", (first.id,))
-        con.execute(
-            "UPDATE submissions SET report = replace(report, '\"version\": \"' || ? || '\"',"
-            ' \'"version": "0.0.1"\') WHERE id = ?',
-            (__version__, first.id),
-        )
+    old = store.get(first.id)
+    items = tuple(store.item_scores(first.id, public_only=False).values())
+    evaluator = replace(old.report.evaluator, version="0.0.1")
+    store.replace_scores(
+        first.id, replace(old.report, items=items, evaluator=evaluator), old.gold_fingerprint
+    )
     assert store.get(first.id).stale
     before = store.get(first.id).overall
     assert admin(db, private_dir, "rescore") == 0

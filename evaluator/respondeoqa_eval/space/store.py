@@ -4,9 +4,11 @@ One file, WAL journal, every write in one `BEGIN IMMEDIATE` transaction: a crash
 writer (thread or process) never leaves a half-stored entry, and the UNIQUE file hash makes the
 second of two identical files fail inside the same transaction that would have stored it.
 
-Each entry keeps what is needed to score it again: its predictions (canonical JSONL, zlib), the
-evaluator version and the fingerprint of the gold it was scored against. Per-item rows are one
-compressed column-wise blob per entry (`entry_items`), a few KB instead of one SQL row per item.
+Each entry keeps what is needed to score it again: its predictions, the evaluator version and
+the fingerprint of the gold it was scored against. An entry's items and predictions are compact
+blobs (`compact.py`) that refer to an item set shared by every entry of the same coverage
+(`item_sets`: ids, sources, tasks, groups), and its report is zlib-compressed JSON: about 35 KB
+for a full-size entry.
 `version`/`pushed_version` make the table its own outbox: a row whose version was not pushed yet
 is pushed by `sync.Syncer`, so a crash between acceptance and push loses nothing. Deletions wait
 in `hub_deletes` the same way; operator actions go to `audit`.
@@ -22,6 +24,7 @@ import hashlib
 import json
 import logging
 import sqlite3
+import threading
 import time
 import zlib
 from collections.abc import Iterator, Sequence
@@ -36,12 +39,14 @@ from ..errors import InputError
 from ..predictions import Predictions
 from ..records import PUBLIC_SOURCES
 from ..report import ItemResult, Report
-from . import quota
+from . import compact, quota
 from .quota import Reservation
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 3  # 2: item_scores.groups; 3: kept predictions, entry_items blobs, outbox, audit
+SCHEMA_VERSION = 4
+# 2: item_scores.groups; 3: kept predictions, entry_items blobs, outbox, audit;
+# 4: shared item sets, compact item and prediction blobs, compressed reports
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -62,6 +67,11 @@ CREATE TABLE IF NOT EXISTS submissions (
 );
 CREATE TABLE IF NOT EXISTS entry_items (
     submission_id INTEGER PRIMARY KEY REFERENCES submissions(id) ON DELETE CASCADE,
+    data BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS item_sets (
+    number INTEGER PRIMARY KEY,
+    digest TEXT NOT NULL UNIQUE,
     data BLOB NOT NULL
 );
 CREATE TABLE IF NOT EXISTS hub_deletes (path TEXT PRIMARY KEY);
@@ -87,7 +97,7 @@ _NEW_COLUMNS = (
     ("answers_extracted", "INTEGER NOT NULL DEFAULT 0"),  # rows gave `answer`, not `response`
     ("evaluator_version", "TEXT NOT NULL DEFAULT ''"),
     ("gold_fingerprint", "TEXT NOT NULL DEFAULT ''"),
-    ("predictions", "BLOB"),  # zlib(canonical JSONL); NULL for entries stored before version 3
+    ("predictions", "BLOB"),  # compact.encode_predictions; NULL for entries stored before v3
     ("version", "INTEGER NOT NULL DEFAULT 1"),  # bumped by every change to the entry
     ("pushed_version", "INTEGER NOT NULL DEFAULT 0"),  # the version the Hub repo holds
 )
@@ -99,14 +109,21 @@ _ITEM_FIELDS = ("id", "source", "task", "score", "extracted", "missing", "groups
 
 
 def encode_predictions(preds: Predictions) -> bytes:
-    """Predictions as canonical JSONL (sorted by id; `response` or `answer`), zlib-compressed."""
+    """Predictions as canonical JSONL (sorted by id; `response` or `answer`), zlib-compressed:
+    the portable form (a `Submission`, the Hub record); the store keeps a compact one."""
+    return encode_prediction_rows(
+        [
+            {"id": i, ("answer" if p.extracted else "response"): p.text}
+            for i, p in preds.by_id.items()
+        ]
+    )
+
+
+def encode_prediction_rows(rows: Sequence[dict[str, str]]) -> bytes:
+    """Prediction rows ({id, response} or {id, answer}) as zlib'd canonical JSONL."""
     lines = [
-        json.dumps(
-            {"id": i, ("answer" if p.extracted else "response"): p.text},
-            ensure_ascii=False,
-            separators=(",", ":"),
-        )
-        for i, p in sorted(preds.by_id.items())
+        json.dumps(r, ensure_ascii=False, separators=(",", ":"))
+        for r in sorted(rows, key=lambda r: r["id"])
     ]
     return zlib.compress("\n".join(lines).encode("utf-8"), 9)
 
@@ -117,27 +134,14 @@ def decode_predictions(blob: bytes) -> list[dict[str, str]]:
     return [json.loads(line) for line in text.splitlines() if line]
 
 
-def _encode_items(items: Sequence[ItemResult]) -> bytes:
-    """One entry's items as a zlib-compressed JSON of columns; a repeated id is refused (as the
-    old one-row-per-item primary key did), rolling back the transaction it is encoded in."""
-    if len({it.id for it in items}) != len(items):
-        raise sqlite3.IntegrityError("an item id appears twice in the report")
-    columns: dict[str, list[Any]] = {
-        "id": [it.id for it in items],
-        "source": [it.source for it in items],
-        "task": [it.task for it in items],
-        "score": [it.score for it in items],
-        "extracted": [it.extracted for it in items],
-        "missing": [int(it.missing) for it in items],
-        "groups": [dict(it.groups) for it in items],
-    }
-    raw = json.dumps(columns, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    return zlib.compress(raw, 9)
+def _pack_report(report: Report) -> bytes:
+    return zlib.compress(report.to_json(indent=None).encode("utf-8"), 9)
 
 
-def _decode_items(blob: bytes) -> list[tuple[Any, ...]]:
-    columns = json.loads(zlib.decompress(blob))
-    return list(zip(*(columns[f] for f in _ITEM_FIELDS), strict=True))
+def _unpack_report(value: bytes | str) -> Report:
+    # reports stored before schema 4 are plain JSON text
+    text = zlib.decompress(value).decode("utf-8") if isinstance(value, bytes) else value
+    return Report.from_dict(json.loads(text))
 
 
 def hub_path(file_sha256: str) -> str:
@@ -280,7 +284,7 @@ def _entry(row: Sequence[Any]) -> Entry:
         file_sha256=sha,
         n_items=int(n_items),
         sources=tuple(s for s in sources.split(",") if s),
-        report=Report.from_dict(json.loads(report)),
+        report=_unpack_report(report),
         submitter=submitter,
         hidden=bool(hidden),
         answers_extracted=bool(answers_extracted),
@@ -308,38 +312,99 @@ class Store:
             # WAL: readers never block the single writer, and a crash mid-transaction is rolled
             # back from the journal on the next open (set outside a transaction)
             con.execute("PRAGMA journal_mode=WAL")
+        self._sets: dict[int, list[compact.ItemKey]] = {}  # committed item sets (never change)
+        self._sets_lock = threading.Lock()
         with self._write() as con:
+            row = None
+            if con.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone():
+                row = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+            found = int(row[0]) if row else SCHEMA_VERSION
             for stmt in filter(str.strip, _SCHEMA.split(";")):
                 con.execute(stmt)
-            self._migrate(con)
+            self._migrate(con, found)
             quota.migrate(con)
             con.execute(
                 "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)",
                 (str(SCHEMA_VERSION),),
             )
 
-    @staticmethod
-    def _migrate(con: sqlite3.Connection) -> None:
-        """Bring a version-1 or -2 database to the current schema, inside the open transaction."""
+    def _migrate(self, con: sqlite3.Connection, found: int) -> None:
+        """Bring a database of schema `found` (1 to 3) to the current one, inside the open
+        transaction."""
         columns = {r[1] for r in con.execute("PRAGMA table_info(submissions)")}
         for name, decl in _NEW_COLUMNS:
             if name not in columns:
                 con.execute(f"ALTER TABLE submissions ADD COLUMN {name} {decl}")
         tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        if "item_scores" in tables:  # versions 1-2: one row per item -> one blob per entry
+        by_entry: dict[int, list[ItemResult]] = {}
+        if "item_scores" in tables:  # versions 1-2: one row per item
             item_cols = {r[1] for r in con.execute("PRAGMA table_info(item_scores)")}
             groups = "groups" if "groups" in item_cols else "'{}'"
-            by_entry: dict[int, list[ItemResult]] = {}
             for row in con.execute(
                 "SELECT submission_id, item_id, source, task, score, extracted, missing,"
                 f" {groups} FROM item_scores ORDER BY submission_id, item_id"
             ):
                 by_entry.setdefault(int(row[0]), []).append(_item(row[1:]))
-            con.executemany(
-                "INSERT OR REPLACE INTO entry_items (submission_id, data) VALUES (?, ?)",
-                ((sid, _encode_items(items)) for sid, items in by_entry.items()),
-            )
             con.execute("DROP TABLE item_scores")
+        elif found < 4:  # version 3: one blob of columns (ids included) per entry
+            for sid, blob in con.execute("SELECT submission_id, data FROM entry_items").fetchall():
+                cols = json.loads(zlib.decompress(blob))
+                fields = ("id", "source", "task", "score", "extracted", "missing", "groups")
+                rows = zip(*(cols[f] for f in fields), strict=True)
+                by_entry[int(sid)] = [_item(r) for r in rows]
+        for sid, items in by_entry.items():
+            con.execute(
+                "INSERT OR REPLACE INTO entry_items (submission_id, data) VALUES (?, ?)",
+                (sid, self._encode_items(con, items)),
+            )
+        if found < 4:  # version 3 kept predictions as zlib'd canonical JSONL; reports as text
+            for sid, preds, report in con.execute(
+                "SELECT id, predictions, report FROM submissions"
+            ).fetchall():
+                if preds is not None:
+                    preds = self._encode_predictions(con, sid, preds)
+                con.execute(
+                    "UPDATE submissions SET predictions = ?, report = ? WHERE id = ?",
+                    (preds, _pack_report(_unpack_report(report)), sid),
+                )
+
+    # -- item sets (compact.py) ---------------------------------------------------------
+
+    @staticmethod
+    def _item_set(con: sqlite3.Connection, items: Sequence[ItemResult]) -> int:
+        """The number of the item set of `items`, adding it when new (inside a write
+        transaction; not cached: a rolled-back transaction's number is given out again)."""
+        digest, blob = compact.item_set(items)
+        con.execute("INSERT OR IGNORE INTO item_sets (digest, data) VALUES (?, ?)", (digest, blob))
+        return int(
+            con.execute("SELECT number FROM item_sets WHERE digest = ?", (digest,)).fetchone()[0]
+        )
+
+    def _encode_items(self, con: sqlite3.Connection, items: Sequence[ItemResult]) -> bytes:
+        return compact.encode_items(items, self._item_set(con, items))
+
+    def _encode_predictions(self, con: sqlite3.Connection, entry_id: int, blob: bytes) -> bytes:
+        """The portable predictions blob (`encode_predictions`) as a compact one, against the
+        item set of entry `entry_id` (its items are stored first)."""
+        data = con.execute(
+            "SELECT data FROM entry_items WHERE submission_id = ?", (entry_id,)
+        ).fetchone()[0]
+        number = json.loads(zlib.decompress(data))["set"]
+        keys = compact.decode_item_set(
+            con.execute("SELECT data FROM item_sets WHERE number = ?", (number,)).fetchone()[0]
+        )
+        return compact.encode_predictions(decode_predictions(blob), keys, number)
+
+    def _keys_of(self, number: int) -> list[compact.ItemKey]:
+        """A committed item set (read once per process, then from memory)."""
+        keys = self._sets.get(number)
+        if keys is None:
+            with self._sets_lock, self._connect() as con:
+                row = con.execute(
+                    "SELECT data FROM item_sets WHERE number = ?", (number,)
+                ).fetchone()
+            keys = self._sets[number] = compact.decode_item_set(row[0])
+        return keys
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
@@ -430,13 +495,13 @@ class Store:
                     slim.accuracy.overall.score,
                     n_items,
                     ",".join(sources),
-                    slim.to_json(indent=None),
+                    _pack_report(slim),
                     sub.submitter,
                     int(hidden),
                     int(sub.answers_extracted),
                     report.evaluator.version,
                     sub.gold_fingerprint,
-                    sub.predictions,
+                    None,  # below, once the items are in the catalogue
                     1 if pushed else 0,
                 ),
             )
@@ -447,8 +512,13 @@ class Store:
                 quota.settle(con, reservation, new_id)
             con.execute(
                 "INSERT INTO entry_items (submission_id, data) VALUES (?, ?)",
-                (new_id, _encode_items(report.items)),
+                (new_id, self._encode_items(con, report.items)),
             )
+            if sub.predictions is not None:
+                con.execute(
+                    "UPDATE submissions SET predictions = ? WHERE id = ?",
+                    (self._encode_predictions(con, new_id, sub.predictions), new_id),
+                )
             con.execute("DELETE FROM hub_deletes WHERE path = ?", (hub_path(sub.file_sha256),))
             self._changed(con)
         return Entry(
@@ -517,7 +587,7 @@ class Store:
             ).fetchone()
         if row is None:
             return {}
-        items = (_item(r) for r in _decode_items(row[0]))
+        items = compact.decode_items(row[0], self._keys_of)
         return {it.id: it for it in items if not public_only or it.source in PUBLIC_SOURCES}
 
     def predictions(self, entry_id: int) -> list[dict[str, str]] | None:
@@ -526,7 +596,9 @@ class Store:
             row = con.execute(
                 "SELECT predictions FROM submissions WHERE id = ?", (entry_id,)
             ).fetchone()
-        return decode_predictions(row[0]) if row and row[0] is not None else None
+        if not row or row[0] is None:
+            return None
+        return compact.decode_predictions(row[0], self._keys_of)
 
     def integrity_ok(self) -> bool:
         """SQLite's own integrity check plus: every entry has its items, and no item blob is
@@ -581,7 +653,7 @@ class Store:
                     slim.accuracy.overall.score,
                     n_items,
                     ",".join(sources),
-                    slim.to_json(indent=None),
+                    _pack_report(slim),
                     report.evaluator.version,
                     gold_fingerprint,
                     entry_id,
@@ -591,7 +663,7 @@ class Store:
                 raise KeyError(entry_id)
             con.execute(
                 "UPDATE entry_items SET data = ? WHERE submission_id = ?",
-                (_encode_items(report.items), entry_id),
+                (self._encode_items(con, report.items), entry_id),
             )
             self._changed(con)
 
@@ -692,10 +764,8 @@ class Store:
         entry = self.get(entry_id)
         if entry is None:
             raise KeyError(entry_id)
-        with self._connect() as con:
-            preds = con.execute(
-                "SELECT predictions FROM submissions WHERE id = ?", (entry_id,)
-            ).fetchone()[0]
+        rows = self.predictions(entry_id)
+        preds = None if rows is None else encode_prediction_rows(rows)
         items = self.item_scores(entry_id, public_only=False)
         return {
             "id": entry.id,
