@@ -68,7 +68,7 @@ disagreement table in Compare and the per-item download of an entry list public 
 {PAPER_CITATION}: *RespondeoQA: a Benchmark for Bilingual Latin-English Question Answering*.
 """
 
-SUBMIT_OK = "Stored as entry"  # how service.submit starts a success message
+SUBMIT_REFUSED = "Not accepted"  # how service.submit starts every refusal
 
 SUBMIT_HELP = """Upload predictions in any format the evaluator accepts (`.jsonl`, `.csv` or the
 paper's `.json` layout). The file is scored at once and appears on the leaderboard; identical
@@ -333,7 +333,7 @@ def build_app(config: SpaceConfig | Space) -> gr.Blocks:
             return (outcome.message, shown, board_value, csv_value, cov_value, pick_value)
 
         def style_submit(message: str | None) -> tuple[Any, Any]:
-            ok = str(message or "").startswith(SUBMIT_OK)
+            ok = bool(message) and not str(message).startswith(SUBMIT_REFUSED)
             return (
                 gr.Textbox(visible=True, elem_classes=["msg-ok" if ok else "msg-error"]),
                 gr.Dataframe(visible=ok),
