@@ -117,3 +117,22 @@ def file_server():
     yield start
     for s in servers:
         s.close()
+
+
+@pytest.fixture(scope="session")
+def wheel(tmp_path_factory) -> Path:
+    """The package's wheel, built once per session from a copy of the source (tests/wheelkit.py)."""
+    import wheelkit
+
+    return wheelkit.build_wheel(
+        tmp_path_factory.mktemp("wheel-src"), tmp_path_factory.mktemp("dist")
+    )
+
+
+@pytest.fixture(scope="session")
+def venv(wheel, tmp_path_factory) -> Path:
+    """One fresh venv per session (no system site-packages) with the wheel and its space +
+    dataset extras; the wheel smoke test and the Space bundle test both run in it."""
+    import wheelkit
+
+    return wheelkit.make_venv(tmp_path_factory.mktemp("venv") / "env", wheel)

@@ -10,83 +10,27 @@ extra is not installed; `prompts` needs none).
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import socket
 import subprocess
-import sys
-import time
-import urllib.error
 import urllib.request
 import zipfile
 from pathlib import Path
 
 import pytest
 import tomllib
+from wheelkit import (
+    PACKAGE,
+    ROOT,
+    free_port,
+    stop,
+    venv_env,
+    wait_for_http,
+)
+from wheelkit import checkout_version as _checkout_version
+from wheelkit import run as _run
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[1]
-PACKAGE = ROOT / "evaluator" / "respondeoqa_eval"
-# what a build reads besides the package (pyproject's readme; optional build files)
-BUILD_FILES = ("pyproject.toml", "README.md", "LICENSE", "MANIFEST.in", "setup.py", "setup.cfg")
-EXTRAS = "space,dataset"
 NOT_PACKAGE_DATA = ("__pycache__", ".pyc")
-
-
-def _checkout_version() -> str:
-    namespace: dict[str, str] = {}
-    exec((PACKAGE / "_version.py").read_text(encoding="utf-8"), namespace)
-    return namespace["__version__"]
-
-
-def _run(cmd: list[str], *, timeout: float, **kwargs) -> subprocess.CompletedProcess:
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, **kwargs)
-    assert proc.returncode == 0, f"{cmd} exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr}"
-    return proc
-
-
-@pytest.fixture(scope="session")
-def wheel(tmp_path_factory) -> Path:
-    """`pip wheel` of a copy of the source tree (build isolation on, as a user's build)."""
-    src = tmp_path_factory.mktemp("wheel-src")
-    for name in BUILD_FILES:
-        if (ROOT / name).exists():
-            shutil.copy2(ROOT / name, src / name)
-    shutil.copytree(
-        ROOT / "evaluator",
-        src / "evaluator",
-        ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info"),
-    )
-    out = tmp_path_factory.mktemp("dist")
-    _run(
-        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(src)],
-        timeout=600,
-    )
-    (path,) = out.glob("respondeoqa_eval-*.whl")
-    return path
-
-
-def _pip_version() -> tuple[int, ...]:
-    import pip
-
-    return tuple(int(x) for x in pip.__version__.split(".")[:2] if x.isdigit())
-
-
-@pytest.fixture(scope="session")
-def venv(wheel, tmp_path_factory) -> Path:
-    """A fresh venv (no system site-packages) with the wheel and its space + dataset extras."""
-    home = tmp_path_factory.mktemp("venv") / "env"
-    python = home / "bin" / "python"
-    install = ["install", "-q", "--no-compile", f"{wheel}[{EXTRAS}]"]
-    if _pip_version() >= (22, 3):  # this pip installs into another interpreter: saves ensurepip
-        _run([sys.executable, "-m", "venv", "--without-pip", str(home)], timeout=120)
-        cmd = [sys.executable, "-m", "pip", "--python", str(python), *install]
-    else:
-        _run([sys.executable, "-m", "venv", str(home)], timeout=300)
-        cmd = [str(python), "-m", "pip", *install]
-    _run(cmd, timeout=1200)
-    return home
 
 
 @pytest.fixture
@@ -95,29 +39,6 @@ def workdir(tmp_path) -> Path:
     folder.mkdir()
     assert ROOT not in folder.parents
     return folder
-
-
-def venv_env(venv: Path, tmp: Path) -> dict[str, str]:
-    """The environment of a user of the venv: no PYTHONPATH, offline, private caches."""
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "RESPONDEOQA_DATA_DIR")
-    }
-    env.update(
-        {
-            "PATH": f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}",
-            "VIRTUAL_ENV": str(venv),
-            "HF_HOME": str(tmp / "hf_home"),
-            "HF_HUB_OFFLINE": "1",
-            "HF_DATASETS_OFFLINE": "1",
-            "GRADIO_ANALYTICS_ENABLED": "False",
-            "RESPONDEOQA_CACHE": str(tmp / "rqa_cache"),
-            # every command gets --data-dir: a download attempt would fail here, not pass
-            "RESPONDEOQA_BASE_URL": "http://127.0.0.1:9/unreachable/",
-        }
-    )
-    return env
 
 
 def cli(venv: Path, workdir: Path, *args: str, timeout: float = 300) -> str:
@@ -245,14 +166,8 @@ def test_prompts(venv, workdir, public_dir):
     assert [m["role"] for m in rows[0]["messages"]] == ["system", "user"]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_space_answers_http(venv, workdir, public_dir):
-    port = _free_port()
+    port = free_port()
     log = workdir / "space.log"
     cmd = [
         str(venv / "bin" / "respondeoqa-eval"),
@@ -271,26 +186,12 @@ def test_space_answers_http(venv, workdir, public_dir):
             cmd, cwd=workdir, env=venv_env(venv, workdir.parent), stdout=sink, stderr=sink
         )
     try:
-        status, body = None, ""
-        for _ in range(240):  # bounded: at most about 2 minutes
-            if proc.poll() is not None:
-                pytest.fail(f"space exited with {proc.returncode}:\n{log.read_text()}")
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as resp:
-                    status, body = resp.status, resp.read().decode("utf-8", "replace")
-                    break
-            except (urllib.error.URLError, ConnectionError, TimeoutError):
-                time.sleep(0.5)
+        status, body = wait_for_http(f"http://127.0.0.1:{port}/", proc, log.read_text)
         assert status == 200, f"no answer from the space:\n{log.read_text()}"
         assert "<html" in body.lower()
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/config", timeout=10) as resp:
             assert json.load(resp)["title"] == "RespondeoQA leaderboard"
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=15)
+        stop(proc)
     assert (workdir / "db" / "leaderboard.sqlite3").is_file()
     assert "Traceback" not in log.read_text(encoding="utf-8", errors="replace")
