@@ -1,13 +1,4 @@
-"""Hub Space entry point: `python space/app.py` starts the same app as `respondeoqa-eval space`.
-
-Configuration comes from the environment (Space settings -> variables and secrets), read by
-`respondeoqa_eval.space.settings.SpaceConfig.from_env`: RESPONDEOQA_DATA_DIR (a folder with the
-private Certamen/NLE files; public files are fetched and verified), RESPONDEOQA_SPACE_DB (SQLite
-path on local disk), RESPONDEOQA_SPACE_MIRROR + HF_TOKEN (Hub dataset mirror),
-RESPONDEOQA_SPACE_DAILY / _ATTEMPTS / _MAX_MB (limits).
-"""
-
-from __future__ import annotations
+"""RespondeoQA leaderboard Space (written by `respondeoqa-eval space bundle`)."""
 
 import logging
 import os
@@ -15,17 +6,24 @@ import sys
 from pathlib import Path
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+# where this Space keeps its record and finds the private gold (Space variables of the same
+# names win; a token comes from the HF_TOKEN secret, never from this file)
+for _name, _value in {"RESPONDEOQA_SPACE_MIRROR": "", "RESPONDEOQA_GOLD_REPO": ""}.items():
+    if _value:
+        os.environ.setdefault(_name, _value)
 
-HERE = Path(__file__).resolve().parent
-# the package is either installed, copied next to this file (a Hub Space), or in the repo
-for candidate in (HERE, HERE / "evaluator", HERE.parent / "evaluator"):
-    if (candidate / "respondeoqa_eval").is_dir() and str(candidate) not in sys.path:
-        sys.path.insert(0, str(candidate))
-        break
+# a bundle made with --wheel carries the package unpacked next to this file
+_VENDOR = Path(__file__).resolve().parent / "vendor"
+if _VENDOR.is_dir():
+    sys.path.insert(0, str(_VENDOR))
 
+import respondeoqa_eval  # noqa: E402
 from respondeoqa_eval.space.app import launch  # noqa: E402
 from respondeoqa_eval.space.settings import SpaceConfig  # noqa: E402
 
 if __name__ == "__main__":
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
+    logging.getLogger("respondeoqa_eval").info(
+        "respondeoqa-eval %s from %s", respondeoqa_eval.__version__, respondeoqa_eval.__file__
+    )
     launch(SpaceConfig.from_env())

@@ -30,6 +30,7 @@ class HubStub:
     token: str | None = None  # when set, every request must carry it
     commits: list[Commit] = field(default_factory=list)
     private: dict[str, bool] = field(default_factory=dict)
+    created: dict[str, dict] = field(default_factory=dict)  # "type:id" -> create request
 
     def start(self) -> HubStub:
         stub = self
@@ -144,6 +145,7 @@ class HubStub:
             # huggingface_hub 1.x+ sends "visibility"; older clients "private"
             private = req.get("visibility") in ("private", "protected") or bool(req.get("private"))
             self.private[f"{repo_type}:{repo_id}"] = private
+            self.created[f"{repo_type}:{repo_id}"] = req
             self._json(h, 200, {"url": f"{self.url}/{repo_type}s/{repo_id}", "name": repo_id})
             return
         if seg[0] == "api" and len(seg) >= 6:

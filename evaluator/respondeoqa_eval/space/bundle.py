@@ -2,80 +2,134 @@
 `respondeoqa-eval space deploy --repo-id ORG/NAME [--dry-run]` bundles and uploads it in one commit.
 
 The bundle: `app.py` (starts the installed package's Space; the repo names given here become
-environment defaults, never a token), `requirements.txt` pinning this exact package version (or a
-wheel shipped inside the bundle with `--wheel`), `README.md` whose front matter says sdk gradio,
-the installed gradio version, app_file, python_version, hf_oauth, tags and the dataset, and a
-`.gitignore` for local data.
+environment defaults, never a token), `requirements.txt`, `README.md` whose front matter says sdk
+gradio, the installed gradio version, app_file, python_version, hf_oauth, tags and the dataset,
+and a `.gitignore` for local data.
+
+`requirements.txt` pins this exact package version (`respondeoqa-eval[space]==VERSION`, from
+PyPI). With `--wheel` the bundle instead ships the wheel unpacked in `vendor/` (app.py puts it
+first on sys.path) and `requirements.txt` lists the wheel's own dependencies with its `space`
+extra: a Hub Space installs `requirements.txt` from a copy in /tmp BEFORE the repository's files
+are in place, so a requirement that points at a file of the repository cannot be installed there.
+
+The repository folder `space/` holds `app.py` and `.gitignore` exactly as written here (tested)
+and a README.md with the same front matter plus the operator's guide.
 """
 
 from __future__ import annotations
 
 import argparse
+import email.parser
 import json
-import shutil
 import sys
 import tempfile
-from pathlib import Path
+import zipfile
+from pathlib import Path, PurePosixPath
 
 from .._version import __version__
 from ..errors import InputError
+from .settings import ENV_GOLD_REPO, ENV_MIRROR
 
 DATASET = "slanglab/RespondeoQA"
 TAGS = ("leaderboard", "latin", "question-answering", "translation", "evaluation")
+VENDOR = "vendor"  # the unpacked wheel of a `--wheel` bundle
+EXTRA = "space"
 
 APP = '''"""RespondeoQA leaderboard Space (written by `respondeoqa-eval space bundle`)."""
 
 import logging
 import os
+import sys
+from pathlib import Path
 
-# where this Space keeps its record and finds the private gold (a token comes from the
-# HF_TOKEN secret, never from this file)
+os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+# where this Space keeps its record and finds the private gold (Space variables of the same
+# names win; a token comes from the HF_TOKEN secret, never from this file)
 for _name, _value in {settings}.items():
     if _value:
         os.environ.setdefault(_name, _value)
 
+# a bundle made with --wheel carries the package unpacked next to this file
+_VENDOR = Path(__file__).resolve().parent / "{vendor}"
+if _VENDOR.is_dir():
+    sys.path.insert(0, str(_VENDOR))
+
+import respondeoqa_eval  # noqa: E402
 from respondeoqa_eval.space.app import launch  # noqa: E402
 from respondeoqa_eval.space.settings import SpaceConfig  # noqa: E402
 
 if __name__ == "__main__":
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
+    logging.getLogger("respondeoqa_eval").info(
+        "respondeoqa-eval %s from %s", respondeoqa_eval.__version__, respondeoqa_eval.__file__
+    )
     launch(SpaceConfig.from_env())
 '''
 
 GITIGNORE = """# local data of a running Space: never part of the repository
-space_data/
+/space_data/
 *.sqlite3
 *.sqlite3-*
-gold/
-__pycache__/
+*.sqlite
+*.db
+/gold/
 .gradio/
+__pycache__/
+*.pyc
 """
 
 
-def _readme(title: str, data_repo: str | None, gold_repo: str | None) -> str:
+def render_app(data_repo: str | None = None, gold_repo: str | None = None) -> str:
+    """The Space's app file; `data_repo` / `gold_repo` become environment defaults."""
+    settings = {ENV_MIRROR: data_repo or "", ENV_GOLD_REPO: gold_repo or ""}
+    return APP.replace("{settings}", json.dumps(settings)).replace("{vendor}", VENDOR)
+
+
+def front_matter() -> dict[str, object]:
+    """The Space card's front matter (the Hub reads sdk, sdk_version, app_file, python_version,
+    hf_oauth; the rest describes the Space)."""
     import gradio
 
-    py = f"{sys.version_info.major}.{sys.version_info.minor}"
-    tags = "\n".join(f"  - {t}" for t in TAGS)
-    return f"""---
-title: {title}
-emoji: 🏛️
-colorFrom: indigo
-colorTo: yellow
-sdk: gradio
-sdk_version: {gradio.__version__}
-app_file: app.py
-python_version: "{py}"
-hf_oauth: true
-pinned: false
-license: mit
-short_description: Latin-English question answering leaderboard (RespondeoQA)
-datasets:
-  - {DATASET}
-tags:
-{tags}
----
+    return {
+        "title": "RespondeoQA Leaderboard",
+        "emoji": "🏛️",
+        "colorFrom": "indigo",
+        "colorTo": "yellow",
+        "sdk": "gradio",
+        "sdk_version": gradio.__version__,
+        "app_file": "app.py",
+        "python_version": f"{sys.version_info.major}.{sys.version_info.minor}",
+        "hf_oauth": True,
+        "pinned": False,
+        "license": "mit",
+        "short_description": "Latin-English question answering leaderboard (RespondeoQA)",
+        "datasets": [DATASET],
+        "tags": list(TAGS),
+    }
 
+
+def _yaml_value(value: object) -> str:
+    # JSON scalars are YAML scalars: strings come out quoted, booleans lower case
+    return json.dumps(value, ensure_ascii=False)
+
+
+def render_front_matter(fields: dict[str, object]) -> str:
+    """`fields` as a YAML front matter block (flat keys, scalars and lists of scalars)."""
+    lines = ["---"]
+    for key, value in fields.items():
+        if isinstance(value, list):
+            lines.append(f"{key}:")
+            lines += [f"  - {_yaml_value(v)}" for v in value]
+        else:
+            lines.append(f"{key}: {_yaml_value(value)}")
+    return "\n".join([*lines, "---", ""])
+
+
+def render_readme(data_repo: str | None = None, gold_repo: str | None = None) -> str:
+    """The Space card: front matter, what the Space does, where its data lives."""
+    return (
+        render_front_matter(front_matter())
+        + f"""
 # RespondeoQA leaderboard
 
 Submit predictions for the [RespondeoQA](https://huggingface.co/datasets/{DATASET})
@@ -86,6 +140,42 @@ Operator settings: the Hub dataset repo of record is `{data_repo or "(not set)"}
 gold repo `{gold_repo or "(not set)"}`; set the `HF_TOKEN` secret to a token that can write the
 first and read the second.
 """
+    )
+
+
+def space_requirements(wheel: Path) -> list[str]:
+    """The requirements of `wheel` with its `space` extra, read from its METADATA."""
+    from packaging.requirements import Requirement
+
+    with zipfile.ZipFile(wheel) as zf:
+        (meta,) = [n for n in zf.namelist() if n.endswith(".dist-info/METADATA")]
+        message = email.parser.Parser().parsestr(zf.read(meta).decode("utf-8"))
+    out = []
+    for line in message.get_all("Requires-Dist") or []:
+        req = Requirement(line)
+        if req.marker is not None and "extra" in str(req.marker):
+            if not req.marker.evaluate({"extra": EXTRA}):
+                continue
+            req.marker = None
+        out.append(str(req))
+    return out
+
+
+def _unpack(wheel: Path, folder: Path) -> list[Path]:
+    """Unpack the wheel's files into `folder` (refusing paths that leave it)."""
+    written = []
+    with zipfile.ZipFile(wheel) as zf:
+        for name in zf.namelist():
+            rel = PurePosixPath(name)
+            if name.endswith("/") or rel.is_absolute() or ".." in rel.parts:
+                continue
+            if rel.parts[0].endswith(".data"):
+                raise InputError(f"--wheel {wheel.name}: has a .data folder; cannot vendor it")
+            target = folder.joinpath(*rel.parts)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(zf.read(name))
+            written.append(target)
+    return written
 
 
 def write_bundle(
@@ -94,41 +184,33 @@ def write_bundle(
     wheel: Path | None = None,
     data_repo: str | None = None,
     gold_repo: str | None = None,
-    title: str = "RespondeoQA Leaderboard",
 ) -> list[Path]:
     """Write the Space repository into `output`; the files written."""
     output = Path(output)
     output.mkdir(parents=True, exist_ok=True)
-    settings = {
-        "RESPONDEOQA_SPACE_MIRROR": data_repo or "",
-        "RESPONDEOQA_GOLD_REPO": gold_repo or "",
-    }
     files = {
-        "app.py": APP.replace("{settings}", json.dumps(settings)),
+        "app.py": render_app(data_repo, gold_repo),
         ".gitignore": GITIGNORE,
-        "README.md": _readme(title, data_repo, gold_repo),
+        "README.md": render_readme(data_repo, gold_repo),
     }
+    head = "# the Space SDK installs gradio==sdk_version next to these\n"
     if wheel is not None:
         wheel = Path(wheel)
-        if not wheel.is_file() or wheel.suffix != ".whl":
+        if not wheel.is_file() or wheel.suffix != ".whl" or not zipfile.is_zipfile(wheel):
             raise InputError(f"--wheel {wheel}: not a wheel file")
-        if f"-{__version__}-" not in wheel.name:
+        if not wheel.name.startswith(f"respondeoqa_eval-{__version__}-"):
             raise InputError(f"--wheel {wheel.name}: not version {__version__} of the package")
-        (output / "wheels").mkdir(exist_ok=True)
-        shutil.copy2(wheel, output / "wheels" / wheel.name)
-        requirement = f"./wheels/{wheel.name}[space]"
+        requirements = space_requirements(wheel)
+        head += f"# respondeoqa-eval {__version__} itself is unpacked in {VENDOR}/ ({wheel.name})\n"
     else:
-        requirement = f"respondeoqa-eval[space]=={__version__}"
-    files["requirements.txt"] = (
-        "# the Space SDK installs gradio==sdk_version; this pins the evaluator that scores\n"
-        f"{requirement}\n"
-    )
+        requirements = [f"respondeoqa-eval[{EXTRA}]=={__version__}"]
+    files["requirements.txt"] = head + "".join(f"{r}\n" for r in requirements)
     written = []
     for name, text in files.items():
         (output / name).write_text(text, encoding="utf-8")
         written.append(output / name)
     if wheel is not None:
-        written.append(output / "wheels" / wheel.name)
+        written += _unpack(wheel, output / VENDOR)
     return written
 
 
@@ -157,16 +239,17 @@ def run_bundle(args: argparse.Namespace) -> int:
     written = write_bundle(
         args.output, wheel=args.wheel, data_repo=args.data_repo, gold_repo=args.gold_repo
     )
-    print(f"wrote a Space repository to {args.output}: " + ", ".join(p.name for p in written))
+    names = sorted({p.relative_to(args.output).parts[0] for p in written})
+    print(f"wrote a Space repository to {args.output}: " + ", ".join(names))
     return 0
 
 
 def run_deploy(args: argparse.Namespace) -> int:
-    import os
+    """Bundle into a temporary folder and upload it to the Space in one commit; files of an
+    earlier deploy's `vendor/` that this bundle lacks are deleted in the same commit."""
+    from .settings import SpaceConfig
 
-    from .hub import HubRepo
-
-    if args.repo_id.count("/") != 1:
+    if args.repo_id.count("/") != 1 or any(c.isspace() for c in args.repo_id):
         raise InputError(f"--repo-id {args.repo_id!r}: expected ORG/NAME")
     with tempfile.TemporaryDirectory(prefix="respondeoqa-space-bundle-") as tmp:
         write_bundle(
@@ -177,17 +260,21 @@ def run_deploy(args: argparse.Namespace) -> int:
             for p in sorted(Path(tmp).rglob("*"))
             if p.is_file()
         }
-        if args.dry_run:
-            for path, data in files.items():
-                print(f"would upload {path} ({len(data)} bytes) to spaces/{args.repo_id}")
-            return 0
-        repo = HubRepo(
-            args.repo_id,
-            repo_type="space",
-            token=os.environ.get("HF_TOKEN"),
-            endpoint=os.environ.get("HF_ENDPOINT"),
-        )
-        repo.create(private=args.private, space_sdk="gradio")
-        oid = repo.commit(files, f"Deploy respondeoqa-eval {__version__}")
-    print(f"deployed {len(files)} files to spaces/{args.repo_id} (commit {oid[:12]})")
+    if args.dry_run:
+        for path, data in files.items():
+            print(f"would upload {path} ({len(data)} bytes) to spaces/{args.repo_id}")
+        return 0
+    from .hub import HubRepo
+
+    config = SpaceConfig.from_env()
+    repo = HubRepo(
+        args.repo_id, repo_type="space", token=config.hub_token, endpoint=config.hub_endpoint
+    )
+    repo.create(private=args.private, space_sdk="gradio")
+    stale = [p for p in repo.list_files() if p.startswith(f"{VENDOR}/") and p not in files]
+    oid = repo.commit(files, f"Deploy respondeoqa-eval {__version__}", delete=stale)
+    print(
+        f"deployed {len(files)} files to spaces/{args.repo_id} (commit {oid[:12]})"
+        + (f"; deleted {len(stale)} stale files of {VENDOR}/" if stale else "")
+    )
     return 0

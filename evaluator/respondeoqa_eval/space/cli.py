@@ -94,6 +94,12 @@ def run_admin(args: argparse.Namespace) -> int:
     if config.mirror_repo:
         repo = HubRepo(config.mirror_repo, token=config.hub_token, endpoint=config.hub_endpoint)
         syncer = Syncer(store, repo)
+        # the repo is the record of truth: an operator's local copy first takes what it lacks
+        syncer.safe_push()
+        try:
+            syncer.restore()
+        except Exception as exc:  # network, token: one line, not a traceback
+            raise InputError(f"cannot read {repo!r}: {type(exc).__name__}: {exc}") from None
     admin = Admin(
         store,
         lambda: load_gold(config.data_dir, with_public=True),
