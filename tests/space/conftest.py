@@ -74,6 +74,7 @@ def start_server(
             "GRADIO_ANALYTICS_ENABLED": "False",
             "RESPONDEOQA_SPACE_DAILY": "1000",
             "RESPONDEOQA_SPACE_ATTEMPTS": "1000",
+            "RESPONDEOQA_SPACE_UPLOADS": "1000",
             "GRADIO_TEMP_DIR": str(workdir / "gradio-tmp"),
             "PYTHONUNBUFFERED": "1",
         }
