@@ -35,6 +35,7 @@ from .hubstub import HubStub
 SPACE_DIR = ROOT / "space"  # the repository's copy of the Space files
 DATA_REPO = "operator/leaderboard-data"
 GOLD_REPO = "operator/respondeoqa-gold"
+DATASET = "operator/respondeoqa"
 SPACE_REPO = "operator/leaderboard"
 TOKEN = "hf_test_token_not_real"
 BUNDLE_FILES = {"app.py", "README.md", "requirements.txt", ".gitignore"}
@@ -71,7 +72,9 @@ def untracked(folder: Path) -> set[str]:
 def test_bundle_files_and_front_matter(tmp_path: Path) -> None:
     import gradio
 
-    out = bundle(tmp_path / "b", "--data-repo", DATA_REPO, "--gold-repo", GOLD_REPO)
+    out = bundle(
+        tmp_path / "b", "--data-repo", DATA_REPO, "--gold-repo", GOLD_REPO, "--dataset", DATASET
+    )
     assert {p.name for p in out.iterdir()} == BUNDLE_FILES
 
     readme = (out / "README.md").read_text(encoding="utf-8")
@@ -84,8 +87,14 @@ def test_bundle_files_and_front_matter(tmp_path: Path) -> None:
     assert SpecifierSet(pyproject()["project"]["requires-python"]).contains(f"{python}.0")
     assert meta["hf_oauth"] is True
     assert "leaderboard" in meta["tags"]
-    (dataset,) = meta["datasets"]
-    assert f"](https://huggingface.co/datasets/{dataset})" in readme
+    assert meta["datasets"] == [DATASET]
+    assert f"](https://huggingface.co/datasets/{DATASET})" in readme
+    # without --dataset: no dataset id is made up; the card links the upstream repository
+    plain = front_matter((bundle(tmp_path / "plain") / "README.md").read_text(encoding="utf-8"))
+    assert "datasets" not in plain
+    assert "](https://github.com/slanglab/RespondeoQA)" in (
+        tmp_path / "plain" / "README.md"
+    ).read_text(encoding="utf-8")
     assert DATA_REPO in readme and GOLD_REPO in readme
 
     # no wheel: the exact package version from the index, with the Space's extra

@@ -28,9 +28,9 @@ from pathlib import Path, PurePosixPath
 
 from .._version import __version__
 from ..errors import InputError
+from ..sources import UPSTREAM_URL
 from .settings import ENV_GOLD_REPO, ENV_MIRROR
 
-DATASET = "slanglab/RespondeoQA"
 TAGS = ("leaderboard", "latin", "question-answering", "translation", "evaluation")
 VENDOR = "vendor"  # the unpacked wheel of a `--wheel` bundle
 EXTRA = "space"
@@ -85,9 +85,10 @@ def render_app(data_repo: str | None = None, gold_repo: str | None = None) -> st
     return APP.replace("{settings}", json.dumps(settings)).replace("{vendor}", VENDOR)
 
 
-def front_matter() -> dict[str, object]:
+def front_matter(dataset: str | None = None) -> dict[str, object]:
     """The Space card's front matter (the Hub reads sdk, sdk_version, app_file, python_version,
-    hf_oauth; the rest describes the Space)."""
+    hf_oauth; the rest describes the Space). `dataset`: the benchmark's Hub dataset id, as the
+    operator published it with `respondeoqa-eval dataset push` (listed when given)."""
     import gradio
 
     return {
@@ -103,7 +104,7 @@ def front_matter() -> dict[str, object]:
         "pinned": False,
         "license": "mit",
         "short_description": "Latin-English question answering leaderboard (RespondeoQA)",
-        "datasets": [DATASET],
+        **({"datasets": [dataset]} if dataset else {}),
         "tags": list(TAGS),
     }
 
@@ -125,14 +126,17 @@ def render_front_matter(fields: dict[str, object]) -> str:
     return "\n".join([*lines, "---", ""])
 
 
-def render_readme(data_repo: str | None = None, gold_repo: str | None = None) -> str:
+def render_readme(
+    data_repo: str | None = None, gold_repo: str | None = None, dataset: str | None = None
+) -> str:
     """The Space card: front matter, what the Space does, where its data lives."""
+    link = f"https://huggingface.co/datasets/{dataset}" if dataset else UPSTREAM_URL
     return (
-        render_front_matter(front_matter())
+        render_front_matter(front_matter(dataset))
         + f"""
 # RespondeoQA leaderboard
 
-Submit predictions for the [RespondeoQA](https://huggingface.co/datasets/{DATASET})
+Submit predictions for the [RespondeoQA]({link})
 Latin-English QA benchmark; they are scored with the paper's protocol by
 respondeoqa-eval {__version__}. Submitting needs a Hugging Face login.
 
@@ -184,6 +188,7 @@ def write_bundle(
     wheel: Path | None = None,
     data_repo: str | None = None,
     gold_repo: str | None = None,
+    dataset: str | None = None,
 ) -> list[Path]:
     """Write the Space repository into `output`; the files written."""
     output = Path(output)
@@ -191,7 +196,7 @@ def write_bundle(
     files = {
         "app.py": render_app(data_repo, gold_repo),
         ".gitignore": GITIGNORE,
-        "README.md": render_readme(data_repo, gold_repo),
+        "README.md": render_readme(data_repo, gold_repo, dataset),
     }
     head = "# the Space SDK installs gradio==sdk_version next to these\n"
     if wheel is not None:
@@ -232,12 +237,22 @@ def register(sub: argparse._SubParsersAction) -> None:
         p.add_argument("--wheel", type=Path, default=None, help="ship this wheel in the bundle")
         p.add_argument("--data-repo", default=None, help="Hub dataset repo of record (private)")
         p.add_argument("--gold-repo", default=None, help="private Hub dataset repo with gold")
+        p.add_argument(
+            "--dataset",
+            default=None,
+            help="the benchmark's Hub dataset id ORG/NAME (as published with `respondeoqa-eval "
+            "dataset push`), linked from the Space card; default: the upstream repository",
+        )
         p.set_defaults(func=run_bundle if name == "bundle" else run_deploy)
 
 
 def run_bundle(args: argparse.Namespace) -> int:
     written = write_bundle(
-        args.output, wheel=args.wheel, data_repo=args.data_repo, gold_repo=args.gold_repo
+        args.output,
+        wheel=args.wheel,
+        data_repo=args.data_repo,
+        gold_repo=args.gold_repo,
+        dataset=args.dataset,
     )
     names = sorted({p.relative_to(args.output).parts[0] for p in written})
     print(f"wrote a Space repository to {args.output}: " + ", ".join(names))
@@ -253,7 +268,11 @@ def run_deploy(args: argparse.Namespace) -> int:
         raise InputError(f"--repo-id {args.repo_id!r}: expected ORG/NAME")
     with tempfile.TemporaryDirectory(prefix="respondeoqa-space-bundle-") as tmp:
         write_bundle(
-            Path(tmp), wheel=args.wheel, data_repo=args.data_repo, gold_repo=args.gold_repo
+            Path(tmp),
+            wheel=args.wheel,
+            data_repo=args.data_repo,
+            gold_repo=args.gold_repo,
+            dataset=args.dataset,
         )
         files = {
             p.relative_to(tmp).as_posix(): p.read_bytes()
