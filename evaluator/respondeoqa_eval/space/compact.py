@@ -78,25 +78,37 @@ def decode_items(blob: bytes, keys_of: Callable[[int], list[ItemKey]]) -> list[I
     cols = _unpack(blob)
     keys = keys_of(cols["set"])
     missing = set(cols["m"])
-    out = []
-    for i, ((item_id, source, task, groups), score, extracted) in enumerate(
-        zip(keys, cols["s"], cols["x"], strict=True)
-    ):
-        out.append(
-            ItemResult(
-                id=item_id,
-                question_id=item_id,
-                question_language="",
-                task=task,
-                source=source,
-                question_content=groups.get("by_content", ""),
-                extracted=extracted,
-                score=score,
-                missing=i in missing,
-                groups=groups,
-            )
+    return [
+        item_result(item_id, source, task, groups, score, extracted, i in missing)
+        for i, ((item_id, source, task, groups), score, extracted) in enumerate(
+            zip(keys, cols["s"], cols["x"], strict=True)
         )
-    return out
+    ]
+
+
+def item_result(
+    item_id: str,
+    source: str,
+    task: str,
+    groups: Mapping[str, str],
+    score: float | None,
+    extracted: str | None,
+    missing: bool,
+) -> ItemResult:
+    """A stored item as an ItemResult (the store keeps no question id or language: the id
+    stands for both; the content type comes from the groups)."""
+    return ItemResult(
+        id=item_id,
+        question_id=item_id,
+        question_language="",
+        task=task,
+        source=source,
+        question_content=groups.get("by_content", ""),
+        extracted=extracted,
+        score=score,
+        missing=missing,
+        groups=dict(groups),
+    )
 
 
 def encode_predictions(

@@ -238,20 +238,10 @@ def _now() -> str:
 
 
 def _item(row: Sequence[Any]) -> ItemResult:
+    """An item row of a schema 1-3 database."""
     item_id, source, task, score, extracted, missing, groups = row
     groups = json.loads(groups) if isinstance(groups, str) else groups
-    return ItemResult(
-        id=item_id,
-        question_id=item_id,
-        question_language="",
-        task=task,
-        source=source,
-        question_content=groups.get("by_content", ""),
-        extracted=extracted,
-        score=score,
-        missing=bool(missing),
-        groups=groups,
-    )
+    return compact.item_result(item_id, source, task, groups, score, extracted, bool(missing))
 
 
 def _entry(row: Sequence[Any]) -> Entry:
@@ -556,14 +546,35 @@ class Store:
             ).fetchone()
         return _entry(row) if row else None
 
-    def entries(self, *, include_hidden: bool = False) -> list[Entry]:
-        """Stored entries, oldest first; hidden ones only when asked (operator tools)."""
-        sql = f"SELECT {_ENTRY_COLUMNS} FROM submissions"
+    def entries(
+        self, *, include_hidden: bool = False, ids: Sequence[int] | None = None
+    ) -> list[Entry]:
+        """Stored entries, oldest first; hidden ones only when asked (operator tools); only
+        those with `ids` when given."""
+        sql = f"SELECT {_ENTRY_COLUMNS} FROM submissions WHERE 1"
         if not include_hidden:
-            sql += " WHERE hidden = 0"
+            sql += " AND hidden = 0"
         with self._connect() as con:
-            rows = con.execute(sql + " ORDER BY id").fetchall()
+            if ids is None:
+                rows = con.execute(sql + " ORDER BY id").fetchall()
+            else:
+                wanted = sorted(set(ids))
+                rows = []
+                for start in range(0, len(wanted), 500):  # under SQLite's parameter limit
+                    chunk = wanted[start : start + 500]
+                    marks = ",".join("?" * len(chunk))
+                    rows += con.execute(f"{sql} AND id IN ({marks}) ORDER BY id", chunk).fetchall()
         return [_entry(r) for r in rows]
+
+    def entry_versions(self) -> dict[int, tuple[int, str]]:
+        """(version, file hash) of every shown entry by id, read without decoding a report:
+        a reader keeps its decoded entries across writes and decodes only rows whose pair
+        changed (every change to a row bumps its version; a new row has a new id or hash)."""
+        with self._connect() as con:
+            rows = con.execute(
+                "SELECT id, version, file_sha256 FROM submissions WHERE hidden = 0 ORDER BY id"
+            ).fetchall()
+        return {int(i): (int(v), sha) for i, v, sha in rows}
 
     def count(self) -> int:
         with self._connect() as con:
