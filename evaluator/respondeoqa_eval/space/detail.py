@@ -52,7 +52,10 @@ def entry_detail(space: Any, key: str | None, folder: Path) -> EntryDetail | Non
         return None
     report = row.report
     provenance = getattr(report, "provenance", None)
-    metadata = table.metadata_frame(row, provenance if isinstance(provenance, dict) else None)
+    stale = row.kind == table.SCORED_LABEL and space.is_stale(row)
+    metadata = table.metadata_frame(
+        row, provenance if isinstance(provenance, dict) else None, stale=stale
+    )
     breakdown = table.breakdown_frame(report)
     if row.kind != table.SCORED_LABEL:
         message = (

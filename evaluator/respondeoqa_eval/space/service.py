@@ -68,6 +68,13 @@ class CompareOutcome:
 _EMPTY_BREAKDOWN = pd.DataFrame(columns=["Group", "Key", "Metric", "Score", "95% CI", "Items"])
 
 
+WITHDRAW_REFUSED = "Not withdrawn"  # how Space.withdraw starts every refusal
+
+
+def _refused(reason: str) -> SubmitOutcome:
+    return SubmitOutcome(False, f"{WITHDRAW_REFUSED}: {reason}", _EMPTY_BREAKDOWN)
+
+
 def gold_fingerprint(gold: GoldSet) -> str:
     """A short hash of the gold a report is scored against (ids, files, answers, options):
     changes when a gold file is corrected. A hash only: no gold text leaves the process."""
@@ -203,10 +210,20 @@ class Space:
         with self._cache_lock:
             cached = self._tables.get(key)
         if cached is None:
-            cached = table.leaderboard_frame([*PAPER_ROWS, *entries], view, coverage)
+            stale = {e.id for e in entries if self.is_stale(e)}
+            cached = table.leaderboard_frame([*PAPER_ROWS, *entries], view, coverage, stale)
             with self._cache_lock:
                 self._tables[key] = cached
         return cached.copy()
+
+    def is_stale(self, entry: Entry) -> bool:
+        """Scored by another evaluator version, or against other gold than this Space's (a
+        corrected gold file): marked on the board until `space admin rescore`. An entry stored
+        before fingerprints were kept (none recorded) counts by its version only."""
+        other_gold = (
+            bool(entry.gold_fingerprint) and entry.gold_fingerprint != self.gold_fingerprint
+        )
+        return entry.stale or other_gold
 
     def coverage_choices(self) -> list[str]:
         return table.coverage_choices(self.rows())
@@ -354,19 +371,34 @@ class Space:
             raise DuplicateSubmissionError(existing)
         raise DuplicateContentError(existing)
 
-    def withdraw(self, entry_id: Any, username: str) -> str:
-        """Delete an entry on behalf of the logged-in user who submitted it; a message."""
-        text = str(entry_id or "").strip().lstrip("#")
+    def withdraw(self, entry_id: Any, username: str) -> SubmitOutcome:
+        """Delete an entry on behalf of the logged-in Hugging Face user who submitted it.
+
+        Audited with the user as actor; the removal from the Hub repo waits in the outbox and
+        goes with the next batched push (as a submission does). Refusals start "Not withdrawn".
+        """
+        text = str(entry_id or "").strip().lstrip("#").strip()
         if not username:
-            return "Log in with Hugging Face to withdraw your entries."
-        if not text.isdigit():
-            return "Give the number of your entry (e.g. 12)."
+            return _refused("log in with Hugging Face (button above) to withdraw your entries.")
+        if not text.isdigit() or len(text) > 12:
+            return _refused("give the number of your entry as the Entry column shows it, e.g. #12.")
         entry = self.store.get(int(text))
+        # another user's entry reads like a missing one: no hint about who submitted what
         if entry is None or entry.submitter != username:
-            return f"Entry #{text} is not one of your entries."
+            return _refused(
+                f"entry #{int(text)} is not one of your entries (logged in as {username}); "
+                "you can withdraw only entries you submitted while logged in."
+            )
         self.store.delete(entry.id)
         self.store.audit(f"hf:{username}", "withdraw", entry.id, entry.model)
-        return f"Entry #{entry.id} ({entry.model}) was withdrawn."
+        log.info("entry #%d withdrawn by its submitter", entry.id)
+        return SubmitOutcome(
+            True,
+            f"Entry #{entry.id} ({entry.model}) was withdrawn: it is off the leaderboard, "
+            "Compare and the CSV, and will be removed from the record.",
+            _EMPTY_BREAKDOWN,
+            entry,
+        )
 
     # -- compare -----------------------------------------------------------------------
 

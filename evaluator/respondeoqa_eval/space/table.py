@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import io
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -34,6 +34,9 @@ from ..sources import PUBLIC_SOURCES, SOURCES
 from .paper import PAPER_LABEL, PAPER_ROWS
 
 SCORED_LABEL = "scored"
+STALE_MARK = "older version/gold: will be re-scored"
+"""Beside SCORED_LABEL in the Type cell of an entry scored with an older evaluator version or
+against other gold than the running Space's (`Space.is_stale`), until `space admin rescore`."""
 ALL_COVERAGES = "all coverages"
 MISSING = "\u2014"  # what a missing value reads as, in every view
 CI_HEADER = "95% CI"
@@ -185,7 +188,7 @@ def _round1(value: float | None) -> float:
     return math.nan if value is None or math.isnan(value) else round(value, 1)
 
 
-def _row(row: Row, view: str, submitter: bool) -> dict[str, Any]:
+def _row(row: Row, view: str, submitter: bool, stale: bool = False) -> dict[str, Any]:
     scored = row.kind == SCORED_LABEL
     overall = row.report.accuracy.overall
     ci = overall.ci
@@ -203,7 +206,9 @@ def _row(row: Row, view: str, submitter: bool) -> dict[str, Any]:
         out[SUBMITTER] = str(getattr(row, "submitter", "") or "")
     out["Coverage"] = coverage_label(row.sources)
     out["Items"] = overall.n
-    out["Type"] = SCORED_LABEL if scored else PAPER_LABEL
+    out["Type"] = (
+        (f"{SCORED_LABEL}, {STALE_MARK}" if stale else SCORED_LABEL) if scored else PAPER_LABEL
+    )
     out["Date"] = str(getattr(row, "created", ""))[:10] if scored else "2026 (paper)"
     out["Params"] = str(getattr(row, "params", "")) if scored else ""
     out["Link"] = str(getattr(row, "link", "")) if scored else ""
@@ -215,6 +220,7 @@ def leaderboard_frame(
     rows: Sequence[Row],
     view: str = "Overview",
     coverage: str | None = None,
+    stale: Collection[int] = (),
 ) -> pd.DataFrame:
     """One table row per entry, ranked by overall accuracy within each coverage.
 
@@ -222,11 +228,15 @@ def leaderboard_frame(
     coverage (ties share the best rank), and the table lists the largest coverage first.
     `coverage` (a `coverage_label`) keeps only that coverage; None or ALL_COVERAGES keeps all.
     Scores are in percent (BLEU and chrF in points) with one decimal; NaN where missing.
+    Entries whose id is in `stale` are marked in their Type cell (STALE_MARK).
     """
     if view not in VIEWS:
         raise ValueError(f"unknown view {view!r}; one of {', '.join(VIEWS)}")
     submitter = _has_submitter(rows)
-    records = [_row(r, view, submitter) for r in rows]
+    records = [
+        _row(r, view, submitter, r.kind == SCORED_LABEL and getattr(r, "id", None) in stale)
+        for r in rows
+    ]
     if coverage and coverage != ALL_COVERAGES:
         records = [r for r in records if r["Coverage"] == coverage]
     cols = columns(view, submitter)
@@ -409,8 +419,11 @@ def breakdown_display(df: pd.DataFrame) -> Styler:
 BREAKDOWN_DATATYPES = ["str", "str", "str", "number", "str", "number"]
 
 
-def metadata_frame(row: Row, provenance: Mapping[str, Any] | None = None) -> pd.DataFrame:
-    """What is known about one entry, as (field, value) text rows: user strings stay text."""
+def metadata_frame(
+    row: Row, provenance: Mapping[str, Any] | None = None, stale: bool | None = None
+) -> pd.DataFrame:
+    """What is known about one entry, as (field, value) text rows: user strings stay text.
+    `stale` (None: the entry's own version check) adds the re-score note."""
     report = row.report
     fields: list[tuple[str, Any]] = [("Model", row.model)]
     if row.kind == SCORED_LABEL:
@@ -427,8 +440,8 @@ def metadata_frame(row: Row, provenance: Mapping[str, Any] | None = None) -> pd.
             value = getattr(row, attr, None)
             if value not in (None, ""):
                 fields.append((name, value))
-        if getattr(row, "stale", False):
-            fields.append(("Note", "scored with an older evaluator version"))
+        if getattr(row, "stale", False) if stale is None else stale:
+            fields.append(("Note", f"scored with an {STALE_MARK}"))
     else:
         fields += [("Type", PAPER_LABEL), ("Note", getattr(row, "note", ""))]
     fields.append(("Coverage", coverage_label(row.sources)))
@@ -544,6 +557,8 @@ def legend(view: str, min_private: int | None = None) -> str:
         )
     lines.append(
         f"**Type**: *{PAPER_LABEL}* rows are the published numbers, never re-scored; "
-        f"*{SCORED_LABEL}* rows were scored here. Pick a row to see the entry's detail below."
+        f"*{SCORED_LABEL}* rows were scored here; *{SCORED_LABEL}, {STALE_MARK}*: scored with an "
+        "older evaluator version or against gold files corrected since, shown as scored until "
+        "the operator re-scores every entry. Pick a row to see the entry's detail below."
     )
     return "\n".join(f"- {line}" for line in lines)
