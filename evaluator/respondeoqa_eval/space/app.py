@@ -21,7 +21,7 @@ import gradio as gr  # noqa: E402
 
 from . import compare, detail, table, uploads  # noqa: E402
 from .paper import PAPER_CITATION  # noqa: E402
-from .service import Space, SpaceConfig  # noqa: E402
+from .service import WITHDRAW_REFUSED, Space, SpaceConfig  # noqa: E402
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +73,9 @@ SUBMIT_REFUSED = "Not accepted"  # how service.submit starts every refusal
 SUBMIT_HELP = """Upload predictions in any format the evaluator accepts (`.jsonl`, `.csv` or the
 paper's `.json` layout). The file is scored at once and appears on the leaderboard; identical
 files are refused. Model name, link and note are shown as plain text; links must be http(s)."""
+
+WITHDRAW_HELP = """**Withdraw my entry**: logged in, you can remove an entry you submitted
+(its number is in the *Entry* column). It leaves the leaderboard, Compare and the CSV at once."""
 
 COMPARE_HELP = """Pick two or more entries and press Compare: bars by content type and by language
 pair (95% intervals as error bars, item counts on the bars). For exactly two scored submissions,
@@ -136,6 +139,12 @@ def _board(space: Space, view: str, coverage: str | None) -> tuple[Any, Any]:
 
 def _min_private(space: Space) -> int | None:
     return getattr(space.limits, "min_private_items", None)
+
+
+def _username(profile: Any) -> str:
+    """The Hugging Face username of a `gr.OAuthProfile` ("" when not logged in): the only
+    personal datum the Space keeps."""
+    return "" if profile is None else str(getattr(profile, "username", "") or "")
 
 
 def build_app(config: SpaceConfig | Space) -> gr.Blocks:
@@ -291,6 +300,20 @@ def build_app(config: SpaceConfig | Space) -> gr.Blocks:
                     datatype=table.BREAKDOWN_DATATYPES,
                     visible=False,
                 )
+                if space.config.oauth:  # withdrawing needs to know who is asking: a login
+                    gr.Markdown(WITHDRAW_HELP)
+                    with gr.Row():
+                        withdraw_id = gr.Textbox(
+                            label="Number of your entry (e.g. #12)",
+                            max_length=20,
+                            elem_id="withdraw-id",
+                        )
+                        withdraw_btn = gr.Button(
+                            "Withdraw my entry", variant="stop", elem_id="withdraw-btn", scale=0
+                        )
+                    withdraw_msg = gr.Textbox(
+                        label="Withdrawal", interactive=False, visible=False, elem_id="withdraw-msg"
+                    )
             with gr.Tab("About", id="about"):
                 gr.Markdown(ABOUT)
 
@@ -324,7 +347,7 @@ def build_app(config: SpaceConfig | Space) -> gr.Blocks:
             from .limits import client_of
 
             # logged in: the quota is per Hugging Face user and the entry shows the username
-            user = str(getattr(profile, "username", "") or "") if profile is not None else ""
+            user = _username(profile)
             client = f"hf:{user}" if user else client_of(request, space.config.trusted_proxies)
             outcome = space.submit(path, m, lk, pm, nt, client=client, submitter=user)
             board_value, csv_value, cov_value, pick_value, _ = refresh(v, cov)
@@ -407,6 +430,16 @@ def build_app(config: SpaceConfig | Space) -> gr.Blocks:
         ) -> tuple[Any, ...]:
             return do_submit(path, m, lk, pm, nt, v, cov, request, profile)
 
+        def do_withdraw(
+            entry_id: str, v: str, cov: str | None, profile: gr.OAuthProfile | None
+        ) -> tuple[Any, ...]:
+            out = space.withdraw(entry_id, _username(profile))
+            ok = not out.message.startswith(WITHDRAW_REFUSED)
+            shown = gr.Textbox(
+                value=out.message, visible=True, elem_classes=["msg-ok" if ok else "msg-error"]
+            )
+            return (shown, *refresh(v, cov))
+
         # Gradio adds its login routes when a handler takes gr.OAuthProfile; off a Space (no
         # OAuth app) those need a local HF login, so the address-limited handler is used there
         submit_btn.click(
@@ -422,6 +455,14 @@ def build_app(config: SpaceConfig | Space) -> gr.Blocks:
             [submit_msg, breakdown, detail_pick],
             api_visibility="private",
         )
+        if space.config.oauth:
+            withdraw_btn.click(
+                do_withdraw,
+                [withdraw_id, view, coverage],
+                [withdraw_msg, board, csv, coverage, pick, detail_pick],
+                api_visibility="private",
+                concurrency_id="submit",  # a write: in line with submissions
+            )
         compare_btn.click(
             do_compare,
             [pick],

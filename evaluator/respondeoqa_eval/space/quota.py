@@ -66,6 +66,7 @@ def reserve(con: sqlite3.Connection, key: str, limits: QuotaLimits, now: float) 
     Stored entries and reservations still being scored both use a stored-submission slot.
     """
     since = now - DAY
+    per = "per Hugging Face user" if key.startswith("hf:") else "per address"  # see app.py
     used = con.execute(
         "SELECT COUNT(*) FROM attempts WHERE client = ? AND ts >= ?"
         " AND (ok = 1 OR (pending = 1 AND ts >= ?))",
@@ -74,7 +75,7 @@ def reserve(con: sqlite3.Connection, key: str, limits: QuotaLimits, now: float) 
     if used >= limits.submissions_per_day:
         raise RateLimitError(
             f"daily limit reached: at most {limits.submissions_per_day} stored submissions "
-            "per address in 24 hours; please try again tomorrow"
+            f"{per} in 24 hours; please try again tomorrow"
         )
     tried = con.execute(
         "SELECT COUNT(*) FROM attempts WHERE client = ? AND ts >= ?", (key, since)
@@ -82,7 +83,7 @@ def reserve(con: sqlite3.Connection, key: str, limits: QuotaLimits, now: float) 
     if tried >= limits.attempts_per_day:
         raise RateLimitError(
             f"daily limit reached: at most {limits.attempts_per_day} submission attempts "
-            "per address in 24 hours; please try again tomorrow"
+            f"{per} in 24 hours; please try again tomorrow"
         )
     cur = con.execute(
         "INSERT INTO attempts (client, ts, ok, pending) VALUES (?, ?, 0, 1)", (key, now)
