@@ -21,35 +21,7 @@ from respondeoqa_eval.cli import main
 from respondeoqa_eval.errors import InputError
 from respondeoqa_eval.predictions import load_predictions
 
-DATA = Path(__file__).parent / "data"
-DATE = "2026-01-02T03-04-05.678901"
-LIGHTEVAL_DETAILS = next((DATA / "lighteval").rglob("details_*.parquet"))
-
-
-def _sample(doc_id: int, record, response: str, **extra) -> dict:
-    """One line as lm_eval 0.4.13 logs it."""
-    doc = {**record.to_dict(), "system_prompt": "s", "prompt_version": "paper-v1"}
-    row = {
-        "doc_id": doc_id,
-        "doc": doc,
-        "target": record.answers[0],
-        "arguments": {
-            "gen_args_0": {
-                "arg_0": "<prompt>",
-                "arg_1": {"until": [], "do_sample": True, "temperature": 0.6, "top_p": 0.95},
-            }
-        },
-        "resps": [[response]],
-        "filtered_resps": [response],
-        "filter": "none",
-        "metrics": ["acc"],
-        "doc_hash": "0",
-        "prompt_hash": "0",
-        "target_hash": "0",
-        "acc": 0.0,
-    }
-    row.update(extra)
-    return row
+from .logkit import DATA, DATE, LIGHTEVAL_DETAILS, details_like_lighteval, lm_eval_sample
 
 
 def _write(path: Path, rows) -> Path:
@@ -99,7 +71,7 @@ def folder(tmp_path, public_gold):
     for task, items in by_task.items():
         _write(
             out / f"samples_{task}_{DATE}.jsonl",
-            [_sample(i, r, t) for i, (r, t) in enumerate(items)],
+            [lm_eval_sample(i, r, t) for i, (r, t) in enumerate(items)],
         )
     (out / f"results_{DATE}.json").write_text(
         json.dumps({"model_name": "org/model", "lm_eval_version": "0.4.13", "config": {}}), "utf-8"
@@ -136,34 +108,34 @@ def test_lm_eval_same_doc_under_a_second_filter_counts_once(tmp_path, public_gol
     r = public_gold.records[0]
     path = _write(
         tmp_path / f"samples_respondeoqa_public_{DATE}.jsonl",
-        [_sample(0, r, "Answer: a"), _sample(0, r, "Answer: a", filter="strict")],
+        [lm_eval_sample(0, r, "Answer: a"), lm_eval_sample(0, r, "Answer: a", filter="strict")],
     )
     assert len(load_predictions(path, public_gold)) == 1
 
 
 def test_bad_lm_eval_logs_are_one_line_errors(tmp_path, public_gold, cli_error):
     r = public_gold.records[0]
-    other = _sample(0, r, "x")
+    other = lm_eval_sample(0, r, "x")
     other["doc"] = {"question": "2+2?", "answer": "4"}  # another task's document
     path = _write(tmp_path / f"samples_arc_easy_{DATE}.jsonl", [other])
     err = cli_error(path)
     assert "line 1" in err and "'arc_easy', not a RespondeoQA task" in err
 
-    no_resps = _sample(0, r, "x")
+    no_resps = lm_eval_sample(0, r, "x")
     del no_resps["resps"]
     path = _write(
-        tmp_path / f"samples_respondeoqa_public_{DATE}.jsonl", [_sample(1, r, "y"), no_resps]
+        tmp_path / f"samples_respondeoqa_public_{DATE}.jsonl", [lm_eval_sample(1, r, "y"), no_resps]
     )
     err = cli_error(path)
     assert "line 2: no 'resps'" in err
 
-    unknown = _sample(0, r, "x")
+    unknown = lm_eval_sample(0, r, "x")
     unknown["doc"]["id"] = "not-an-item"
     path = _write(tmp_path / "run" / f"samples_respondeoqa_public_{DATE}.jsonl", [unknown])
     err = cli_error(tmp_path / "run")
     assert f"samples_respondeoqa_public_{DATE}.jsonl: line 1" in err and "'not-an-item'" in err
 
-    bad = _sample(0, r, "x")
+    bad = lm_eval_sample(0, r, "x")
     bad["resps"] = [[{"text": "x"}]]
     path = _write(tmp_path / f"samples_respondeoqa_x_{DATE}.jsonl", [bad])
     assert "'resps' must hold the generated text" in cli_error(path)
@@ -192,29 +164,9 @@ def test_lighteval_details_written_by_lighteval(public_gold, public_dir, tmp_pat
     assert data["n_items"] - data["missing"] == 4
 
 
-def _details_like_lighteval(path: Path, rows) -> Path:
-    """A details Parquet with the exact schema lighteval 0.13.0 wrote (data/lighteval)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    real = pq.read_table(LIGHTEVAL_DETAILS)
-    template = real.to_pylist()[0]
-    records = []
-    for i, (rid, text) in enumerate(rows):
-        row = json.loads(json.dumps(template))
-        row["doc"]["specific"] = {"id": rid}
-        row["doc"]["id"] = str(i)
-        row["model_response"]["text"] = [text]
-        records.append(row)
-    table = pa.Table.from_pylist(records, schema=real.schema)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(table, path)
-    return path
-
-
 def test_lighteval_details_score_like_the_same_rows(tmp_path, public_gold):
     pairs = _answers(public_gold)
-    path = _details_like_lighteval(
+    path = details_like_lighteval(
         tmp_path / f"details_custom|respondeoqa|0_{DATE}.parquet", [(r.id, t) for r, t in pairs]
     )
     rows = _write(tmp_path / "rows.jsonl", [{"id": r.id, "response": t} for r, t in pairs])
@@ -233,7 +185,7 @@ def test_bad_lighteval_details_are_one_line_errors(tmp_path, public_gold, cli_er
     err = cli_error(path)
     assert "no 'model_response' column: not a lighteval details file" in err
 
-    other = _details_like_lighteval(
+    other = details_like_lighteval(
         tmp_path / "o" / f"details_leaderboard|arc|0_{DATE}.parquet", [("x", "y")]
     )
     table = pq.read_table(other).to_pylist()
@@ -246,7 +198,7 @@ def test_bad_lighteval_details_are_one_line_errors(tmp_path, public_gold, cli_er
     junk.write_bytes(b"PAR1 this is not parquet")
     assert "not a readable Parquet file" in cli_error(junk)
 
-    unknown = _details_like_lighteval(
+    unknown = details_like_lighteval(
         tmp_path / "u" / f"details_c|r|0_{DATE}.parquet", [("nope", "y")]
     )
     err = cli_error(unknown)

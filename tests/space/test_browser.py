@@ -97,7 +97,7 @@ def test_browser_submit_view_compare_escape(
     result = page.locator("#submit-msg textarea")
     sync_api.expect(result).to_have_value(re.compile(r"^Stored as entry #\d+"), timeout=90_000)
     message = result.input_value()
-    assert f"{100 * k / n:.2f}%" in message and HOSTILE in message  # shown as text in a textbox
+    assert f"{100 * k / n:.1f}%" in message and HOSTILE in message  # shown as text in a textbox
     sync_api.expect(page.locator("#breakdown")).to_contain_text("Content type")
     page.screenshot(path=str(screenshot_dir / "02-submitted.png"), full_page=True)
     my_id = entry_id(message)
@@ -350,15 +350,15 @@ def test_browser_leaderboard_at_a_glance(
         assert page.locator("#plot-content .errorbar").count() > 0  # 95% intervals
         sync_api.expect(page.locator("#plot-content")).to_contain_text("n=")
         sync_api.expect(page.locator("#plot-diff")).to_contain_text("Overall (n=")
-        if width == 1400:
-            assert _header_texts(page, "#disagreements")[:4] == [
-                "Question",
-                "Gold",
-                "A answer",
-                "B answer",
-            ]
-            for h in page.locator("#disagreements th").all():
-                assert h.bounding_box()["width"] >= 40
+        assert _header_texts(page, "#disagreements")[:4] == [
+            "Question",
+            "Gold",
+            "A answer",
+            "B answer",
+        ]
+        # at phone width too: the table scrolls sideways, no column shrinks to a letter
+        for h in page.locator("#disagreements th").all():
+            assert h.bounding_box()["width"] >= 60
         page.screenshot(path=str(shots / f"{width}-compare.png"), full_page=True)
 
         # failure and success look different

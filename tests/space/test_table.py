@@ -33,6 +33,18 @@ def rows_by_model(df):
     return {r["Model"]: r for r in df.to_dict("records")}
 
 
+def test_round1_rounds_halves_up_as_written() -> None:
+    assert [table.round1(v) for v in (17.95, 0.05, 71.92, 90.25, -0.15)] == [
+        18.0,
+        0.1,
+        71.9,
+        90.3,
+        -0.2,
+    ]
+    assert math.isnan(table.round1(None)) and table.percent_text(None) == table.MISSING
+    assert table.percent_text(0.59149) == "59.1%" and table.percent_text(2 / 3) == "66.7%"
+
+
 def test_paper_rows_carry_published_numbers() -> None:
     # PROTOCOL section 6, typed in from the table there
     df = table.leaderboard_frame(list(PAPER_ROWS))
@@ -54,7 +66,8 @@ def test_paper_rows_carry_published_numbers() -> None:
     assert pairs["Qwen QwQ 32B"]["Latin \u2192 English"] == 90.2
     assert pairs["o3-mini"]["Latin \u2192 Latin"] == 44.7
     bleu = rows_by_model(table.leaderboard_frame(list(PAPER_ROWS), table.TRANSLATION_VIEW))
-    assert bleu["Qwen QwQ 32B"]["BLEU \u2192 English, constrained (paper, padded)"] == 17.9  # 17.95
+    # published 17.95: halves round up as written (float rounding would show 17.9)
+    assert bleu["Qwen QwQ 32B"]["BLEU \u2192 English, constrained (paper, padded)"] == 18.0
     assert bleu["o3-mini"]["BLEU \u2192 Latin, unconstrained (paper, padded)"] == 23.4
 
 

@@ -16,6 +16,7 @@ from ..errors import InputError
 from ..gold import GoldSet
 from ..io import write_text_atomic
 from ..predictions import load_predictions
+from . import table
 from .store import Entry, Store, Submission, encode_predictions, sha256_bytes
 from .sync import Syncer
 
@@ -49,7 +50,7 @@ class Admin:
             flags = [f for f, on in (("hidden", e.hidden), ("stale", e.stale)) if on]
             if e.answers_extracted:
                 flags.append("answers")
-            overall = "-" if e.overall is None else f"{e.overall * 100:.2f}"
+            overall = table.percent_text(e.overall)
             lines.append(
                 f"#{e.id}\t{e.created[:10]}\t{e.model}\t{e.submitter or '-'}\t{overall}\t"
                 f"{','.join(e.sources)}\tv{e.scored_with}\t{','.join(flags) or 'shown'}"

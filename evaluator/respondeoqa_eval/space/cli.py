@@ -108,11 +108,14 @@ def run_admin(args: argparse.Namespace) -> int:
         bootstrap=config.bootstrap,
         min_coverage=config.min_coverage,
     )
+    from .table import percent_text
+
     if args.action == "list":
         print("\n".join(admin.list()) or "no entries")
     elif args.action == "add":
         for entry in admin.add(args.predictions, args.model):
-            print(f"stored entry #{entry.id}: {entry.model} ({entry.overall * 100:.2f}%)")
+            shown = percent_text(entry.overall)
+            print(f"stored entry #{entry.id}: {entry.model} ({shown})")
     elif args.action in ("hide", "unhide"):
         entry = admin.hide(args.entry, args.action == "hide")
         print(f"entry #{entry.id} ({entry.model}): {args.action}")

@@ -92,7 +92,20 @@ DISAGREEMENT_COLUMNS = [
     "Content",
     "Item",
 ]
-DISAGREEMENT_WIDTHS = ["34%", "12%", "12%", "12%", "6%", "6%", "9%", "9%", "9%", "14%"]
+# pixels, not shares: on a phone the table scrolls sideways instead of squeezing each column
+# to one letter a line (about the width of the page at 1400 px)
+DISAGREEMENT_WIDTHS = [
+    "320px",
+    "110px",
+    "110px",
+    "110px",
+    "64px",
+    "64px",
+    "100px",
+    "100px",
+    "100px",
+    "120px",
+]
 DISAGREEMENT_DATATYPES = [
     "str",
     "str",

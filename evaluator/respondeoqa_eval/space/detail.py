@@ -51,11 +51,9 @@ def entry_detail(space: Any, key: str | None, folder: Path) -> EntryDetail | Non
     if row is None or getattr(row, "hidden", False):
         return None
     report = row.report
-    provenance = getattr(report, "provenance", None)
+    provenance = report.provenance.to_dict() if report.provenance is not None else None
     stale = row.kind == table.SCORED_LABEL and space.is_stale(row)
-    metadata = table.metadata_frame(
-        row, provenance if isinstance(provenance, dict) else None, stale=stale
-    )
+    metadata = table.metadata_frame(row, provenance, stale=stale)
     breakdown = table.breakdown_frame(report)
     if row.kind != table.SCORED_LABEL:
         message = (

@@ -95,7 +95,8 @@ def grouped_bars(entries: Sequence[tuple[str, Report]], dim: str) -> go.Figure:
             )
         )
     fig.update_layout(
-        title=f"Accuracy by {dimension.name.lower()} (bars: 95% interval; n: items)",
+        # short lines: the title must fit a phone-wide chart too
+        title=f"Accuracy by {dimension.name.lower()}<br><sup>bars: 95% interval; n: items</sup>",
         barmode="group",
         yaxis={"title": "accuracy (%)", "range": [0, 105]},
         legend={"orientation": "h", "y": -0.3},
@@ -140,8 +141,8 @@ def difference_figure(diffs: Sequence[Difference], label_a: str, label_b: str) -
         )
     )
     fig.update_layout(
-        title=f"A minus B in accuracy points, 95% paired bootstrap<br><sup>A = "
-        f"{plot_text(label_a, 40)}; B = {plot_text(label_b, 40)}</sup>",
+        title=f"A minus B (accuracy points)<br><sup>95% paired bootstrap; A = "
+        f"{plot_text(label_a, 30)}; B = {plot_text(label_b, 30)}</sup>",
         xaxis={"title": "A \u2212 B (accuracy points)", "zeroline": True},
         yaxis={"autorange": "reversed", "automargin": True},
         height=max(320, 26 * len(diffs) + 140),

@@ -15,6 +15,7 @@ import io
 import math
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Protocol
 
 import pandas as pd
@@ -184,8 +185,18 @@ def coverage_label(sources: Iterable[str]) -> str:
     return f"public ({names})" if s == set(PUBLIC_SOURCES) else names
 
 
-def _round1(value: float | None) -> float:
-    return math.nan if value is None or math.isnan(value) else round(value, 1)
+def round1(value: float | None) -> float:
+    """A score as every view shows it: one decimal, halves rounded up as written (17.95 ->
+    18.0, where float rounding gives 17.9); NaN when missing."""
+    if value is None or math.isnan(value):
+        return math.nan
+    return float(Decimal(repr(value)).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
+
+
+def percent_text(fraction: float | None) -> str:
+    """An accuracy in the views' style, e.g. "59.1%" (MISSING when not shown)."""
+    value = round1(None if fraction is None else fraction * 100.0)
+    return MISSING if math.isnan(value) else f"{value:.1f}%"
 
 
 def _row(row: Row, view: str, submitter: bool, stale: bool = False) -> dict[str, Any]:
@@ -195,13 +206,13 @@ def _row(row: Row, view: str, submitter: bool, stale: bool = False) -> dict[str,
     out: dict[str, Any] = {
         "Rank": 0,
         "Model": row.model,
-        "Overall": _round1(_pct(overall)),
-        CI_LOW: math.nan if ci is None else round(ci[0] * 100.0, 1),
-        CI_HIGH: math.nan if ci is None else round(ci[1] * 100.0, 1),
+        "Overall": round1(_pct(overall)),
+        CI_LOW: math.nan if ci is None else round1(ci[0] * 100.0),
+        CI_HIGH: math.nan if ci is None else round1(ci[1] * 100.0),
         "_score": _pct(overall),  # unrounded, for the rank
     }
     for col in VIEWS[view]:
-        out[col.header] = _round1(col.read(row.report))
+        out[col.header] = round1(col.read(row.report))
     if submitter:
         out[SUBMITTER] = str(getattr(row, "submitter", "") or "")
     out["Coverage"] = coverage_label(row.sources)
@@ -366,9 +377,9 @@ def breakdown_frame(report: Report) -> pd.DataFrame:
                 "Breakdown": breakdown,
                 "Group": group,
                 "Metric": metric,
-                "Score": _round1(value),
-                CI_LOW: math.nan if ci is None else round(ci[0], 1),
-                CI_HIGH: math.nan if ci is None else round(ci[1], 1),
+                "Score": round1(value),
+                CI_LOW: math.nan if ci is None else round1(ci[0]),
+                CI_HIGH: math.nan if ci is None else round1(ci[1]),
                 "Items": n,
             }
         )
