@@ -123,17 +123,78 @@ def _view(value: Any) -> str:
     return value if value in table.VIEWS else "Overview"
 
 
-def _board(space: Space, view: str, coverage: str | None) -> tuple[Any, Any]:
-    view = _view(view)
+# Reads (board, legend, entry detail, the page's load event) run outside Gradio's queue: a page
+# load never waits behind a submission being scored, nor counts toward the queue's size. API
+# clients (gradio_client always joins the queue) get their own concurrency group, apart from
+# "submit". Every read is served from the Space's per-data-version cache (Space.cached).
+READ = {"queue": False, "concurrency_id": "read", "concurrency_limit": None}
+
+# The board shows the entries ranked up to this within each coverage (the CSV and the Entry
+# picker hold every entry): a page of 10,000 entries would send and render megabytes.
+BOARD_MAX_RANK = 300
+BOARD_LABEL = "Leaderboard"
+
+
+def _render_board(
+    space: Space, view: str, coverage: str | None, board: gr.Dataframe
+) -> dict[str, Any]:
+    """The board as its Dataframe sends it (headers, cells, display values, styling):
+    rendered once per database change, view and coverage."""
     df = space.table(view, coverage)
     submitter = table.SUBMITTER in df.columns
+    top = df[df["Rank"] <= BOARD_MAX_RANK].reset_index(drop=True)
+    payload = board.postprocess(table.styled(top)).model_dump()
+    shown = {
+        "value": payload,
+        "datatype": table.datatypes(view, submitter),
+        "column_widths": table.column_widths(view, submitter),
+        "label": BOARD_LABEL
+        if len(top) == len(df)
+        else f"{BOARD_LABEL}: ranks 1 to {BOARD_MAX_RANK} of each coverage ({len(top):,} of "
+        f"{len(df):,} rows; the CSV and the Entry picker below hold every entry)",
+    }
+    return {"table": shown, "csv": str(space.csv_file(view, coverage))}
+
+
+def _shown_board(
+    space: Space, view: str, coverage: str | None, board: gr.Dataframe
+) -> dict[str, Any]:
+    return space.cached(
+        ("board", view, coverage), lambda: _render_board(space, view, coverage, board)
+    )
+
+
+def _board(space: Space, view: str, coverage: str | None, board: gr.Dataframe) -> tuple[Any, Any]:
+    shown = _shown_board(space, _view(view), coverage, board)
+    return gr.Dataframe(**shown["table"]), gr.DownloadButton(value=shown["csv"])
+
+
+def _page(
+    space: Space, view: str, coverage: str | None, board: gr.Dataframe, plain: bool = False
+) -> tuple[Any, ...]:
+    """Board, CSV, coverage and entry choices after a load or a write (one cache read).
+
+    `plain` (the page's load event): the board and the CSV as plain values when the board's
+    columns are the page's own, so that Gradio builds no component per page load; API outputs
+    keep their update form.
+    """
+    view = _view(view)
+
+    def build() -> tuple[Any, ...]:
+        shown = _shown_board(space, view, coverage, board)
+        return shown, space.coverage_choices(), space.choices()
+
+    shown, coverages, choices = space.cached(("page", view, coverage), build)
+    args = board.constructor_args
+    plain = plain and all(
+        shown["table"][k] == args.get(k) for k in ("datatype", "column_widths", "label")
+    )
     return (
-        gr.Dataframe(
-            value=table.styled(df),
-            datatype=table.datatypes(view, submitter),
-            column_widths=table.column_widths(view, submitter),
-        ),
-        gr.DownloadButton(value=str(space.csv_file(view, coverage))),
+        shown["table"]["value"] if plain else gr.Dataframe(**shown["table"]),
+        shown["csv"] if plain else gr.DownloadButton(value=shown["csv"]),
+        gr.Dropdown(choices=coverages),
+        gr.Dropdown(choices=choices),
+        gr.Dropdown(choices=choices),
     )
 
 
@@ -151,8 +212,10 @@ def build_app(config: SpaceConfig | Space) -> gr.Blocks:
     """The Space's Blocks (not launched); `config` may be a ready `Space`."""
     space = config if isinstance(config, Space) else Space(config)
     views = list(table.VIEWS)
-    first = space.table("Overview")
-    first_submitter = table.SUBMITTER in first.columns
+    # the page's config holds no rows (it is copied for every page request); the load event
+    # fills the board from the cache at once
+    first = space.table("Overview").head(0)
+    first_submitter = table.SUBMITTER in space.table("Overview").columns
     detail_dir = Path(tempfile.mkdtemp(prefix="respondeoqa-detail-"))
 
     # uploaded predictions and generated CSVs leave Gradio's cache (uploads.delete_cache)
@@ -181,7 +244,7 @@ def build_app(config: SpaceConfig | Space) -> gr.Blocks:
                     interactive=False,
                     show_search="search",
                     max_height=620,
-                    label="Leaderboard",
+                    label=BOARD_LABEL,
                     elem_id="leaderboard-table",
                 )
                 csv = gr.DownloadButton(
@@ -192,8 +255,8 @@ def build_app(config: SpaceConfig | Space) -> gr.Blocks:
                 )
                 gr.Markdown(DETAIL_HELP)
                 detail_pick = gr.Dropdown(
-                    space.choices(), value=None, label="Entry", elem_id="detail-pick"
-                )
+                    [], value=None, label="Entry", elem_id="detail-pick"
+                )  # choices from the load event
                 detail_msg = gr.Textbox(
                     label="Entry", interactive=False, visible=False, elem_id="detail-msg"
                 )
@@ -224,7 +287,7 @@ def build_app(config: SpaceConfig | Space) -> gr.Blocks:
             with gr.Tab("Compare", id="compare"):
                 gr.Markdown(COMPARE_HELP)
                 pick = gr.Dropdown(
-                    space.choices(),
+                    [],  # choices from the load event
                     multiselect=True,
                     label="Entries to compare (two or more)",
                     # entries newer than this session are not in its choices; the service
@@ -318,20 +381,16 @@ def build_app(config: SpaceConfig | Space) -> gr.Blocks:
                 gr.Markdown(ABOUT)
 
         def show_board(v: str, cov: str | None) -> tuple[Any, Any]:
-            return _board(space, v, cov)
+            return _board(space, v, cov, board)
 
         def show_legend(v: str) -> str:
             return table.legend(_view(v), _min_private(space))
 
         def refresh(v: str, cov: str | None) -> tuple[Any, ...]:
-            board_value, csv_value = _board(space, v, cov)
-            return (
-                board_value,
-                csv_value,
-                gr.Dropdown(choices=space.coverage_choices()),
-                gr.Dropdown(choices=space.choices()),
-                gr.Dropdown(choices=space.choices()),
-            )
+            return _page(space, v, cov, board)
+
+        def load_page(v: str, cov: str | None) -> tuple[Any, ...]:
+            return _page(space, v, cov, board, plain=True)
 
         def do_submit(
             path: str | None,
@@ -387,7 +446,14 @@ def build_app(config: SpaceConfig | Space) -> gr.Blocks:
             )
 
         def show_detail(key: str | None) -> tuple[Any, ...]:
-            found = detail.entry_detail(space, key, detail_dir)
+            row = space.canonical(key)
+            found = (
+                None
+                if row is None
+                else space.cached(
+                    ("detail", row), lambda: detail.entry_detail(space, row, detail_dir)
+                )
+            )
             if found is None:
                 hide = gr.update(visible=False)
                 return hide, hide, hide, hide
@@ -406,15 +472,18 @@ def build_app(config: SpaceConfig | Space) -> gr.Blocks:
             key = detail.key_of_row(evt.row_value or [], headers)
             return gr.Dropdown(value=key) if key else gr.update()
 
-        view.change(show_board, [view, coverage], [board, csv], api_name="leaderboard")
-        view.change(show_legend, [view], [legend], api_visibility="private")
-        coverage.change(show_board, [view, coverage], [board, csv], api_visibility="private")
-        board.select(pick_row, [view], [detail_pick], api_visibility="private")
+        view.change(show_board, [view, coverage], [board, csv], api_name="leaderboard", **READ)
+        view.change(show_legend, [view], [legend], api_visibility="private", **READ)
+        coverage.change(
+            show_board, [view, coverage], [board, csv], api_visibility="private", **READ
+        )
+        board.select(pick_row, [view], [detail_pick], api_visibility="private", **READ)
         detail_pick.change(
             show_detail,
             [detail_pick],
             [detail_msg, detail_meta, detail_breakdown, detail_csv],
             api_visibility="private",
+            **READ,
         )
 
         def do_submit_logged_in(
@@ -468,17 +537,22 @@ def build_app(config: SpaceConfig | Space) -> gr.Blocks:
             [pick],
             [compare_msg, plot_content, plot_pair, plot_diff, diff_table, dis_table],
             api_name="compare",
+            # a bootstrap per new pair: queued (bounded), in its own group, never behind "submit"
+            concurrency_id="compare",
+            concurrency_limit=space.limits.concurrency,
         ).then(
             show_compare_parts,
             [pick],
             [compare_msg, compare_warn, plot_content, plot_pair, plot_diff, diff_table, dis_table],
             api_visibility="private",
+            **READ,
         )
         demo.load(
-            refresh,
+            load_page,
             [view, coverage],
             [board, csv, coverage, pick, detail_pick],
             api_visibility="private",
+            **READ,
         )
     return demo
 

@@ -74,14 +74,27 @@ def _hide_bleu(node: BleuScore) -> BleuScore:
     return replace(node, score=math.nan, variable_refs=None, chrf=None, ci=None)
 
 
-def suppress(report: Report, public_records: Iterable[Record], k: int) -> Report:
+def public_cell_counts(public_records: Iterable[Record]) -> Counter[Cell]:
+    """The public items each report cell rests on (what `suppress` needs of the gold)."""
+    return cell_counts(r for r in public_records if r.source not in PRIVATE_SOURCES)
+
+
+def suppress(
+    report: Report,
+    public_records: Iterable[Record],
+    k: int,
+    *,
+    public: Counter[Cell] | None = None,
+) -> Report:
     """`report` with every value resting on 1..k-1 private items replaced by NaN.
 
-    `public_records`: the public gold records of the files the report was scored on.
+    `public_records`: the public gold records of the files the report was scored on; or
+    `public`, their `public_cell_counts` (a reader suppressing many entries counts once).
     """
     if k <= 1:
         return report
-    public = cell_counts(r for r in public_records if r.source not in PRIVATE_SOURCES)
+    if public is None:
+        public = public_cell_counts(public_records)
     acc = report.accuracy
     overall = acc.overall
     if _small(overall.n, public["accuracy", "overall", ""], k):

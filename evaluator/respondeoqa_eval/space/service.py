@@ -12,9 +12,10 @@ import threading
 import time
 import traceback
 from collections import Counter
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -24,7 +25,7 @@ from ..errors import InputError
 from ..gold import GoldSet, load_gold
 from ..io import write_text_atomic
 from ..predictions import Predictions, load_predictions
-from ..records import PRIVATE_SOURCES, Record
+from ..records import PRIVATE_SOURCES
 from . import compare, figures, privacy, table
 from .hub import HubRepo
 from .limits import clean_metadata
@@ -43,6 +44,9 @@ from .store import (
 from .sync import Syncer
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+_DERIVED_MAX = 256  # cached derived values per data version (oldest dropped first)
 
 
 @dataclass
@@ -148,12 +152,19 @@ class Space:
         self._cache_lock = threading.Lock()
         self._cache_version: int | None = None
         self._entries: list[Entry] = []
-        self._tables: dict[tuple[int, str, str | None], pd.DataFrame] = {}
+        # decoded, suppressed entries by id with the (version, hash) they were read at: a write
+        # costs one decode (the changed row), not one per stored entry
+        self._decoded: dict[int, tuple[tuple[int, str], Entry]] = {}
+        self._by_id: dict[int, Entry] = {}
+        # everything derived from the entries (frames, rendered tables, CSVs, choices,
+        # comparisons), by data version and key; emptied when the version moves
+        self._derived: dict[Hashable, Any] = {}
+        self._building: dict[Hashable, threading.Lock] = {}
         self._tmp = Path(tempfile.mkdtemp(prefix="respondeoqa-space-"))
         self.clock = time.time  # the quota clock (tests set their own)
         # scoring is CPU-bound: one process-wide limit for every route (queued or direct API)
         self._scoring = threading.BoundedSemaphore(self.limits.submit_concurrency)
-        self._public_by_files: dict[tuple[str, ...], list[Record]] = {}
+        self._public_by_files: dict[tuple[str, ...], Counter] = {}
         log.info(
             "gold: %d items from %d files (private sources: %s); db: %s",
             len(self.gold),
@@ -170,14 +181,49 @@ class Space:
             self.syncer.stop()
 
     def _snapshot(self) -> tuple[int, list[Entry]]:
-        """The shown entries, decoded once per change of the database (by any process)."""
+        """The shown entries, brought up to date when the database changed (by any process):
+        only new or changed rows are decoded."""
         version = self.store.data_version()
         with self._cache_lock:
             if version != self._cache_version:
-                self._entries = [self._shown(e) for e in self.store.entries()]
-                self._tables = {}
+                keys = self.store.entry_versions()
+                changed = [i for i, k in keys.items() if self._decoded.get(i, (None,))[0] != k]
+                fresh = {e.id: e for e in self.store.entries(ids=changed)} if changed else {}
+                decoded = {}
+                for i, k in keys.items():
+                    if i in fresh:
+                        decoded[i] = (k, self._shown(fresh[i]))
+                    elif i in self._decoded and i not in changed:
+                        decoded[i] = self._decoded[i]
+                    # else: hidden or deleted between the two reads; the next version has it
+                self._decoded = decoded
+                self._entries = [e for _, e in decoded.values()]
+                self._by_id = {e.id: e for e in self._entries}
+                self._derived = {}
                 self._cache_version = version
             return version, self._entries
+
+    def cached(self, key: Hashable, build: Callable[[], T]) -> T:
+        """`build()` once per data version: every read (table, rendered board, CSV, choices,
+        Compare, entry detail) is served from values rebuilt only after a write."""
+        version, _ = self._snapshot()
+        with self._cache_lock:
+            if (version, key) in self._derived:
+                return self._derived[version, key]
+            building = self._building.setdefault(key, threading.Lock())
+        # one build per key: fifty page loads right after a write wait for one rendering
+        with building:
+            with self._cache_lock:
+                if (version, key) in self._derived:
+                    return self._derived[version, key]
+            value = build()  # outside the cache lock: other keys are served meanwhile
+            with self._cache_lock:
+                self._building.pop(key, None)
+                if self._cache_version == version:
+                    value = self._derived.setdefault((version, key), value)
+                    while len(self._derived) > _DERIVED_MAX:  # many picks between two writes
+                        del self._derived[next(iter(self._derived))]
+        return value
 
     def _visible(self) -> list[Entry]:
         return self._snapshot()[1]
@@ -188,16 +234,17 @@ class Space:
         if not any(s in PRIVATE_SOURCES for s in entry.sources):
             return entry
         files = tuple(sorted(entry.report.gold.files))
-        public = self._public_by_files.get(files)
+        key = files or tuple(sorted(entry.sources))
+        public = self._public_by_files.get(key)
         if public is None:
-            public = [
+            public = privacy.public_cell_counts(
                 r
                 for r in self.gold.records
                 if not r.is_private and (r.file in files if files else r.source in entry.sources)
-            ]
-            self._public_by_files[files] = public
+            )
+            self._public_by_files[key] = public
         k = self.limits.min_private_items
-        return replace(entry, report=privacy.suppress(entry.report, public, k))
+        return replace(entry, report=privacy.suppress(entry.report, (), k, public=public))
 
     def rows(self) -> list[Any]:
         """The paper's rows, then every shown (not hidden) entry."""
@@ -205,16 +252,12 @@ class Space:
 
     def table(self, view: str = "Overview", coverage: str | None = None) -> pd.DataFrame:
         """The leaderboard frame of a view; built once per database change and view."""
-        version, entries = self._snapshot()
-        key = (version, view, coverage)
-        with self._cache_lock:
-            cached = self._tables.get(key)
-        if cached is None:
-            stale = {e.id for e in entries if self.is_stale(e)}
-            cached = table.leaderboard_frame([*PAPER_ROWS, *entries], view, coverage, stale)
-            with self._cache_lock:
-                self._tables[key] = cached
-        return cached.copy()
+        return self.cached(("frame", view, coverage), lambda: self._frame(view, coverage)).copy()
+
+    def _frame(self, view: str, coverage: str | None) -> pd.DataFrame:
+        entries = self._visible()
+        stale = {e.id for e in entries if self.is_stale(e)}
+        return table.leaderboard_frame([*PAPER_ROWS, *entries], view, coverage, stale)
 
     def is_stale(self, entry: Entry) -> bool:
         """Scored by another evaluator version, or against other gold than this Space's (a
@@ -226,10 +269,14 @@ class Space:
         return entry.stale or other_gold
 
     def coverage_choices(self) -> list[str]:
-        return table.coverage_choices(self.rows())
+        return list(self.cached("coverages", lambda: table.coverage_choices(self.rows())))
 
     def csv_file(self, view: str = "Overview", coverage: str | None = None) -> Path:
-        """The current table as a CSV file to download (one file per view and coverage)."""
+        """The current table as a CSV file to download (one file per view and coverage,
+        rewritten once per database change)."""
+        return self.cached(("csv", view, coverage), lambda: self._write_csv(view, coverage))
+
+    def _write_csv(self, view: str, coverage: str | None) -> Path:
         key = hashlib.sha256(f"{view}\0{coverage}".encode()).hexdigest()[:12]
         path = self._tmp / f"respondeoqa-leaderboard-{key}.csv"
         write_text_atomic(path, table.to_csv(self.table(view, coverage)))
@@ -404,6 +451,9 @@ class Space:
 
     def choices(self) -> list[tuple[str, str]]:
         """(label, value) pairs for the Compare picker; labels are plain text."""
+        return list(self.cached("choices", self._choices))
+
+    def _choices(self) -> list[tuple[str, str]]:
         out = [(f"{p.model} (reported in paper)", f"p:{p.key}") for p in PAPER_ROWS]
         out += [(f"#{e.id} {e.model}", f"e:{e.id}") for e in self._visible()]
         return out
@@ -413,11 +463,26 @@ class Space:
         if kind == "p":
             return next((p for p in PAPER_ROWS if p.key == ident), None)
         if kind == "e" and ident.isdigit():
-            return next((e for e in self._visible() if e.id == int(ident)), None)
+            self._snapshot()
+            return self._by_id.get(int(ident))
         return None
 
     def compare(self, keys: list[str] | None) -> CompareOutcome:
-        """Charts for two or more entries; bootstrap and disagreements for two scored ones."""
+        """Charts for two or more entries; bootstrap and disagreements for two scored ones
+        (computed once per database change and choice of entries)."""
+        picked = tuple(self.canonical(k) for k in (keys or []))
+        picked = tuple(k for k in picked if k is not None)
+        return self.cached(("compare", picked), lambda: self._compare(list(picked)))
+
+    def canonical(self, key: Any) -> str | None:
+        """The picker key of the row `key` names ("e:12", "p:..."), None when none: caches
+        are keyed on rows, not on whatever string a client sent."""
+        row = self._resolve(str(key)) if key else None
+        if row is None:
+            return None
+        return f"p:{row.key}" if row.kind == "paper" else f"e:{row.id}"
+
+    def _compare(self, keys: list[str]) -> CompareOutcome:
         picked = [r for r in (self._resolve(k) for k in (keys or [])) if r is not None]
         empty_diff = compare.differences_frame([])
         empty_dis = pd.DataFrame(columns=compare.DISAGREEMENT_COLUMNS)

@@ -1,0 +1,140 @@
+"""Reads never wait behind a submission: while one is being scored, the /leaderboard endpoint
+(gradio_client, through the queue) and the page's load event (sent the way the browser sends
+it: outside the queue) both answer; once it is stored, the next read shows it.
+
+The scoring section is held by a gate put in place of the Space's scoring semaphore (no sleeps):
+the test knows the submission is inside it, and decides when it may finish.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from pathlib import Path
+from typing import Any
+
+import httpx
+from gradio_client import Client, handle_file
+from respondeoqa_eval.space.app import launch
+from respondeoqa_eval.space.service import Space
+from respondeoqa_eval.space.settings import SpaceConfig
+
+from .conftest import free_port
+from .helpers import file_records, k_correct_predictions, write_jsonl
+
+SHORT = "junior_scholarship_short_answer.json"
+
+
+class Gate:
+    """Stands in for the scoring semaphore: records entry, holds until opened."""
+
+    def __init__(self) -> None:
+        self.entered = threading.Event()
+        self.open = threading.Event()
+
+    def __enter__(self) -> Gate:
+        self.entered.set()
+        if not self.open.wait(timeout=120):
+            raise TimeoutError("the test never opened the gate")
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
+
+def _models(board: dict[str, Any]) -> list[str]:
+    value = board.get("value", board)
+    col = value["headers"].index("Model")
+    return [row[col] for row in value["data"]]
+
+
+def _in_thread(fn: Any) -> tuple[threading.Thread, dict[str, Any]]:
+    out: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            out["value"] = fn()
+        except Exception as exc:  # reported by the assertion below
+            out["error"] = exc
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread, out
+
+
+def _load_event(url: str) -> list[Any]:
+    """The page's load event as the browser sends it (outside the queue when so configured)."""
+    config = httpx.get(url + "config", timeout=30).json()
+    dep = next(d for d in config["dependencies"] if any(t[1] == "load" for t in d["targets"]))
+    assert dep["queue"] is False, "the load event must not wait in the queue"
+    body = {
+        "data": ["Overview", "all coverages"],
+        "fn_index": dep["id"],
+        "session_hash": uuid.uuid4().hex[:11],
+        "event_data": None,
+        "trigger_id": None,
+    }
+    resp = httpx.post(url + "gradio_api/run/predict", json=body, timeout=60)
+    resp.raise_for_status()
+    return resp.json()["data"]
+
+
+def test_reads_answer_while_a_submission_is_scored(public_gold, tmp_path: Path) -> None:
+    config = SpaceConfig.from_env(
+        {}, db=tmp_path / "lb.sqlite3", gold=public_gold, host="127.0.0.1", port=free_port()
+    )
+    space = Space(config)
+    gate = Gate()
+    space._scoring = gate  # the one scoring section every submit route passes through
+    demo = launch(space, prevent_thread_lock=True)
+    url = f"http://127.0.0.1:{config.port}/"
+    try:
+        rows, _ = k_correct_predictions(file_records(public_gold, SHORT), 100)
+        path = write_jsonl(tmp_path / "held.jsonl", rows)
+        submitter = Client(url, verbose=False)
+        job = submitter.submit(
+            handle_file(str(path)),
+            "held model",
+            "",
+            "",
+            "",
+            "Overview",
+            "all coverages",
+            api_name="/submit",
+        )
+        assert gate.entered.wait(timeout=120), "the submission never reached scoring"
+
+        # another visitor, while the submission holds the scoring section
+        reader, got = _in_thread(
+            lambda: Client(url, verbose=False).predict(
+                "Overview", "all coverages", api_name="/leaderboard"
+            )
+        )
+        reader.join(timeout=120)
+        assert "error" not in got, got.get("error")
+        assert not reader.is_alive() and "value" in got, "/leaderboard waited for the submission"
+        assert not job.done(), "the submission finished before the read: nothing was tested"
+        board, _csv = got["value"]
+        assert "held model" not in _models(board)
+        assert len(_models(board)) >= 1  # the paper's rows
+
+        loader, page = _in_thread(lambda: _load_event(url))
+        loader.join(timeout=120)
+        assert "error" not in page, page.get("error")
+        assert "value" in page, "the page's load event waited for the submission"
+        assert not job.done()
+        assert "held model" not in _models(page["value"][0])
+
+        gate.open.set()
+        message, *_ = job.result(timeout=120)
+        assert message.startswith("Stored as entry #"), message
+        # the cache is rebuilt after the write: the next reads show the entry
+        board, _csv = Client(url, verbose=False).predict(
+            "Overview", "all coverages", api_name="/leaderboard"
+        )
+        assert "held model" in _models(board)
+        assert "held model" in _models(_load_event(url)[0])
+    finally:
+        gate.open.set()
+        demo.close()
+        space.close()
