@@ -71,8 +71,10 @@ disagreement table in Compare and the per-item download of an entry list public 
 SUBMIT_REFUSED = "Not accepted"  # how service.submit starts every refusal
 
 SUBMIT_HELP = """Upload predictions in any format the evaluator accepts (`.jsonl`, `.csv` or the
-paper's `.json` layout). The file is scored at once and appears on the leaderboard; identical
-files are refused. Model name, link and note are shown as plain text; links must be http(s)."""
+paper's `.json` layout), or a harness log as it is: an lm-evaluation-harness `samples_*.jsonl`
+file or a lighteval `details_*.parquet` file (raw generations, scored with the paper's
+extraction). The file is scored at once and appears on the leaderboard; the same predictions are
+not stored twice. Model name, link and note are shown as plain text; links must be http(s)."""
 
 WITHDRAW_HELP = """**Withdraw my entry**: logged in, you can remove an entry you submitted
 (its number is in the *Entry* column). It leaves the leaderboard, Compare and the CSV at once."""
@@ -339,7 +341,7 @@ def build_app(config: SpaceConfig | Space) -> gr.Blocks:
                     gr.LoginButton(elem_id="login")
                 upload = gr.File(
                     label="Predictions file",
-                    file_types=[".jsonl", ".csv", ".json"],
+                    file_types=[".jsonl", ".csv", ".json", ".parquet"],
                     type="filepath",
                     elem_id="upload",
                 )

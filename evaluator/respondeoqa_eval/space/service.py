@@ -320,7 +320,7 @@ class Space:
         entry = self._shown(entry)
         report = entry.report
         overall = report.accuracy.overall
-        score = "not shown" if overall.score != overall.score else f"{overall.score * 100:.2f}%"
+        score = table.percent_text(overall.score)
         message = (
             f"Already stored as entry #{entry.id} ({entry.model}): an earlier try of yours "
             "stored these predictions; they were not stored again. "
@@ -349,7 +349,10 @@ class Space:
         if self.config.oauth and not submitter:
             raise InputError("please log in with Hugging Face (button above) to submit")
         if not file_path:
-            raise InputError("no file: upload a predictions file (.jsonl, .csv or .json)")
+            raise InputError(
+                "no file: upload a predictions file (.jsonl, .csv, .json, or a harness log: "
+                "lm-eval samples .jsonl, lighteval details .parquet)"
+            )
         path = Path(file_path)
         if path.name.startswith("."):
             raise InputError(
