@@ -6,6 +6,10 @@ on: a cell's private item count is its item count `n` minus its public items, so
 every stored entry (also entries restored without their private items) and needs no private
 gold. A suppressed value becomes NaN with no interval (shown as missing, "—"); its `n` stays.
 Public items are never affected: a cell without private items is always shown.
+
+Complements are closed too: within one breakdown, the groups shown and the total give the
+hidden groups' combined value, so when the hidden groups together rest on fewer than k private
+items, more groups are hidden (fewest private items first) until they rest on at least k.
 """
 
 from __future__ import annotations
@@ -66,6 +70,19 @@ def _small(n: int | None, public: int, k: int) -> bool:
     return 0 < private < k
 
 
+def complete(private: Mapping[str, int], hidden: Iterable[str], k: int) -> set[str]:
+    """The groups of one breakdown to hide: `hidden`, plus as many more (fewest private items
+    first) as it takes for the hidden groups together to rest on no private item or on at least
+    k; otherwise the total and the groups shown would give their combined value away."""
+    out = set(hidden)
+    rest = sorted(
+        (g for g, n in private.items() if n > 0 and g not in out), key=lambda g: (private[g], g)
+    )
+    while 0 < sum(private[g] for g in out) < k and rest:
+        out.add(rest.pop(0))
+    return out
+
+
 def _hide_score(node: Score) -> Score:
     return Score(math.nan, node.n, None)
 
@@ -99,13 +116,13 @@ def suppress(
     overall = acc.overall
     if _small(overall.n, public["accuracy", "overall", ""], k):
         overall = _hide_score(overall)
-    breakdowns = {
-        dim: {
-            g: _hide_score(s) if _small(s.n, public["accuracy", dim, g], k) else s
-            for g, s in groups.items()
+    breakdowns = {}
+    for dim, groups in acc.breakdowns.items():
+        private = {
+            g: 0 if s.n is None else s.n - public["accuracy", dim, g] for g, s in groups.items()
         }
-        for dim, groups in acc.breakdowns.items()
-    }
+        hidden = complete(private, (g for g, n in private.items() if 0 < n < k), k)
+        breakdowns[dim] = {g: _hide_score(s) if g in hidden else s for g, s in groups.items()}
     extra = {
         key: _hide_score(s) if _small(s.n, public["extra", key, ""], k) else s
         for key, s in report.extra.items()
@@ -154,15 +171,17 @@ def suppress_differences(
         if it.score is None or other is None or other.score is None:
             continue
         if it.source in PRIVATE_SOURCES:
-            private["overall", "overall"] += 1
+            private["overall", "overall"] += 1  # the overall row: dimension and group "overall"
             for dim, group in it.groups.items():
                 private[dim, group] += 1
-    out = []
-    for d in diffs:
-        count = private[
-            ("overall", "overall") if d.dimension == "overall" else (d.dimension, d.group)
-        ]
-        if 0 < count < k:
-            d = replace(d, a=math.nan, b=math.nan, diff=math.nan, ci=None)
-        out.append(d)
-    return out
+    hidden: set[tuple[str, str]] = set()
+    for dim in {d.dimension for d in diffs}:
+        counts = {d.group: private[dim, d.group] for d in diffs if d.dimension == dim}
+        small = (g for g, n in counts.items() if 0 < n < k)
+        hidden |= {(dim, g) for g in complete(counts, small, k)}
+    return [
+        replace(d, a=math.nan, b=math.nan, diff=math.nan, ci=None)
+        if (d.dimension, d.group) in hidden
+        else d
+        for d in diffs
+    ]
