@@ -7,6 +7,8 @@ download (verified); Certamen and NLE files only ever come from the user's folde
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -57,6 +59,16 @@ class GoldSet:
     @property
     def has_private(self) -> bool:
         return any(r.is_private for r in self.records)
+
+    def fingerprint(self) -> str:
+        """A short hash of these records (ids, files, tasks, answers, options): it changes when a
+        gold file is corrected, so a score can say which gold it was computed against. A hash
+        only: no gold text leaves the process."""
+        h = hashlib.sha256()
+        for rec in sorted(self.records, key=lambda r: r.id):
+            row = [rec.id, rec.file, rec.task, list(rec.answers), list(rec.multiple_choice_options)]
+            h.update(json.dumps(row, ensure_ascii=False).encode("utf-8") + b"\n")
+        return h.hexdigest()[:16]
 
     def subset(self, keep: Callable[[Record], bool]) -> GoldSet:
         """A GoldSet of the records for which `keep(record)` is true."""

@@ -60,10 +60,10 @@ class Admin:
     def add(self, paths: Sequence[Path], model: str | None = None) -> list[Entry]:
         """Score and store prediction files (model name from the file name without --model)."""
         from .. import evaluate
-        from .service import check_coverage, gold_fingerprint
+        from .service import check_coverage
 
         gold = self.load_gold()
-        fingerprint = gold_fingerprint(gold)
+        fingerprint = gold.fingerprint()
         added = []
         for path in paths:
             data = Path(path).read_bytes()
@@ -104,10 +104,9 @@ class Admin:
         """Re-score every entry from its kept predictions with the current code and gold, one
         transaction per entry; (re-scored ids, ids without kept predictions)."""
         from .. import evaluate
-        from .service import gold_fingerprint
 
         gold = self.load_gold()
-        fingerprint = gold_fingerprint(gold)
+        fingerprint = gold.fingerprint()
         done, skipped = [], []
         for entry in self.store.entries(include_hidden=True):
             rows = self.store.predictions(entry.id)

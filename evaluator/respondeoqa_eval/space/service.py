@@ -5,7 +5,6 @@ figures and comparisons. `app.py` wires these methods to Gradio components.
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import tempfile
 import threading
@@ -79,16 +78,6 @@ def _refused(reason: str) -> SubmitOutcome:
     return SubmitOutcome(False, f"{WITHDRAW_REFUSED}: {reason}", _EMPTY_BREAKDOWN)
 
 
-def gold_fingerprint(gold: GoldSet) -> str:
-    """A short hash of the gold a report is scored against (ids, files, answers, options):
-    changes when a gold file is corrected. A hash only: no gold text leaves the process."""
-    h = hashlib.sha256()
-    for rec in sorted(gold.records, key=lambda r: r.id):
-        row = [rec.id, rec.file, rec.task, list(rec.answers), list(rec.multiple_choice_options)]
-        h.update(json.dumps(row, ensure_ascii=False).encode("utf-8") + b"\n")
-    return h.hexdigest()[:16]
-
-
 def check_coverage(preds: Predictions, gold: GoldSet, min_share: float) -> None:
     """InputError unless the predictions answer at least `min_share` of the items of every
     upstream file they touch (the message gives the per-file counts)."""
@@ -133,7 +122,7 @@ class Space:
         self.gold = (
             config.gold if config.gold is not None else load_gold(data_dir, with_public=True)
         )
-        self.gold_fingerprint = gold_fingerprint(self.gold)
+        self.gold_fingerprint = self.gold.fingerprint()
         self.store = Store(config.db)
         self.syncer: Syncer | None = None
         if config.mirror_repo:
