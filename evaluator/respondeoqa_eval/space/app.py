@@ -131,9 +131,9 @@ def _view(value: Any) -> str:
 # "submit". Every read is served from the Space's per-data-version cache (Space.cached).
 READ = {"queue": False, "concurrency_id": "read", "concurrency_limit": None}
 
-# The board shows the entries ranked up to this within each coverage (the CSV and the Entry
-# picker hold every entry): a page of 10,000 entries would send and render megabytes.
-BOARD_MAX_RANK = 300
+# The board (and the pickers) show this many best rows of each coverage, the CSV every entry:
+# a page of 10,000 entries would send and render megabytes.
+BOARD_MAX_ROWS = 300
 BOARD_LABEL = "Leaderboard"
 
 
@@ -144,7 +144,7 @@ def _render_board(
     rendered once per database change, view and coverage."""
     df = space.table(view, coverage)
     submitter = table.SUBMITTER in df.columns
-    top = df[df["Rank"] <= BOARD_MAX_RANK].reset_index(drop=True)
+    top = df.groupby("Coverage", sort=False).head(BOARD_MAX_ROWS).reset_index(drop=True)
     payload = board.postprocess(table.styled(top)).model_dump()
     shown = {
         "value": payload,
@@ -152,8 +152,8 @@ def _render_board(
         "column_widths": table.column_widths(view, submitter),
         "label": BOARD_LABEL
         if len(top) == len(df)
-        else f"{BOARD_LABEL}: ranks 1 to {BOARD_MAX_RANK} of each coverage ({len(top):,} of "
-        f"{len(df):,} rows; the CSV and the Entry picker below hold every entry)",
+        else f"{BOARD_LABEL}: the best {BOARD_MAX_ROWS} rows of each coverage ({len(top):,} of "
+        f"{len(df):,} rows; the CSV holds every entry)",
     }
     return {"table": shown, "csv": str(space.csv_file(view, coverage))}
 
@@ -171,6 +171,18 @@ def _board(space: Space, view: str, coverage: str | None, board: gr.Dataframe) -
     return gr.Dataframe(**shown["table"]), gr.DownloadButton(value=shown["csv"])
 
 
+def _picker_choices(space: Space) -> list[tuple[str, str]]:
+    """The Entry and Compare pickers' choices: every entry, or on a board too long to show
+    whole, the entries of its shown rows (thousands of options cost the browser seconds)."""
+    choices = space.choices()
+    overview = space.table("Overview")
+    if len(overview) <= BOARD_MAX_ROWS:
+        return choices
+    shown = overview.groupby("Coverage", sort=False).head(BOARD_MAX_ROWS)["Entry"]
+    keep = {f"e:{e[1:]}" for e in shown if str(e).startswith("#")}
+    return [c for c in choices if not c[1].startswith("e:") or c[1] in keep]
+
+
 def _page(
     space: Space, view: str, coverage: str | None, board: gr.Dataframe, plain: bool = False
 ) -> tuple[Any, ...]:
@@ -184,7 +196,7 @@ def _page(
 
     def build() -> tuple[Any, ...]:
         shown = _shown_board(space, view, coverage, board)
-        return shown, space.coverage_choices(), space.choices()
+        return shown, space.coverage_choices(), _picker_choices(space)
 
     shown, coverages, choices = space.cached(("page", view, coverage), build)
     args = board.constructor_args
