@@ -10,6 +10,7 @@ import pytest
 import sacrebleu
 from respondeoqa_eval.metrics.bleu import (
     BleuResult,
+    CorpusStatistics,
     bleu_from_stats,
     bleu_stats,
     closest_ref_len,
@@ -216,6 +217,26 @@ def test_variable_refs_equals_sacrebleu_none_padding(group: str) -> None:
     pre = [preprocess(h, language) for h in hyps]
     expected_chrf = sacrebleu.CHRF().corpus_score(pre, _streams(refs, language, None)).score
     assert result.chrf == pytest.approx(expected_chrf, abs=1e-9)
+
+
+def test_chrf_of_any_subset_equals_sacrebleu_on_that_subset(public_gold) -> None:
+    # real references (1 to many per item), hypotheses from right to empty, every third item
+    # left out: the per-item statistics summed over a subset give sacreBLEU's own chrF
+    items = [r for r in public_gold.records if r.task == "translation"][:60]
+    hyps = [
+        ["", r.answers[0], r.answers[0][: len(r.answers[0]) // 2], "Quid?"][i % 4]
+        for i, r in enumerate(items)
+    ]
+    refs = [r.answers for r in items]
+    stats = CorpusStatistics(hyps, refs, "english")
+    keep = np.array([i % 3 != 0 for i in range(len(items))])
+    sub_h = [h for h, k in zip(hyps, keep, strict=True) if k]
+    sub_r = [r for r, k in zip(refs, keep, strict=True) if k]
+    expected = sacrebleu.CHRF().corpus_score(sub_h, _streams(sub_r, "english", None)).score
+    assert stats.chrf(keep) == pytest.approx(expected, abs=1e-9)
+    assert stats.chrf() == pytest.approx(
+        sacrebleu.CHRF().corpus_score(hyps, _streams(refs, "english", None)).score, abs=1e-9
+    )
 
 
 # statistics for the bootstrap

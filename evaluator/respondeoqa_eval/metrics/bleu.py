@@ -19,11 +19,11 @@ from dataclasses import dataclass
 import numpy as np
 import sacrebleu
 from sacrebleu.metrics.bleu import BLEU
-from sacrebleu.metrics.chrf import CHRF
 from sacrebleu.metrics.helpers import extract_all_word_ngrams
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 from unidecode import unidecode
 
+from .chrf import chrf_rows, chrf_signature, f_score
 from .signature import Signature
 
 MAX_ORDER = 4
@@ -116,6 +116,7 @@ class CorpusStatistics:
             padded.append(padded_len)
         self.rows = np.array(rows, dtype=np.int64).reshape(len(rows), N_STATS)
         self.padded_ref_len = np.array(padded, dtype=np.int64)
+        self._chrf_rows: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.hypotheses)
@@ -139,20 +140,12 @@ class CorpusStatistics:
         rows[padded, -1] = self.padded_ref_len[mask][padded]
         return rows
 
-    def chrf(self, mask: np.ndarray | None = None) -> tuple[float, Signature]:
-        """sacreBLEU CHRF (default settings) of the items in `mask`, references unpadded, and
-        its signature (our Latin preprocessing field added)."""
-        keep = np.flatnonzero(self._mask(mask))
-        metric = CHRF()  # one object per call: sacreBLEU metrics keep state from their last call
-        if len(keep) == 0:
-            return 0.0, chrf_signature(metric, self.target_language, 0)
-        hyps = [self.hypotheses[i] for i in keep]
-        refs = [self.references[i] for i in keep]
-        width = max(len(r) for r in refs)
-        # sacreBLEU's reference streams; None marks an item with fewer references
-        streams = [[r[j] if j < len(r) else None for r in refs] for j in range(width)]
-        score = metric.corpus_score(hyps, streams).score
-        return score, chrf_signature(metric, self.target_language)
+    def chrf(self, mask: np.ndarray | None = None) -> float:
+        """chrF (sacreBLEU's `CHRF()` settings, `metrics/chrf.py`) of the items in `mask`,
+        references unpadded; each item's statistics are counted once, on first use."""
+        if self._chrf_rows is None:
+            self._chrf_rows = chrf_rows(self.hypotheses, self.references)
+        return f_score(self._chrf_rows[self._mask(mask)].sum(axis=0))
 
     def result(self, mask: np.ndarray | None = None) -> BleuResult:
         """Paper BLEU, variable-reference BLEU and chrF of the items in `mask`."""
@@ -162,22 +155,14 @@ class CorpusStatistics:
         nrefs: str | int = counts.pop() if len(counts) == 1 else "var"
         signature = bleu_signature(self.target_language, nrefs)
         n = int(mask.sum())
+        chrf_sig = chrf_signature(nrefs, self.target_language, LATIN_PREPROCESSING)
         if n == 0:
-            return BleuResult(0.0, 0.0, 0.0, 0, signature, 0, None)
+            return BleuResult(0.0, 0.0, 0.0, 0, signature, 0, chrf_sig)
         score = bleu_from_stats(self.paper_rows(mask))
         variable = bleu_from_stats(self.paper_rows(mask, pad_to=0))
-        chrf, chrf_sig = self.chrf(mask)
-        return BleuResult(score, variable, chrf, n, signature, int(n_refs.max()), chrf_sig)
-
-
-def chrf_signature(metric: CHRF, target_language: str, nrefs: int | None = None) -> Signature:
-    """The chrF signature sacreBLEU gives `metric` after scoring, plus our Latin field."""
-    if nrefs is not None:  # sacreBLEU knows the reference count only after scoring
-        metric.num_refs = nrefs
-    sig = Signature.of_sacrebleu(metric.get_signature())
-    if target_language == "latin":
-        sig = sig.with_field("latin", LATIN_PREPROCESSING)
-    return sig
+        return BleuResult(
+            score, variable, self.chrf(mask), n, signature, int(n_refs.max()), chrf_sig
+        )
 
 
 def bleu_stats(
