@@ -56,6 +56,14 @@ class Server:
     def log_text(self) -> str:
         return self.log.read_text(encoding="utf-8", errors="replace")
 
+    def stop(self, timeout: float = 30) -> None:
+        """Terminate the server (a clean shutdown: pushes what waits), killing it if it hangs."""
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
 
 def start_server(
     data_dir: Path,
@@ -119,11 +127,7 @@ def server(private_dir: Path, tmp_path_factory: pytest.TempPathFactory):
     """One real Space for the session: synthetic private + public gold, fresh SQLite file."""
     srv = start_server(private_dir, tmp_path_factory.mktemp("space-server"))
     yield srv
-    srv.proc.terminate()
-    try:
-        srv.proc.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        srv.proc.kill()
+    srv.stop()
 
 
 @pytest.fixture(scope="session")

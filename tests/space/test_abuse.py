@@ -304,8 +304,7 @@ def strict(private_dir: Path, tmp_path_factory: pytest.TempPathFactory):
         },
     )
     yield srv
-    srv.proc.terminate()
-    srv.proc.wait(timeout=15)
+    srv.stop()
 
 
 @pytest.mark.slow
@@ -364,8 +363,7 @@ def proxied(private_dir: Path, tmp_path_factory: pytest.TempPathFactory):
         },
     )
     yield srv
-    srv.proc.terminate()
-    srv.proc.wait(timeout=15)
+    srv.stop()
 
 
 @pytest.mark.slow

@@ -339,8 +339,7 @@ def test_space_gold_from_private_hub_repo_is_never_served(
         info = json.loads(urllib.request.urlopen(f"{srv.url}config", timeout=10).read())
         assert str(folder) not in json.dumps(info)
     finally:
-        srv.proc.terminate()
-        srv.proc.wait(timeout=30)
+        srv.stop()
     assert SECRET_MARKER not in srv.log_text()
 
 

@@ -153,8 +153,7 @@ def test_kill_9_between_acceptance_and_push_loses_nothing(
     assert not any(p.startswith("entries/") for p in hub.files(REPO))
 
     second = start_server(private_dir, tmp_path / "space", env_extra=env)  # same disk
-    second.proc.terminate()
-    second.proc.wait(timeout=30)
+    second.stop()
     sha = sha256_bytes(path.read_bytes())
     assert hub_path(sha) in hub.files(REPO)  # pushed at start-up from the outbox
 
@@ -167,8 +166,7 @@ def test_kill_9_between_acceptance_and_push_loses_nothing(
         models = [dict(zip(value["headers"], r, strict=True))["Model"] for r in value["data"]]
         assert "durable model" in models
     finally:
-        third.proc.terminate()
-        third.proc.wait(timeout=30)
+        third.stop()
     restored = Store(third.db).find_by_hash(sha)
     assert restored is not None and restored.model == "durable model"
     assert Store(third.db).predictions(restored.id) is not None

@@ -17,7 +17,6 @@ from __future__ import annotations
 import csv
 import io
 import re
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -48,11 +47,7 @@ def oauth_server(private_dir: Path, tmp_path_factory: pytest.TempPathFactory) ->
         srv = start_server(private_dir, tmp_path_factory.mktemp("oauth-space"), env_extra=env)
         srv.provider = stub.provider  # type: ignore[attr-defined]
         yield srv
-        srv.proc.terminate()
-        try:
-            srv.proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            srv.proc.kill()
+        srv.stop()
 
 
 @pytest.fixture(scope="module")
