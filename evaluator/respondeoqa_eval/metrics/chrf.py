@@ -25,12 +25,12 @@ N_CHRF_STATS = 3 * CHAR_ORDER
 """Columns of an item's statistics: [hyp, ref, match] counts for each character n-gram order."""
 
 
-def _match_statistics(hyp: list[Counter], ref: list[Counter]) -> list[int]:
+def _match_statistics(hyp: list[Counter], hyp_totals: list[int], ref: list[Counter]) -> list[int]:
     stats: list[int] = []
-    for h, r in zip(hyp, ref, strict=True):
-        matches = sum(min(count, r[ng]) for ng, count in h.items() if ng in r)
+    for h, h_total, r in zip(hyp, hyp_totals, ref, strict=True):
+        matches = sum(min(h[ng], r[ng]) for ng in h.keys() & r.keys())
         # as sacreBLEU: hypothesis n-grams count only when the reference has n-grams of that order
-        stats += [sum(h.values()) if r else 0, sum(r.values()), matches]
+        stats += [h_total if r else 0, sum(r.values()), matches]
     return stats
 
 
@@ -56,10 +56,11 @@ def item_statistics(hypothesis: str, references: Sequence[str]) -> list[int]:
     """One item's statistics against its best reference (the highest sentence-level F-score;
     the first of equals), as sacreBLEU chooses it."""
     hyp = extract_all_char_ngrams(hypothesis, CHAR_ORDER, False)
+    hyp_totals = [sum(h.values()) for h in hyp]
     best: list[int] = []
     best_score = -1.0
     for ref in references:
-        stats = _match_statistics(hyp, extract_all_char_ngrams(ref, CHAR_ORDER, False))
+        stats = _match_statistics(hyp, hyp_totals, extract_all_char_ngrams(ref, CHAR_ORDER, False))
         score = f_score(stats)
         if score > best_score:
             best, best_score = stats, score
