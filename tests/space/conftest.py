@@ -130,6 +130,21 @@ def server(private_dir: Path, tmp_path_factory: pytest.TempPathFactory):
     srv.stop()
 
 
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's chromium through playwright (a failure under CI=true when either is missing)."""
+    from conftest import require, require_chromium
+
+    from .helpers import CHROMIUM, CHROMIUM_ARGS
+
+    sync_api = require("playwright.sync_api")
+    executable = require_chromium(CHROMIUM)
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(executable), args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
 @pytest.fixture(scope="session")
 def screenshot_dir() -> Path:
     folder = Path(os.environ.get("SCREENSHOT_DIR") or "screenshots")

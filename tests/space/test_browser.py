@@ -14,14 +14,12 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import require, require_chromium
+from conftest import require
 from gradio_client import Client
 from respondeoqa_eval.space.table import display_columns as columns_of
 
 from .conftest import SECRET_MARKER
 from .helpers import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
     file_records,
     k_correct_predictions,
     submit,
@@ -34,15 +32,6 @@ sync_api = require("playwright.sync_api")
 
 HOSTILE = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>'
 SHORT = "junior_scholarship_short_answer.json"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    executable = require_chromium(CHROMIUM)
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(executable), args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 def entry_id(message: str) -> str:

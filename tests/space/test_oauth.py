@@ -23,13 +23,13 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import require, require_chromium
+from conftest import require
 from gradio_client import Client
 from respondeoqa_eval.space.settings import SpaceConfig
 from respondeoqa_eval.space.store import Store, hub_path
 
 from .conftest import Server, start_server
-from .helpers import CHROMIUM, CHROMIUM_ARGS, file_records, k_correct_predictions, write_jsonl
+from .helpers import file_records, k_correct_predictions, write_jsonl
 from .oidcstub import OidcStub
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -48,15 +48,6 @@ def oauth_server(private_dir: Path, tmp_path_factory: pytest.TempPathFactory) ->
         srv.provider = stub.provider  # type: ignore[attr-defined]
         yield srv
         srv.stop()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    executable = require_chromium(CHROMIUM)
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(executable), args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 def board_rows(board: dict[str, Any]) -> list[dict[str, Any]]:
