@@ -41,13 +41,18 @@ def workdir(tmp_path) -> Path:
     return folder
 
 
-def cli(venv: Path, workdir: Path, *args: str, timeout: float = 300) -> str:
-    proc = _run(
-        [str(venv / "bin" / "respondeoqa-eval"), *args],
+def venv_run(venv: Path, workdir: Path, program: str, *args: str, timeout: float = 300):
+    """Run one of the venv's executables in `workdir`, as a user of the venv would."""
+    return _run(
+        [str(venv / "bin" / program), *args],
         cwd=workdir,
         env=venv_env(venv, workdir.parent),
         timeout=timeout,
     )
+
+
+def cli(venv: Path, workdir: Path, *args: str, timeout: float = 300) -> str:
+    proc = venv_run(venv, workdir, "respondeoqa-eval", *args, timeout=timeout)
     assert "Traceback" not in proc.stderr
     return proc.stdout
 
@@ -84,12 +89,7 @@ def test_installed_package_is_the_wheel_not_the_checkout(venv, workdir):
         "import importlib.metadata as m, json, respondeoqa_eval as r; "
         "print(json.dumps([r.__file__, r.__version__, m.version('respondeoqa-eval')]))"
     )
-    proc = _run(
-        [str(venv / "bin" / "python"), "-c", probe],
-        cwd=workdir,
-        env=venv_env(venv, workdir.parent),
-        timeout=120,
-    )
+    proc = venv_run(venv, workdir, "python", "-c", probe, timeout=120)
     where, version, dist_version = json.loads(proc.stdout)
     assert Path(where).is_relative_to(venv) and not Path(where).is_relative_to(ROOT)
     assert version == dist_version == _checkout_version()
@@ -129,12 +129,7 @@ def test_python_api(venv, workdir, public_dir):
         f"report = evaluate('preds.jsonl', load_gold({str(public_dir)!r}), bootstrap=0)\n"
         "print(report.to_dict()['accuracy']['by_language_pair']['latin-english']['n'])\n"
     )
-    proc = _run(
-        [str(venv / "bin" / "python"), "-c", code],
-        cwd=workdir,
-        env=venv_env(venv, workdir.parent),
-        timeout=120,
-    )
+    proc = venv_run(venv, workdir, "python", "-c", code, timeout=120)
     assert int(proc.stdout) > 0
 
 
@@ -150,12 +145,7 @@ def test_dataset_build_and_load(venv, workdir, public_dir):
         "from datasets import load_dataset\n"
         "print(load_dataset('out', 'public', split='test').num_rows)\n"
     )
-    proc = _run(
-        [str(venv / "bin" / "python"), "-c", code],
-        cwd=workdir,
-        env=venv_env(venv, workdir.parent),
-        timeout=300,
-    )
+    proc = venv_run(venv, workdir, "python", "-c", code, timeout=300)
     assert int(proc.stdout.split()[-1]) == 1147
 
 
