@@ -17,7 +17,7 @@ from ..gold import GoldSet
 from ..io import write_text_atomic
 from ..predictions import load_predictions
 from . import table
-from .store import Entry, Store, Submission, encode_predictions, sha256_bytes
+from .store import Entry, Store, Submission, sha256_bytes
 from .sync import Syncer
 
 
@@ -59,8 +59,7 @@ class Admin:
 
     def add(self, paths: Sequence[Path], model: str | None = None) -> list[Entry]:
         """Score and store prediction files (model name from the file name without --model)."""
-        from .. import evaluate
-        from .service import check_coverage
+        from .service import score_for_board
 
         gold = self.load_gold()
         fingerprint = gold.fingerprint()
@@ -68,16 +67,14 @@ class Admin:
         for path in paths:
             data = Path(path).read_bytes()
             preds = load_predictions(Path(path), gold)
-            check_coverage(preds, gold, self.min_coverage)
-            report = evaluate(preds, gold, restrict_to_covered=True, bootstrap=self.bootstrap)
+            report = score_for_board(preds, gold, self.bootstrap, self.min_coverage)
             name = model or Path(path).name.split(".")[0]
             entry = self.store.add(
-                Submission(
+                Submission.of(
+                    preds,
                     model=name,
                     file_sha256=sha256_bytes(data),
                     file_name=Path(path).name,
-                    predictions=encode_predictions(preds),
-                    answers_extracted=any(p.extracted for p in preds.by_id.values()),
                     gold_fingerprint=fingerprint,
                 ),
                 report,
@@ -103,7 +100,7 @@ class Admin:
     def rescore(self) -> tuple[list[int], list[int]]:
         """Re-score every entry from its kept predictions with the current code and gold, one
         transaction per entry; (re-scored ids, ids without kept predictions)."""
-        from .. import evaluate
+        from .service import score_for_board
 
         gold = self.load_gold()
         fingerprint = gold.fingerprint()
@@ -114,7 +111,7 @@ class Admin:
                 skipped.append(entry.id)
                 continue
             preds = load_predictions(rows, gold)
-            report = evaluate(preds, gold, restrict_to_covered=True, bootstrap=self.bootstrap)
+            report = score_for_board(preds, gold, self.bootstrap)  # kept entries: no coverage rule
             self.store.replace_scores(entry.id, report, fingerprint)
             self.store.audit(self.actor, "rescore", entry.id, f"v{report.evaluator.version}")
             done.append(entry.id)

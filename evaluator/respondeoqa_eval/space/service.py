@@ -25,6 +25,7 @@ from ..gold import GoldSet, load_gold
 from ..io import write_text_atomic
 from ..predictions import Predictions, load_predictions
 from ..records import PRIVATE_SOURCES
+from ..report import Report
 from . import compare, figures, privacy, table
 from .hub import HubRepo
 from .limits import clean_metadata
@@ -37,7 +38,6 @@ from .store import (
     Entry,
     Store,
     Submission,
-    encode_predictions,
     sha256_bytes,
 )
 from .sync import Syncer
@@ -93,6 +93,18 @@ def check_coverage(preds: Predictions, gold: GoldSet, min_share: float) -> None:
             f"too few predictions: a submission must answer at least {min_share:.0%} of the "
             f"items of every upstream file it covers; {'; '.join(short)}"
         )
+
+
+def score_for_board(
+    preds: Predictions, gold: GoldSet, bootstrap: int, min_coverage: float | None = None
+) -> Report:
+    """A leaderboard entry's report: scored on the upstream files the predictions cover, after
+    the coverage rule (`check_coverage`) when `min_coverage` is given."""
+    from .. import evaluate  # the evaluator's public API
+
+    if min_coverage is not None:
+        check_coverage(preds, gold, min_coverage)
+    return evaluate(preds, gold, restrict_to_covered=True, bootstrap=bootstrap)
 
 
 def _without_folders(message: str, file_path: Any) -> str:
@@ -367,16 +379,14 @@ class Space:
                 existing = self.store.duplicate_of(digest, key)
                 if existing is not None:
                     return self._earlier(existing, digest, client), True
-                check_coverage(preds, self.gold, self.config.min_coverage)
-                from .. import evaluate  # the evaluator's public API
-
-                report = evaluate(
-                    preds, self.gold, restrict_to_covered=True, bootstrap=self.config.bootstrap
+                report = score_for_board(
+                    preds, self.gold, self.config.bootstrap, self.config.min_coverage
                 )
                 report = replace(report, predictions=path.name)  # no server folder
                 try:
                     entry = self.store.add(
-                        Submission(
+                        Submission.of(
+                            preds,
                             model=meta.model,
                             file_sha256=digest,
                             link=meta.link,
@@ -385,8 +395,6 @@ class Space:
                             file_name=path.name,
                             client=client,
                             submitter=submitter,
-                            predictions=encode_predictions(preds),
-                            answers_extracted=any(p.extracted for p in preds.by_id.values()),
                             gold_fingerprint=self.gold_fingerprint,
                         ),
                         report,

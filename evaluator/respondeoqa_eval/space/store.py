@@ -199,6 +199,16 @@ class Submission:
     answers_extracted: bool = False
     gold_fingerprint: str = ""
 
+    @classmethod
+    def of(cls, preds: Predictions, **fields: Any) -> Submission:
+        """A submission of `preds`: their kept (portable) form and whether the rows gave
+        extracted answers rather than raw responses; `fields` are the rest."""
+        return cls(
+            predictions=encode_predictions(preds),
+            answers_extracted=any(p.extracted for p in preds.by_id.values()),
+            **fields,
+        )
+
 
 @dataclass(frozen=True)
 class Entry:
