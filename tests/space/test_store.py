@@ -173,10 +173,13 @@ def test_crash_mid_write_leaves_db_intact(tmp_path: Path) -> None:
 
 
 def test_attempt_counting(tmp_path: Path) -> None:
+    from respondeoqa_eval.space.limits import Limits
+
     store = Store(tmp_path / "lb.sqlite3")
-    store.record_attempt("c1", True, ts=100.0)
-    store.record_attempt("c1", False, ts=200.0)
-    store.record_attempt("c2", True, ts=200.0)
+    # an attempt that stored an entry, one that stored nothing, and another client's
+    store.add(sub("c1-ok"), make_report(0.5), reservation=store.reserve("c1", Limits(), now=100.0))
+    store.release(store.reserve("c1", Limits(), now=200.0))
+    store.add(sub("c2-ok"), make_report(0.5), reservation=store.reserve("c2", Limits(), now=200.0))
     assert store.count_attempts("c1", since=0) == 2
     assert store.count_attempts("c1", since=0, ok_only=True) == 1
     assert store.count_attempts("c1", since=150) == 1

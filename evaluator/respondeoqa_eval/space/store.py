@@ -738,14 +738,6 @@ class Store:
         with self._connect() as con:
             return quota.stored_by(con, entry_id, key)
 
-    def record_attempt(self, client: str, ok: bool, ts: float | None = None) -> None:
-        """Remember one submission attempt of a client (hashed address)."""
-        with self._write() as con:
-            con.execute(
-                "INSERT INTO attempts (client, ts, ok) VALUES (?, ?, ?)",
-                (client, time.time() if ts is None else ts, int(ok)),
-            )
-
     def count_attempts(self, client: str, since: float, *, ok_only: bool = False) -> int:
         """Attempts (or stored submissions, `ok_only`) of a client since a UNIX time."""
         sql = "SELECT COUNT(*) FROM attempts WHERE client = ? AND ts >= ?"
