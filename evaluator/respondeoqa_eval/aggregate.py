@@ -7,7 +7,9 @@ entries' differences that the leaderboard's Compare shows.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,6 +19,34 @@ from .metrics.bleu import CorpusStatistics, bleu_from_stats
 from .scoring import ItemScore
 
 LEVEL = 0.95
+_COUNTS_CACHE_BYTES = 256 * 2**20
+"""Resample matrices kept for reuse (a full-size accuracy matrix is about 52 MB): the Space
+scores every submission of the same coverage with the same resamples."""
+
+
+class _CountsCache:
+    """Recently drawn resample matrices (read-only), least recently used dropped first."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self._lock = threading.Lock()
+        self._items: OrderedDict[tuple, np.ndarray] = OrderedDict()
+
+    def get(self, key: tuple, draw: Callable[[], np.ndarray]) -> np.ndarray:
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key]
+        value = draw()
+        value.setflags(write=False)
+        with self._lock:
+            self._items[key] = value
+            while sum(v.nbytes for v in self._items.values()) > self.max_bytes:
+                self._items.popitem(last=False)
+        return value
+
+
+_COUNTS = _CountsCache(_COUNTS_CACHE_BYTES)
 
 
 @dataclass(frozen=True)
@@ -27,12 +57,19 @@ class Bootstrap:
     seed: int = 12345
     level: float = LEVEL
 
-    def counts(self, n: int, salt: int = 0) -> np.ndarray:
-        """A (resamples, n) matrix: how often each item is drawn in each resample."""
+    def counts(self, n: int, salt: int = 0, dtype: type = np.int64) -> np.ndarray:
+        """A read-only (resamples, n) matrix of `dtype`: how often each item is drawn in each
+        resample (drawn once per process for each setting, `_COUNTS`)."""
+        key = (self.resamples, self.seed, salt, n, np.dtype(dtype).str)
+        return _COUNTS.get(key, lambda: self._draw(n, salt, dtype))
+
+    def _draw(self, n: int, salt: int, dtype: type) -> np.ndarray:
         rng = np.random.default_rng([self.seed, salt])
         idx = rng.integers(0, n, size=(self.resamples, n))
-        flat = idx + (np.arange(self.resamples) * n)[:, None]
-        return np.bincount(flat.ravel(), minlength=self.resamples * n).reshape(self.resamples, n)
+        out = np.empty((self.resamples, n), dtype=dtype)
+        for row, drawn in zip(out, idx, strict=True):  # row by row: no matrix-sized temporaries
+            row[:] = np.bincount(drawn, minlength=n)
+        return out
 
     def interval(self, values: np.ndarray) -> list[float]:
         tail = (1 - self.level) / 2 * 100
@@ -49,7 +86,7 @@ def group_means(masks: np.ndarray, values: np.ndarray, boot: Bootstrap) -> list[
     """
     sums = masks * values
     if boot.resamples:
-        counts = boot.counts(masks.shape[0]).astype(float)
+        counts = boot.counts(masks.shape[0], dtype=float)
         with np.errstate(invalid="ignore", divide="ignore"):
             resampled = (counts @ sums) / (counts @ masks)
     out = []
