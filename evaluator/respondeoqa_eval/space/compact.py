@@ -26,22 +26,31 @@ ItemKey = tuple[str, str, str, dict[str, str]]
 """What an item set holds per item: (item id, source, task, breakdown groups)."""
 
 
+def _dump(value: Any) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode()
+
+
 def _pack(value: Any) -> bytes:
-    raw = json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-    return zlib.compress(raw.encode("utf-8"), 9)
+    return zlib.compress(_dump(value), 9)
 
 
 def _unpack(blob: bytes) -> Any:
     return json.loads(zlib.decompress(blob))
 
 
-def item_set(items: Sequence[ItemResult]) -> tuple[str, bytes]:
-    """(digest, blob) of the item set of `items`: their keys, in order. A repeated id is refused
-    (as a primary key would), rolling back the transaction it is encoded in."""
+def item_set(items: Sequence[ItemResult]) -> tuple[str, Callable[[], bytes]]:
+    """(digest, blob maker) of the item set of `items`: their keys, in order; the blob is
+    compressed only when called (a set is usually stored already). A repeated id is refused (as
+    a primary key would), rolling back the transaction it is encoded in."""
     if len({it.id for it in items}) != len(items):
         raise sqlite3.IntegrityError("an item id appears twice in the report")
-    blob = _pack([[it.id, it.source, it.task, dict(it.groups)] for it in items])
-    return hashlib.sha256(zlib.decompress(blob)).hexdigest(), blob
+    raw = _dump([[it.id, it.source, it.task, dict(it.groups)] for it in items])
+    return hashlib.sha256(raw).hexdigest(), lambda: zlib.compress(raw, 9)
+
+
+def keys_of_items(items: Sequence[ItemResult]) -> list[ItemKey]:
+    """The item set of `items` as `decode_item_set` gives it back."""
+    return [(it.id, it.source, it.task, dict(it.groups)) for it in items]
 
 
 def decode_item_set(blob: bytes) -> list[ItemKey]:

@@ -108,15 +108,17 @@ _ENTRY_COLUMNS = (
 _ITEM_FIELDS = ("id", "source", "task", "score", "extracted", "missing", "groups")
 
 
+def prediction_rows(preds: Predictions) -> list[dict[str, str]]:
+    """Predictions as rows {id, response} or {id, answer}, in the order they were read."""
+    return [
+        {"id": i, ("answer" if p.extracted else "response"): p.text} for i, p in preds.by_id.items()
+    ]
+
+
 def encode_predictions(preds: Predictions) -> bytes:
     """Predictions as canonical JSONL (sorted by id; `response` or `answer`), zlib-compressed:
     the portable form (a `Submission`, the Hub record); the store keeps a compact one."""
-    return encode_prediction_rows(
-        [
-            {"id": i, ("answer" if p.extracted else "response"): p.text}
-            for i, p in preds.by_id.items()
-        ]
-    )
+    return encode_prediction_rows(prediction_rows(preds))
 
 
 def encode_prediction_rows(rows: Sequence[dict[str, str]]) -> bytes:
@@ -198,16 +200,24 @@ class Submission:
     predictions: bytes | None = None  # encode_predictions(...)
     answers_extracted: bool = False
     gold_fingerprint: str = ""
+    rows: tuple[dict[str, str], ...] | None = field(default=None, repr=False)
+    """The kept prediction rows themselves (instead of `predictions`: nothing to decode)."""
 
     @classmethod
     def of(cls, preds: Predictions, **fields: Any) -> Submission:
-        """A submission of `preds`: their kept (portable) form and whether the rows gave
-        extracted answers rather than raw responses; `fields` are the rest."""
+        """A submission of `preds`: their kept rows and whether they gave extracted answers
+        rather than raw responses; `fields` are the rest."""
         return cls(
-            predictions=encode_predictions(preds),
+            rows=tuple(prediction_rows(preds)),
             answers_extracted=any(p.extracted for p in preds.by_id.values()),
             **fields,
         )
+
+    def prediction_rows(self) -> list[dict[str, str]] | None:
+        """The kept prediction rows ({id, response} or {id, answer}); None when none are kept."""
+        if self.rows is not None:
+            return list(self.rows)
+        return None if self.predictions is None else decode_predictions(self.predictions)
 
 
 @dataclass(frozen=True)
@@ -314,6 +324,7 @@ class Store:
             con.execute("PRAGMA journal_mode=WAL")
         self._sets: dict[int, list[compact.ItemKey]] = {}  # committed item sets (never change)
         self._sets_lock = threading.Lock()
+        self._readers = threading.local()  # one kept connection per thread for data_version
         with self._write() as con:
             row = None
             if con.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone():
@@ -362,7 +373,7 @@ class Store:
                 "SELECT id, predictions, report FROM submissions"
             ).fetchall():
                 if preds is not None:
-                    preds = self._encode_predictions(con, sid, preds)
+                    preds = self._encode_predictions(con, sid, decode_predictions(preds))
                 con.execute(
                     "UPDATE submissions SET predictions = ?, report = ? WHERE id = ?",
                     (preds, _pack_report(_unpack_report(report)), sid),
@@ -375,17 +386,23 @@ class Store:
         """The number of the item set of `items`, adding it when new (inside a write
         transaction; not cached: a rolled-back transaction's number is given out again)."""
         digest, blob = compact.item_set(items)
-        con.execute("INSERT OR IGNORE INTO item_sets (digest, data) VALUES (?, ?)", (digest, blob))
+        row = con.execute("SELECT number FROM item_sets WHERE digest = ?", (digest,)).fetchone()
+        if row is not None:
+            return int(row[0])
         return int(
-            con.execute("SELECT number FROM item_sets WHERE digest = ?", (digest,)).fetchone()[0]
+            con.execute(
+                "INSERT INTO item_sets (digest, data) VALUES (?, ?)", (digest, blob())
+            ).lastrowid
         )
 
     def _encode_items(self, con: sqlite3.Connection, items: Sequence[ItemResult]) -> bytes:
         return compact.encode_items(items, self._item_set(con, items))
 
-    def _encode_predictions(self, con: sqlite3.Connection, entry_id: int, blob: bytes) -> bytes:
-        """The portable predictions blob (`encode_predictions`) as a compact one, against the
-        item set of entry `entry_id` (its items are stored first)."""
+    def _encode_predictions(
+        self, con: sqlite3.Connection, entry_id: int, rows: Sequence[dict[str, str]]
+    ) -> bytes:
+        """Prediction rows as a compact blob, against the item set of entry `entry_id` (its
+        items are stored first)."""
         data = con.execute(
             "SELECT data FROM entry_items WHERE submission_id = ?", (entry_id,)
         ).fetchone()[0]
@@ -393,7 +410,7 @@ class Store:
         keys = compact.decode_item_set(
             con.execute("SELECT data FROM item_sets WHERE number = ?", (number,)).fetchone()[0]
         )
-        return compact.encode_predictions(decode_predictions(blob), keys, number)
+        return compact.encode_predictions(rows, keys, number)
 
     def _keys_of(self, number: int) -> list[compact.ItemKey]:
         """A committed item set (read once per process, then from memory)."""
@@ -501,7 +518,7 @@ class Store:
                     int(sub.answers_extracted),
                     report.evaluator.version,
                     sub.gold_fingerprint,
-                    None,  # below, once the items are in the catalogue
+                    None,  # below, once the item set is in the catalogue
                     1 if pushed else 0,
                 ),
             )
@@ -510,14 +527,17 @@ class Store:
                 quota.add_content_key(con, content_key, new_id)
             if reservation is not None:
                 quota.settle(con, reservation, new_id)
+            number = self._item_set(con, report.items)
             con.execute(
                 "INSERT INTO entry_items (submission_id, data) VALUES (?, ?)",
-                (new_id, self._encode_items(con, report.items)),
+                (new_id, compact.encode_items(report.items, number)),
             )
-            if sub.predictions is not None:
+            rows = sub.prediction_rows()
+            if rows is not None:
+                keys = compact.keys_of_items(report.items)
                 con.execute(
                     "UPDATE submissions SET predictions = ? WHERE id = ?",
-                    (self._encode_predictions(con, new_id, sub.predictions), new_id),
+                    (compact.encode_predictions(rows, keys, number), new_id),
                 )
             con.execute("DELETE FROM hub_deletes WHERE path = ?", (hub_path(sub.file_sha256),))
             self._changed(con)
@@ -592,9 +612,14 @@ class Store:
 
     def data_version(self) -> int:
         """A counter bumped by every write that changes what the board shows (in any process):
-        readers rebuild their cache when it moves."""
-        with self._connect() as con:
-            row = con.execute("SELECT value FROM meta WHERE key = 'changes'").fetchone()
+        readers rebuild their cache when it moves. Asked on every read, so each thread keeps
+        its connection (autocommit: every query sees the latest commit of any process)."""
+        con = getattr(self._readers, "con", None)
+        if con is None:
+            con = self._readers.con = sqlite3.connect(
+                self.path, timeout=self.busy_timeout, isolation_level=None
+            )
+        row = con.execute("SELECT value FROM meta WHERE key = 'changes'").fetchone()
         return int(row[0]) if row else 0
 
     def item_scores(self, entry_id: int, *, public_only: bool = True) -> dict[str, ItemResult]:
