@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .breakdowns import BLEU_SPLITS, BLEU_TARGETS, DIMENSIONS
-from .metrics.bleu import CorpusStatistics, bleu_from_stats
+from .metrics.bleu import CorpusStatistics, bleu_of_rows
 from .scoring import ItemScore
 
 LEVEL = 0.95
@@ -167,7 +167,7 @@ def bleu(items: list[ItemScore], boot: Bootstrap) -> dict:
                 # PROTOCOL 5: empty-reference padding to the largest count in this group
                 rows = stats.paper_rows(mask)
                 sampled = boot.counts(len(rows), salt=1 + 3 * li + si) @ rows
-                entry["ci"] = boot.interval(np.array([bleu_from_stats(row) for row in sampled]))
+                entry["ci"] = boot.interval(np.array(bleu_of_rows(sampled)))
             out[lang][split] = entry
     return out
 

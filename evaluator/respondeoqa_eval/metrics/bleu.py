@@ -12,13 +12,16 @@ for a bootstrap, then turned into a score by `bleu_from_stats`.
 
 from __future__ import annotations
 
+import functools
+import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 
 import numpy as np
 import sacrebleu
-from sacrebleu.metrics.bleu import BLEU
+from sacrebleu.metrics.bleu import BLEU, my_log
 from sacrebleu.metrics.helpers import extract_all_word_ngrams
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 from unidecode import unidecode
@@ -31,6 +34,8 @@ N_STATS = 2 * MAX_ORDER + 2
 """Columns of `bleu_stats`: matches_1..4, totals_1..4, hyp_len, ref_len."""
 
 PAD_EMPTY_TO_MAX = "empty-to-max"
+REFERENCE_CACHE_ITEMS = 16384
+"""Items whose prepared references are kept (`_references`): more than RespondeoQA has."""
 LATIN_PREPROCESSING = "j>i+v>u+unidecode"
 _TOKENIZER = Tokenizer13a()
 _LANGUAGES = ("english", "latin")
@@ -62,17 +67,38 @@ def closest_ref_len(hyp_len: int, ref_lens: Sequence[int]) -> int:
     return min(ref_lens, key=lambda r: (abs(hyp_len - r), r))
 
 
-def _item_stats(hyp: str, refs: Sequence[str]) -> tuple[list[int], int]:
-    """[matches_1..4, totals_1..4, hyp_len, closest real ref_len] and the closest ref_len when
-    an empty (zero-length) padding reference is also a candidate."""
+@dataclass(frozen=True)
+class _References:
+    """One item's references, ready for BLEU and chrF."""
+
+    texts: tuple[str, ...]
+    """Preprocessed (`preprocess`), as chrF reads them."""
+    ngrams: Mapping[tuple[str, ...], int]
+    """Each word n-gram's largest count in any one tokenised reference (BLEU's clipping)."""
+    lengths: tuple[int, ...]
+    """Each tokenised reference's length."""
+
+
+@functools.lru_cache(maxsize=REFERENCE_CACHE_ITEMS)
+def _references(refs: tuple[str, ...], target_language: str) -> _References:
+    """`_References` of one item; kept, as references are gold: every submission scored in a
+    process (the Space) tokenises each item's references once."""
+    texts = tuple(preprocess(r, target_language) for r in refs)
     ref_ngrams: Counter = Counter()
     ref_lens = []
-    for ref in refs:
-        ngrams, length = extract_all_word_ngrams(ref, 1, MAX_ORDER)
+    for ref in texts:
+        ngrams, length = extract_all_word_ngrams(_tokenize(ref), 1, MAX_ORDER)
         ref_lens.append(length)
         for ngram, count in ngrams.items():
             if count > ref_ngrams[ngram]:
                 ref_ngrams[ngram] = count
+    return _References(texts, MappingProxyType(dict(ref_ngrams)), tuple(ref_lens))
+
+
+def _item_stats(hyp: str, refs: _References) -> tuple[list[int], int]:
+    """[matches_1..4, totals_1..4, hyp_len, closest real ref_len] and the closest ref_len when
+    an empty (zero-length) padding reference is also a candidate."""
+    ref_ngrams = refs.ngrams
     hyp_ngrams, hyp_len = extract_all_word_ngrams(hyp, 1, MAX_ORDER)
     matches = [0] * MAX_ORDER
     totals = [0] * MAX_ORDER
@@ -83,8 +109,8 @@ def _item_stats(hyp: str, refs: Sequence[str]) -> tuple[list[int], int]:
             matches[n] += min(count, ref_ngrams[ngram])
     # PROTOCOL 5: a padding reference is an empty, zero-length reference; it adds no n-grams
     # but is a candidate for the closest reference length.
-    padded_len = closest_ref_len(hyp_len, [*ref_lens, 0])
-    return [*matches, *totals, hyp_len, closest_ref_len(hyp_len, ref_lens)], padded_len
+    padded_len = closest_ref_len(hyp_len, [*refs.lengths, 0])
+    return [*matches, *totals, hyp_len, closest_ref_len(hyp_len, refs.lengths)], padded_len
 
 
 def _check(hypotheses: Sequence[str], references: Sequence[Sequence[str]]) -> None:
@@ -107,11 +133,12 @@ class CorpusStatistics:
         _check(hypotheses, references)
         self.target_language = target_language
         self.hypotheses = [preprocess(h or "", target_language) for h in hypotheses]
-        self.references = [[preprocess(r, target_language) for r in refs] for refs in references]
+        prepared = [_references(tuple(refs), target_language) for refs in references]
+        self.references = [list(refs.texts) for refs in prepared]
         self.n_refs = np.array([len(refs) for refs in references], dtype=np.int64)
         rows, padded = [], []
-        for hyp, refs in zip(self.hypotheses, self.references, strict=True):
-            row, padded_len = _item_stats(_tokenize(hyp), [_tokenize(r) for r in refs])
+        for hyp, refs in zip(self.hypotheses, prepared, strict=True):
+            row, padded_len = _item_stats(_tokenize(hyp), refs)
             rows.append(row)
             padded.append(padded_len)
         self.rows = np.array(rows, dtype=np.int64).reshape(len(rows), N_STATS)
@@ -200,6 +227,37 @@ def bleu_from_stats(summed: np.ndarray) -> float:
         ref_len=values[2 * MAX_ORDER + 1],
         smooth_method="exp",
     ).score
+
+
+def bleu_of_rows(rows: np.ndarray) -> list[float]:
+    """`bleu_from_stats` of each row of summed statistics (e.g. 1000 bootstrap resamples).
+
+    sacreBLEU's `BLEU.compute_bleu(..., smooth_method="exp")` step by step, the same float
+    operations in the same order, without building a `BLEUScore` (its text formatting is most
+    of the cost); a test pins it equal to `bleu_from_stats` to the last bit.
+    """
+    out = []
+    for row in np.asarray(rows, dtype=np.int64).reshape(-1, N_STATS).tolist():
+        correct, total = row[:MAX_ORDER], row[MAX_ORDER : 2 * MAX_ORDER]
+        sys_len, ref_len = row[2 * MAX_ORDER], row[2 * MAX_ORDER + 1]
+        bp = 1.0
+        if sys_len < ref_len:
+            bp = math.exp(1 - ref_len / sys_len) if sys_len > 0 else 0.0
+        if not any(correct):
+            out.append(0.0)
+            continue
+        precisions = [0.0] * MAX_ORDER
+        smooth = 1.0
+        for n in range(MAX_ORDER):
+            if total[n] == 0:
+                break
+            if correct[n] == 0:
+                smooth *= 2
+                precisions[n] = 100.0 / (smooth * total[n])
+            else:
+                precisions[n] = 100.0 * correct[n] / total[n]
+        out.append(bp * math.exp(sum([my_log(p) for p in precisions]) / MAX_ORDER))
+    return out
 
 
 def bleu_signature(

@@ -4,6 +4,7 @@ figures and comparisons. `app.py` wires these methods to Gradio components.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import logging
 import tempfile
@@ -115,6 +116,24 @@ def _without_folders(message: str, file_path: Any) -> str:
     return message.replace(folder + "/", "").replace(folder, "")
 
 
+GC_THRESHOLD = 20_000
+"""Allocations between two young-generation collections (Python's default: 700)."""
+
+
+def _settle_gc() -> None:
+    """Tune the cyclic garbage collector for a server that scores large submissions.
+
+    The gold and everything loaded so far live as long as the process: frozen, they are out of
+    the collector's sight, and its full passes during scoring no longer walk them again. Scoring
+    a full-size submission makes hundreds of thousands of short-lived objects; a larger first
+    threshold collects them in a few passes instead of hundreds (together about 0.1 s of each
+    submission). Neither changes what is freed by reference counting, which is nearly all.
+    """
+    gc.freeze()
+    first, *older = gc.get_threshold()
+    gc.set_threshold(max(first, GC_THRESHOLD), *older)
+
+
 class Space:
     """The leaderboard's state: gold, store, the Hub repo of record (when configured)."""
 
@@ -173,6 +192,7 @@ class Space:
             self.gold.has_private,
             config.db,
         )
+        _settle_gc()
 
     # -- leaderboard -------------------------------------------------------------------
 

@@ -4,7 +4,8 @@ chrF: `chrf_rows` (every item at once, numpy) against `item_statistics` (one ite
 n-gram helper) on texts chosen to be awkward: repeated characters (overlapping n-grams), every
 kind of whitespace, macrons, astral characters, a lone surrogate, empty strings; `f_scores`
 against `f_score` bit for bit. Bootstrap: the resample matrix against numpy's draws counted
-with one `bincount`.
+with one `bincount`. BLEU: `bleu_of_rows` against sacreBLEU's `compute_bleu` (through
+`bleu_from_stats`) bit for bit; statistics computed twice (references kept) are the same.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import random
 import numpy as np
 import pytest
 from respondeoqa_eval.aggregate import Bootstrap
+from respondeoqa_eval.metrics.bleu import N_STATS, CorpusStatistics, bleu_from_stats, bleu_of_rows
 from respondeoqa_eval.metrics.chrf import (
     N_CHRF_STATS,
     chrf_rows,
@@ -99,3 +101,26 @@ def test_resample_counts_are_the_draws_counted(n: int, salt: int) -> None:
     assert boot.counts(n, salt) is counts  # drawn once, kept
     with pytest.raises(ValueError):
         counts[0, 0] = 5  # shared between callers: read-only
+
+
+def test_bleu_of_rows_equals_sacrebleu_to_the_last_bit() -> None:
+    rng = np.random.default_rng(11)
+    rows = rng.integers(0, 60, size=(4000, N_STATS))
+    rows[:, 4:8] += rows[:, 0:4]  # totals at least the matches, as real statistics are
+    rows[rng.random((4000, N_STATS)) < 0.15] = 0  # no matches, no n-grams, empty output
+    rows[:20] = 0
+    assert bleu_of_rows(rows) == [bleu_from_stats(r) for r in rows]
+
+
+def test_statistics_are_the_same_when_the_references_are_kept(public_gold) -> None:
+    items = [r for r in public_gold.records if r.task == "translation"][:80]
+    hyps = [" ".join(reversed(r.answers[-1].split())) for r in items]
+    refs = [r.answers for r in items]
+    first = CorpusStatistics(hyps, refs, "english")
+    again = CorpusStatistics(hyps, [list(r) for r in refs], "english")
+    assert first.rows.tolist() == again.rows.tolist()
+    assert first.references == again.references == [[*r] for r in refs]
+    assert (first.result().score, first.result().chrf) == (
+        again.result().score,
+        again.result().chrf,
+    )
