@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .breakdowns import BLEU_SPLITS, BLEU_TARGETS, DIMENSIONS
+from .breakdowns import BLEU_SPLITS, BLEU_TARGETS, DIMENSIONS, groups_of
 from .metrics.bleu import CorpusStatistics, bleu_of_rows
 from .scoring import ItemScore
 
@@ -99,33 +99,45 @@ def group_means(masks: np.ndarray, values: np.ndarray, boot: Bootstrap) -> list[
     return out
 
 
-def accuracy(items: list[ItemScore], boot: Bootstrap) -> tuple[dict, dict]:
+def accuracy(
+    items: list[ItemScore], boot: Bootstrap, groups: Sequence[Mapping[str, str]] | None = None
+) -> tuple[dict, dict]:
     """The report's `accuracy` and `extra` parts.
 
     Every group's interval comes from the same resamples of the accuracy items (`group_means`).
+    `groups[i]` is `breakdowns.columnsof(items[i].record)` when the caller has it already.
     """
-    scored = [it for it in items if it.score is not None]  # PROTOCOL 5: all but translation
+    at = [i for i, it in enumerate(items) if it.score is not None]  # PROTOCOL 5: not translation
+    scored = [items[i] for i in at]
+    item_groups = (
+        [groups_of(it.record) for it in scored] if groups is None else [groups[i] for i in at]
+    )
     n = len(scored)
     scores = np.array([it.score for it in scored], dtype=float)
-    groups: list[tuple[str, str, np.ndarray, np.ndarray]] = [("", "overall", np.ones(n), scores)]
+    columns: list[tuple[str, str, np.ndarray, np.ndarray]] = [("", "overall", np.ones(n), scores)]
     for dim, dimension in DIMENSIONS.items():
-        keys = [dimension.group_of(it.record) for it in scored]
+        members: dict[str, list[int]] = {}
+        for j, item_group in enumerate(item_groups):
+            key = item_group.get(dim)
+            if key is not None:
+                members.setdefault(key, []).append(j)
         for key in dimension.groups:
-            mask = np.array([k == key for k in keys], dtype=float)
-            if mask.any():
-                groups.append((dim, key, mask, scores))
+            if key in members:
+                mask = np.zeros(n)
+                mask[members[key]] = 1.0
+                columns.append((dim, key, mask, scores))
     sensitive = np.array([it.macron_sensitive or 0.0 for it in scored])
     sa_mask = np.array([it.record.task == "short_answer" for it in scored], dtype=float)
     if sa_mask.any():
-        groups.append(("extra", "short_answer_macron_sensitive", sa_mask, sensitive))
+        columns.append(("extra", "short_answer_macron_sensitive", sa_mask, sensitive))
 
     result: dict = {"overall": {"score": 0.0, "n": 0}}
     extra: dict = {}
     if n == 0:
         return result, extra
-    masks = np.stack([g[2] for g in groups], axis=1)
-    values = np.stack([g[3] for g in groups], axis=1)
-    for (dim, key, _, _), entry in zip(groups, group_means(masks, values, boot), strict=True):
+    masks = np.stack([g[2] for g in columns], axis=1)
+    values = np.stack([g[3] for g in columns], axis=1)
+    for (dim, key, _, _), entry in zip(columns, group_means(masks, values, boot), strict=True):
         if dim == "":
             result["overall"] = entry
         elif dim == "extra":
@@ -166,7 +178,9 @@ def bleu(items: list[ItemScore], boot: Bootstrap) -> dict:
             if boot.resamples:
                 # PROTOCOL 5: empty-reference padding to the largest count in this group
                 rows = stats.paper_rows(mask)
-                sampled = boot.counts(len(rows), salt=1 + 3 * li + si) @ rows
+                # small integers: exact in floating point, where the product is much faster
+                counts = boot.counts(len(rows), salt=1 + 3 * li + si, dtype=float)
+                sampled = (counts @ rows.astype(float)).astype(np.int64)
                 entry["ci"] = boot.interval(np.array(bleu_of_rows(sampled)))
             out[lang][split] = entry
     return out

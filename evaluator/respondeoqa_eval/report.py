@@ -177,7 +177,8 @@ class ItemResult:
         )
 
     @classmethod
-    def of(cls, it: ItemScore) -> ItemResult:
+    def of(cls, it: ItemScore, groups: Mapping[str, str] | None = None) -> ItemResult:
+        """The result of a scored item; `groups` is `groups_of(it.record)` if already known."""
         r = it.record
         return cls(
             r.id,
@@ -189,7 +190,7 @@ class ItemResult:
             it.extracted,
             it.score,
             it.missing,
-            groups_of(r),
+            groups_of(r) if groups is None else groups,
         )
 
 
@@ -365,7 +366,8 @@ def build_report(
     provenance: Provenance | None = None,
 ) -> Report:
     """The report of per-item scores (pure): aggregates, BLEU, signatures, per-item results."""
-    acc, extra = accuracy(items, boot)
+    groups = [groups_of(it.record) for it in items]
+    acc, extra = accuracy(items, boot, groups)
     records = [it.record for it in items]
     return Report(
         accuracy=Accuracy.from_dict(acc),
@@ -389,7 +391,7 @@ def build_report(
         n_items=len(items),
         missing=sum(it.missing for it in items),
         unanswered=sum(1 for it in items if not it.missing and it.extracted in (None, "")),
-        items=tuple(ItemResult.of(it) for it in items),
+        items=tuple(ItemResult.of(it, g) for it, g in zip(items, groups, strict=True)),
     )
 
 

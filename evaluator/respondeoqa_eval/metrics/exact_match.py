@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import string
 
 from unidecode import unidecode
@@ -32,6 +33,12 @@ def normalize(text: str, answer_language: str, ignore_macrons: bool = True) -> s
     return text
 
 
+@functools.lru_cache(maxsize=65536)
+def _normalized_gold(text: str, answer_language: str, ignore_macrons: bool) -> str:
+    """`normalize` of a gold answer, kept: the same gold is normalised for every submission."""
+    return normalize(text, answer_language, ignore_macrons)
+
+
 class ExactMatch(Metric):
     """Exact match after normalisation; macron-insensitive (headline) or macron-sensitive."""
 
@@ -49,6 +56,6 @@ class ExactMatch(Metric):
         """1 if the normalised prediction equals the normalised `answers[0]`, else 0."""
         if not prediction or not answers:
             return 0.0
-        gold = normalize(answers[0], answer_language, self.ignore_macrons)
+        gold = _normalized_gold(answers[0], answer_language, self.ignore_macrons)
         pred = normalize(prediction, answer_language, self.ignore_macrons)
         return 1.0 if gold == pred else 0.0
