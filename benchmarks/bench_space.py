@@ -8,11 +8,14 @@ Gold: the six public files plus synthetic Certamen/NLE stand-ins at the paper's 
 - submit: `gradio_client` uploads a JSONL of raw responses for every item and calls /submit; the
   clock stops when the reply (scored, stored, with the updated leaderboard table) arrives.
 - http: `--clients` threads at once, each doing what a browser does: GET / (the page and its
-  config), then the page's load event the way the browser sends it (read from the config: a
-  direct POST to /gradio_api/run/... for an event outside the queue, else queue/join plus the
-  queue/data event stream). A refusal ("Queue is full", any non-200) is counted, not retried.
+  config), then the board's HTML from the URL the page's script fetches (read from the config),
+  plus any Gradio load event the config declares. A refusal (any non-200) is counted, not retried.
 - chromium: `--pages` Debian chromium pages (playwright, tests/space/helpers.py CHROMIUM_ARGS)
   opened at once; each clock stops when the table shows a stored entry's row.
+- floor: the chromium measure on two pages that do no app work, served on the same machine:
+  the board's HTML as a static file (python -m http.server) and a Gradio app with one Markdown.
+  On this 2-core machine the 10 renderers and the server share the cores, so these bound what
+  any page can reach here.
 - 10,000: the same single-page measures on a database of `--many` entries.
 
 Stored entries are full size (every item, kept predictions): a few are scored and stored with
@@ -20,7 +23,7 @@ Stored entries are full size (every item, kept predictions): a few are scored an
 bytes the Space would store; much faster than scoring each). Each figure is printed with the
 load average (`os.getloadavg`), since the machine is shared.
 
-    python benchmarks/bench_space.py [--parts submit,http,chromium,many] [--entries 200]
+    python benchmarks/bench_space.py [--parts submit,http,chromium,floor,many] [--entries 200]
         [--many 10000] [--clients 50] [--pages 10] [--repeat 3] [--pad 2000]
 """
 
@@ -154,7 +157,7 @@ def bench_submit(gold_dir: Path, gold, work: Path, repeat: int, pad: int) -> dic
             out = submit(client, path, f"bench model {r}")
             times.append(time.perf_counter() - t0)
             assert out[0].startswith("Stored as entry"), out[0]
-            assert any(f"bench model {r}" in row for row in out[2]["value"]["data"])
+            assert f"bench model {r}" in out[2]  # the board's HTML, updated
         return {
             "items": len(gold.records),
             "file_mb": round(statistics.mean(sizes) / 1e6, 2),
@@ -170,57 +173,46 @@ def bench_submit(gold_dir: Path, gold, work: Path, repeat: int, pad: int) -> dic
 
 
 class PageLoad:
-    """GET / and the page's load event, the way the browser's Gradio client sends them."""
+    """GET / and what the page then asks the server for, the way the browser sends it: the
+    board's HTML from the URL its script fetches (the board component's `board_src` in the
+    page's config), and any Gradio load event the config declares (the Space declares none)."""
 
     def __init__(self, url: str) -> None:
         self.url = url
         config = httpx.get(url + "config", timeout=60).json()
-        self.dep = next(
+        extra = [c.get("props", {}).get("props") or {} for c in config["components"]]
+        self.board_src = url + next(p["board_src"] for p in extra if p.get("board_src"))
+        self.loads = [
             d for d in config["dependencies"] if any(t[1] == "load" for t in d["targets"])
-        )
-        self.fn_index = self.dep["id"]
+        ]
         values = {c["id"]: c.get("props", {}).get("value") for c in config["components"]}
-        self.data = [values[i] for i in self.dep["inputs"]]
-        self.queued = bool(self.dep.get("queue", True))
+        self.values = values
 
     def run(self, http: httpx.Client) -> tuple[bool, int]:
         """(answered, rows in the table); raises nothing for a refusal."""
         page = http.get(self.url)
         if page.status_code != 200:
             return False, 0
-        session = uuid.uuid4().hex[:11]
-        body = {
-            "data": self.data,
-            "event_data": None,
-            "fn_index": self.fn_index,
-            "trigger_id": None,
-            "session_hash": session,
-        }
-        if not self.queued:
+        board = http.get(self.board_src)
+        if board.status_code != 200:
+            return False, 0
+        for dep in self.loads:  # none today; kept so that a load event is never left unmeasured
+            body = {
+                "data": [self.values[i] for i in dep["inputs"]],
+                "event_data": None,
+                "fn_index": dep["id"],
+                "trigger_id": None,
+                "session_hash": uuid.uuid4().hex[:11],
+            }
             resp = http.post(self.url + "gradio_api/run/predict", json=body)
             if resp.status_code != 200:
                 return False, 0
-            return True, _rows(resp.json()["data"])
-        join = http.post(self.url + "gradio_api/queue/join", json=body)
-        if join.status_code != 200:
-            return False, 0
-        with http.stream(
-            "GET", self.url + "gradio_api/queue/data", params={"session_hash": session}
-        ) as stream:
-            for line in stream.iter_lines():
-                if not line.startswith("data:"):
-                    continue
-                msg = json.loads(line[5:])
-                if msg.get("msg") == "process_completed":
-                    ok = bool(msg.get("success"))
-                    return ok, _rows(msg["output"]["data"]) if ok else 0
-        return False, 0
+        return True, _rows(board.text)
 
 
-def _rows(outputs: list[Any]) -> int:
-    board = outputs[0]
-    value = board.get("value", board) if isinstance(board, dict) else {}
-    return len((value or {}).get("data", []))
+def _rows(board_html: str) -> int:
+    """Rows in the board's table (the body's rows; the header row is one more <tr>)."""
+    return max(0, board_html.count("<tr") - 1)
 
 
 def concurrent_loads(url: str, clients: int, expect_rows: int) -> dict:
@@ -254,7 +246,7 @@ def concurrent_loads(url: str, clients: int, expect_rows: int) -> dict:
         t.join()
     return {
         "clients": clients,
-        "load_event": "queued" if loader.queued else "outside the queue",
+        "gradio_load_events": len(loader.loads),
         "answered": len(times),
         "refused": len(refused),
         "p50_s": round(statistics.median(times), 3) if times else None,
@@ -264,8 +256,9 @@ def concurrent_loads(url: str, clients: int, expect_rows: int) -> dict:
     }
 
 
-def chromium_pages(url: str, pages: int) -> dict:
-    """`pages` chromium pages opened at once; seconds until each shows a stored entry's row."""
+def chromium_pages(url: str, pages: int, selector: str = "#leaderboard-table td:visible") -> dict:
+    """`pages` chromium pages opened at once; seconds until each shows a stored entry's row
+    (an element matching `selector` with ROW_TEXT in it)."""
     from playwright.async_api import async_playwright
 
     async def main() -> list[float]:
@@ -277,7 +270,7 @@ def chromium_pages(url: str, pages: int) -> dict:
             async def open_one(page) -> float:
                 t0 = time.perf_counter()
                 await page.goto(url)
-                cell = page.locator("#leaderboard-table [role=gridcell]:visible")
+                cell = page.locator(selector)
                 await cell.filter(has_text=ROW_TEXT).first.wait_for(timeout=120_000)
                 return time.perf_counter() - t0
 
@@ -293,6 +286,64 @@ def chromium_pages(url: str, pages: int) -> dict:
         "max_s": round(max(times), 2),
         "load": load(),
     }
+
+
+# the floor under the chromium figures: the same measure on pages that do (almost) nothing
+_MINIMAL_GRADIO = """
+import sys
+import gradio as gr
+with gr.Blocks() as demo:
+    gr.Markdown("# stored model")
+demo.launch(server_name="127.0.0.1", server_port=int(sys.argv[1]), ssr_mode=False, quiet=True)
+"""
+
+
+def bench_floor(board_url: str, work: Path, pages: int) -> dict:
+    """`pages` chromium pages at once on (a) the Space's board HTML as a static file and (b) a
+    Gradio app with one Markdown: what this machine's chromium costs before any app work."""
+    import subprocess
+
+    from tests.space.conftest import free_port
+
+    folder = work / "floor"
+    folder.mkdir(exist_ok=True)
+    board = httpx.get(board_url, timeout=60).text
+    (folder / "index.html").write_text(f"<!doctype html><html><body>{board}</body></html>")
+    (folder / "minimal.py").write_text(_MINIMAL_GRADIO)
+    out: dict[str, Any] = {}
+    static_port, gradio_port = free_port(), free_port()
+    servers = [
+        subprocess.Popen(
+            [sys.executable, "-m", "http.server", str(static_port), "-b", "127.0.0.1"],
+            cwd=folder,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        ),
+        subprocess.Popen(
+            [sys.executable, str(folder / "minimal.py"), str(gradio_port)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        ),
+    ]
+    try:
+        for port in (static_port, gradio_port):
+            for _ in range(600):
+                try:
+                    httpx.get(f"http://127.0.0.1:{port}/", timeout=5)
+                    break
+                except httpx.HTTPError:
+                    time.sleep(0.1)
+        static = f"http://127.0.0.1:{static_port}/"
+        minimal = f"http://127.0.0.1:{gradio_port}/"
+        out["static_board_one"] = chromium_pages(static, 1, "td")
+        out["static_board"] = chromium_pages(static, pages, "td")
+        out["minimal_gradio_one"] = chromium_pages(minimal, 1, "h1")
+        out["minimal_gradio"] = chromium_pages(minimal, pages, "h1")
+        return out
+    finally:
+        for proc in servers:
+            proc.terminate()
+            proc.wait(timeout=30)
 
 
 def bench_board(gold_dir: Path, gold, work: Path, entries: int, args, parts: set[str]) -> dict:
@@ -323,6 +374,9 @@ def bench_board(gold_dir: Path, gold, work: Path, entries: int, args, parts: set
             if entries == args.entries:
                 out["chromium"] = chromium_pages(srv.url, args.pages)
                 print(json.dumps(out), flush=True)
+        if "floor" in parts and entries == args.entries:
+            out["floor"] = bench_floor(PageLoad(srv.url).board_src, work, args.pages)
+            print(json.dumps(out), flush=True)
         return out
     finally:
         _stop(srv)
@@ -330,7 +384,7 @@ def bench_board(gold_dir: Path, gold, work: Path, entries: int, args, parts: set
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--parts", default="submit,http,chromium,many")
+    parser.add_argument("--parts", default="submit,http,chromium,floor,many")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--entries", type=int, default=200)
     parser.add_argument("--many", type=int, default=10_000)
@@ -354,7 +408,7 @@ def main() -> None:
                     gold_dir, gold, work, args.repeat, args.pad
                 )
                 print(json.dumps(results), flush=True)
-        if parts & {"http", "chromium"} and args.entries:
+        if parts & {"http", "chromium", "floor"} and args.entries:
             results["board"] = bench_board(gold_dir, gold, work, args.entries, args, parts)
         if "many" in parts:
             results["many"] = bench_board(gold_dir, gold, work, args.many, args, parts)

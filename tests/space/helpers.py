@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import string
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
+import httpx
 from respondeoqa_eval.breakdowns import groups_of
 from respondeoqa_eval.gold import GoldSet
 from respondeoqa_eval.records import Record
@@ -142,3 +144,89 @@ def submit(
         "all coverages",
         api_name="/submit",
     )
+
+
+# -- the leaderboard as a client reads it ----------------------------------------------------
+
+
+def board_rows(board: dict[str, Any]) -> list[dict[str, Any]]:
+    """A table as an API client gets it (the /leaderboard value, or a Dataframe output's
+    {"value": {"headers", "data"}}) as one dict per row."""
+    value = board.get("value", board)
+    return [dict(zip(value["headers"], row, strict=True)) for row in value["data"]]
+
+
+def leaderboard(
+    client: Any, view: str = "Overview", coverage: str = "all coverages"
+) -> list[dict[str, Any]]:
+    """Every row of a view through the /leaderboard API (gradio_client)."""
+    return board_rows(client.predict(view, coverage, api_name="/leaderboard"))
+
+
+class _BoardParser(HTMLParser):
+    """Reads the board's HTML table: header texts, and per body row its cells and data-key."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.headers: list[str] = []
+        self.rows: list[dict[str, Any]] = []
+        self._cell: list[str] | None = None
+        self._in_head = False
+        self._row: list[str] = []
+        self._key: str | None = None
+        self._classes: list[str] = []
+        self._row_classes: list[list[str]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag == "thead":
+            self._in_head = True
+        elif tag == "tr" and not self._in_head:
+            self._row, self._key, self._row_classes = [], a.get("data-key"), []
+        elif tag in ("td", "th"):
+            self._cell = []
+            self._classes = (a.get("class") or "").split()
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "thead":
+            self._in_head = False
+        elif tag in ("td", "th") and self._cell is not None:
+            text = "".join(self._cell)
+            if self._in_head:
+                self.headers.append(text)
+            else:
+                self._row.append(text)
+                self._row_classes.append(self._classes)
+            self._cell = None
+        elif tag == "tr" and not self._in_head and self._row:
+            row: dict[str, Any] = dict(zip(self.headers, self._row, strict=True))
+            row["_key"] = self._key
+            row["_best"] = [
+                h for h, c in zip(self.headers, self._row_classes, strict=True) if "b" in c
+            ]
+            self.rows.append(row)
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def parse_board(board_html: str) -> tuple[list[str], list[dict[str, Any]]]:
+    """(header texts, rows) of the board's HTML; each row maps header -> cell text (HTML
+    entities decoded, as a browser shows them), plus "_key" (its data-key) and "_best" (the
+    headers of its cells marked best)."""
+    parser = _BoardParser()
+    parser.feed(board_html)
+    parser.close()
+    return parser.headers, parser.rows
+
+
+def page_board(url: str, view: str = "Overview", coverage: str = "all coverages") -> str:
+    """The board's HTML as a page load fetches it: from the URL in the page's config."""
+    config = httpx.get(url + "config", timeout=30).json()
+    props = [c.get("props", {}).get("props") or {} for c in config["components"]]
+    src = next(p["board_src"] for p in props if p.get("board_src"))
+    path = src.split("?", 1)[0]
+    resp = httpx.get(url + path, params={"view": view, "coverage": coverage}, timeout=60)
+    resp.raise_for_status()
+    return resp.text

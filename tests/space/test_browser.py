@@ -30,7 +30,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 sync_api = require("playwright.sync_api")
 
-HOSTILE = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>'
+HOSTILE = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>${window.__xss=3}'
 SHORT = "junior_scholarship_short_answer.json"
 
 
@@ -108,10 +108,11 @@ def test_browser_submit_view_compare_escape(
 
     search = page.locator("#leaderboard-table").get_by_placeholder("Search")
     search.fill("browser-baseline")
-    sync_api.expect(table).not_to_contain_text("LLaMa 3.3 70B", timeout=10_000)
-    sync_api.expect(table).to_contain_text("browser-baseline")
+    shown = table.locator("tbody tr:visible")
+    sync_api.expect(shown.filter(has_text="LLaMa 3.3 70B")).to_have_count(0, timeout=10_000)
+    sync_api.expect(shown.filter(has_text="browser-baseline")).to_have_count(1)
     search.fill("")
-    sync_api.expect(table).to_contain_text("LLaMa 3.3 70B", timeout=10_000)
+    sync_api.expect(shown.filter(has_text="LLaMa 3.3 70B")).to_have_count(1, timeout=10_000)
 
     page.locator("#view").get_by_text("Content type", exact=True).click()
     sync_api.expect(table).to_contain_text("Literary devices", timeout=20_000)
@@ -164,26 +165,34 @@ ALL_VIEWS = [
 
 
 def _cell_texts(page, column: int) -> list[str]:
-    return page.locator(f'#leaderboard-table .body-cell[data-col="{column}"]').all_inner_texts()
+    """The shown texts of a board column (0-based)."""
+    cells = page.locator(f"#leaderboard-table tbody tr:visible td:nth-child({column + 1})")
+    return cells.all_inner_texts()
 
 
-def _header_texts(page, elem: str = "#leaderboard-table") -> list[str]:
+def _header_texts(page) -> list[str]:
+    return [t.strip() for t in page.locator("#leaderboard-table th").all_inner_texts()]
+
+
+def _dataframe_headers(page, elem: str) -> list[str]:
     return [t.strip() for t in page.locator(f"{elem} th .header-content").all_inner_texts()]
 
 
 def _assert_model_pinned(page) -> None:
-    """Scrolled to the far right, the first row's model name is still inside the table box."""
-    viewport = page.locator("#leaderboard-table .virtual-table-viewport")
+    """Scrolled to the far right, the first row's rank and model name are still inside the
+    table's box, and so is the Model header."""
+    viewport = page.locator("#leaderboard-table .board-wrap")
     wide = viewport.evaluate("e => e.scrollWidth > e.clientWidth + 50")
     viewport.evaluate("e => { e.scrollLeft = e.scrollWidth; }")
     page.wait_for_timeout(300)
     assert viewport.evaluate("e => e.scrollLeft") > 0 or not wide
     box = viewport.bounding_box()
-    for cell in ('[data-testid="cell-0-0"]', '[data-testid="cell-0-1"]'):
-        b = page.locator(f"#leaderboard-table {cell}").bounding_box()
-        assert b is not None and b["width"] > 20, cell
+    first = page.locator("#leaderboard-table tbody tr").first
+    for column in (0, 1):
+        b = first.locator("td").nth(column).bounding_box()
+        assert b is not None and b["width"] > 20, column
         assert box["x"] - 1 <= b["x"] and b["x"] + b["width"] <= box["x"] + box["width"] + 1, (
-            cell,
+            column,
             b,
             box,
         )
@@ -303,8 +312,19 @@ def test_browser_leaderboard_at_a_glance(
             assert "95% CI" not in rows[0]  # the interval is two numeric columns
 
             # entry detail: click a row, see its breakdown and metadata, download public items
+            # sorting: a click on Model sorts by name, a second click reverses
+            models = page.locator("#leaderboard-table tbody tr td:nth-child(2)")
+            page.locator('#leaderboard-table th[data-heading="1"]').click()
+            names = models.all_inner_texts()
+            assert len(names) >= 3
+            ordered = page.evaluate("n => [...n].sort((a, b) => a.localeCompare(b))", names)
+            assert names == ordered, names  # the browser's own collation
+            page.locator('#leaderboard-table th[data-heading="1"]').click()
+            assert models.all_inner_texts() == names[::-1]
+            page.locator('#leaderboard-table th[data-heading="0"]').click()  # back to rank order
+
             row = table.get_by_role("row").filter(has_text="glance-short")
-            row.locator('[data-col="1"]').click()
+            row.locator("td").nth(1).click()
             sync_api.expect(page.locator("#detail-msg textarea")).to_have_value(
                 re.compile(rf"^Entry #{ids[0]}"), timeout=20_000
             )
@@ -335,11 +355,13 @@ def test_browser_leaderboard_at_a_glance(
         sync_api.expect(page.locator("#compare-msg textarea")).to_have_value(
             re.compile(rf"^A = #{ids[0]} "), timeout=60_000
         )
-        sync_api.expect(page.locator("#plot-content .js-plotly-plot")).to_have_count(1)
+        sync_api.expect(page.locator("#plot-content .js-plotly-plot")).to_have_count(
+            1, timeout=30_000
+        )
         assert page.locator("#plot-content .errorbar").count() > 0  # 95% intervals
         sync_api.expect(page.locator("#plot-content")).to_contain_text("n=")
         sync_api.expect(page.locator("#plot-diff")).to_contain_text("Overall (n=")
-        assert _header_texts(page, "#disagreements")[:4] == [
+        assert _dataframe_headers(page, "#disagreements")[:4] == [
             "Question",
             "Gold",
             "A answer",

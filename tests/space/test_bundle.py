@@ -30,6 +30,7 @@ from respondeoqa_eval.space.settings import DEFAULT_DB
 from synthetic import SECRET_MARKER, private_records, write_private
 from wheelkit import ROOT, checkout_version, free_port, pip_in, stop, venv_env, wait_for_http
 
+from .helpers import leaderboard
 from .hubstub import HubStub
 
 SPACE_DIR = ROOT / "space"  # the repository's copy of the Space files
@@ -215,11 +216,7 @@ def test_bundle_installs_and_serves_the_leaderboard(
         url = f"http://127.0.0.1:{port}/"
         status, body = wait_for_http(url, proc, text)
         assert status == 200 and "<html" in body.lower(), text()
-        board, _csv = Client(url, verbose=False).predict(
-            "Overview", "all coverages", api_name="/leaderboard"
-        )
-        value = board.get("value", board)
-        models = {dict(zip(value["headers"], r, strict=True))["Model"] for r in value["data"]}
+        models = {r["Model"] for r in leaderboard(Client(url, verbose=False))}
         assert {row.model for row in PAPER_ROWS} <= models
     finally:
         stop(proc)

@@ -4,13 +4,20 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
 from gradio_client import Client
 
-from .helpers import file_records, k_correct_predictions, submit, write_jsonl
+from .helpers import (
+    board_rows,
+    file_records,
+    k_correct_predictions,
+    leaderboard,
+    parse_board,
+    submit,
+    write_jsonl,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -20,11 +27,6 @@ SHORT = "junior_scholarship_short_answer.json"
 @pytest.fixture(scope="module")
 def client(server) -> Client:
     return Client(server.url, verbose=False)
-
-
-def board_rows(board: dict[str, Any]) -> list[dict[str, Any]]:
-    value = board.get("value", board)
-    return [dict(zip(value["headers"], row, strict=True)) for row in value["data"]]
 
 
 def test_submit_then_row_on_leaderboard(client: Client, public_gold, tmp_path: Path) -> None:
@@ -39,21 +41,22 @@ def test_submit_then_row_on_leaderboard(client: Client, public_gold, tmp_path: P
     assert message.startswith("Stored as entry #"), message
     expected = round(100 * k / n, 1)  # only the file it covers is scored; one decimal
     assert f"{100 * k / n:.1f}%" in message
-    mine = [r for r in board_rows(board) if r["Model"] == "client-e2e-model"]
+    # the reply's board (HTML, as the page shows it) has the new row
+    mine = [r for r in parse_board(board)[1] if r["Model"] == "client-e2e-model"]
     assert len(mine) == 1
     row = mine[0]
-    assert row["Overall"] == expected and row["Items"] == n
+    assert row["Overall"] == f"{expected:.1f}" and row["Items"] == str(n)
     assert row["Coverage"] == "Junior Scholarship" and row["Type"] == "scored"
     assert row["Link"] == "https://example.org/m" and row["Params"] == "7B"
-    assert row["Rank"] >= 1
+    assert int(row["Rank"]) >= 1 and row["_key"].startswith("e:")
     groups = {(r["Breakdown"], r["Group"]): r["Score"] for r in board_rows(breakdown)}
     assert groups[("Overall", "all scored items")] == expected
     # a fresh call of the leaderboard endpoint (another visitor) sees it too, in every view
     for view in ("Overview", "Content type", "Language pair", "Source", "Format"):
-        table, _csv = client.predict(view, "all coverages", api_name="/leaderboard")
-        assert any(r["Model"] == "client-e2e-model" for r in board_rows(table))
+        rows = leaderboard(client, view)
+        assert any(r["Model"] == "client-e2e-model" for r in rows)
         if view == "Source":
-            src = next(r for r in board_rows(table) if r["Model"] == "client-e2e-model")
+            src = next(r for r in rows if r["Model"] == "client-e2e-model")
             assert src["Junior Scholarship"] == expected
 
 
@@ -96,8 +99,7 @@ def test_bad_metadata_and_duplicates(client: Client, public_gold, tmp_path: Path
     # the same client sending the same predictions again is a retry: pointed to its entry
     again, *_ = submit(client, copy, "feet model again")
     assert again.startswith(f"Already stored as entry {entry} (feet model)"), again
-    table, _csv = client.predict("Overview", "all coverages", api_name="/leaderboard")
-    assert not any(r["Model"] == "feet model again" for r in board_rows(table))
+    assert not any(r["Model"] == "feet model again" for r in leaderboard(client))
 
 
 def test_compare_endpoint(client: Client, public_gold, tmp_path: Path) -> None:

@@ -16,7 +16,14 @@ from respondeoqa_eval.space.hub import HubRepo
 from respondeoqa_eval.space.store import Store, Submission, hub_path, sha256_bytes
 from respondeoqa_eval.space.sync import Syncer
 
-from .helpers import file_records, k_correct_predictions, make_report, submit, write_jsonl
+from .helpers import (
+    file_records,
+    k_correct_predictions,
+    leaderboard,
+    make_report,
+    submit,
+    write_jsonl,
+)
 from .hubstub import HubStub
 
 REPO = "operator/leaderboard-data"
@@ -159,11 +166,7 @@ def test_kill_9_between_acceptance_and_push_loses_nothing(
 
     third = start_server(private_dir, tmp_path / "new-disk", env_extra=env)  # the disk is gone
     try:
-        board, _csv = Client(third.url, verbose=False).predict(
-            "Overview", "all coverages", api_name="/leaderboard"
-        )
-        value = board.get("value", board)
-        models = [dict(zip(value["headers"], r, strict=True))["Model"] for r in value["data"]]
+        models = [r["Model"] for r in leaderboard(Client(third.url, verbose=False))]
         assert "durable model" in models
     finally:
         third.stop()

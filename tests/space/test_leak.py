@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -26,12 +27,19 @@ def fetch(url: str) -> tuple[int, bytes]:
         return exc.code, exc.read()
 
 
+def _is_file(text: str) -> bool:
+    try:
+        return len(text) < 4096 and Path(text).is_file()
+    except OSError:  # not a path (e.g. the board's HTML)
+        return False
+
+
 def flat(value: Any) -> str:
     """Everything an endpoint returned, as text (file outputs are read too)."""
     text = json.dumps(value, default=str, ensure_ascii=False)
     paths = value if isinstance(value, (list, tuple)) else [value]
     for item in paths:
-        if isinstance(item, str) and Path(item).is_file():
+        if isinstance(item, str) and _is_file(item):
             text += Path(item).read_text(encoding="utf-8", errors="replace")
         if isinstance(item, dict) and isinstance(item.get("value"), str):
             path = Path(item["value"])
@@ -73,6 +81,11 @@ def test_private_gold_never_leaves(server, private_gold, tmp_path: Path) -> None
         "Translation (BLEU, chrF)",
     ):
         outputs.append(flat(client.predict(view, "all coverages", api_name="/leaderboard")))
+        query = urllib.parse.urlencode({"view": view, "coverage": "all coverages"})
+        for route in ("board", "board.csv"):  # what a page load and Download CSV fetch
+            status, body = fetch(f"{server.url}{route}?{query}")
+            assert status == 200 and b"leak-a" in body, (route, status)
+            outputs.append(body.decode("utf-8", "replace"))
     # bad files that name private items: messages name ids and lines, never gold
     sa = next(r for r in private if r.task == "short_answer")
     bad = [

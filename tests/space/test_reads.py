@@ -1,6 +1,7 @@
 """Reads never wait behind a submission: while one is being scored, the /leaderboard endpoint
-(gradio_client, through the queue) and the page's load event (sent the way the browser sends
-it: outside the queue) both answer; once it is stored, the next read shows it.
+(gradio_client, through the queue) and the board a page load fetches (the app's own route,
+outside Gradio) both answer; once it is stored, the next read shows it. A page load makes no
+Gradio call at all.
 
 The scoring section is held by a gate put in place of the Space's scoring semaphore (no sleeps):
 the test knows the submission is inside it, and decides when it may finish.
@@ -9,7 +10,6 @@ the test knows the submission is inside it, and decides when it may finish.
 from __future__ import annotations
 
 import threading
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +20,14 @@ from respondeoqa_eval.space.service import Space
 from respondeoqa_eval.space.settings import SpaceConfig
 
 from .conftest import free_port
-from .helpers import file_records, k_correct_predictions, write_jsonl
+from .helpers import (
+    board_rows,
+    file_records,
+    k_correct_predictions,
+    page_board,
+    parse_board,
+    write_jsonl,
+)
 
 SHORT = "junior_scholarship_short_answer.json"
 
@@ -43,9 +50,11 @@ class Gate:
 
 
 def _models(board: dict[str, Any]) -> list[str]:
-    value = board.get("value", board)
-    col = value["headers"].index("Model")
-    return [row[col] for row in value["data"]]
+    return [r["Model"] for r in board_rows(board)]
+
+
+def _page_models(url: str) -> list[str]:
+    return [r["Model"] for r in parse_board(page_board(url))[1]]
 
 
 def _in_thread(fn: Any) -> tuple[threading.Thread, dict[str, Any]]:
@@ -60,23 +69,6 @@ def _in_thread(fn: Any) -> tuple[threading.Thread, dict[str, Any]]:
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
     return thread, out
-
-
-def _load_event(url: str) -> list[Any]:
-    """The page's load event as the browser sends it (outside the queue when so configured)."""
-    config = httpx.get(url + "config", timeout=30).json()
-    dep = next(d for d in config["dependencies"] if any(t[1] == "load" for t in d["targets"]))
-    assert dep["queue"] is False, "the load event must not wait in the queue"
-    body = {
-        "data": ["Overview", "all coverages"],
-        "fn_index": dep["id"],
-        "session_hash": uuid.uuid4().hex[:11],
-        "event_data": None,
-        "trigger_id": None,
-    }
-    resp = httpx.post(url + "gradio_api/run/predict", json=body, timeout=60)
-    resp.raise_for_status()
-    return resp.json()["data"]
 
 
 def test_reads_answer_while_a_submission_is_scored(public_gold, tmp_path: Path) -> None:
@@ -114,26 +106,28 @@ def test_reads_answer_while_a_submission_is_scored(public_gold, tmp_path: Path) 
         assert "error" not in got, got.get("error")
         assert not reader.is_alive() and "value" in got, "/leaderboard waited for the submission"
         assert not job.done(), "the submission finished before the read: nothing was tested"
-        board, _csv = got["value"]
+        board = got["value"]
         assert "held model" not in _models(board)
         assert len(_models(board)) >= 1  # the paper's rows
 
-        loader, page = _in_thread(lambda: _load_event(url))
+        loader, page = _in_thread(lambda: _page_models(url))
         loader.join(timeout=120)
         assert "error" not in page, page.get("error")
-        assert "value" in page, "the page's load event waited for the submission"
+        assert "value" in page, "the page's board waited for the submission"
         assert not job.done()
-        assert "held model" not in _models(page["value"][0])
+        assert "held model" not in page["value"] and "LLaMa 3.3 70B" in page["value"]
+        config = httpx.get(url + "config", timeout=30).json()
+        assert not [d for d in config["dependencies"] if any(t[1] == "load" for t in d["targets"])]
 
         gate.open.set()
         message, *_ = job.result(timeout=120)
         assert message.startswith("Stored as entry #"), message
         # the cache is rebuilt after the write: the next reads show the entry
-        board, _csv = Client(url, verbose=False).predict(
+        board = Client(url, verbose=False).predict(
             "Overview", "all coverages", api_name="/leaderboard"
         )
         assert "held model" in _models(board)
-        assert "held model" in _models(_load_event(url)[0])
+        assert "held model" in _page_models(url)
     finally:
         gate.open.set()
         demo.close()

@@ -6,13 +6,14 @@ import csv
 import io
 import math
 from dataclasses import dataclass, field, replace
+from html.parser import HTMLParser
 
 import pytest
 from respondeoqa_eval.report import BleuScore, Report, Score
 from respondeoqa_eval.space import table
 from respondeoqa_eval.space.paper import PAPER_LABEL, PAPER_ROWS
 
-from .helpers import make_report
+from .helpers import make_report, parse_board
 
 
 @dataclass
@@ -177,26 +178,72 @@ def test_number_style_best_values_and_csv_types() -> None:
         FakeEntry(2, "b", make_report(0.5)),
     ]
     df = table.leaderboard_frame([*PAPER_ROWS, *entries])
-    styled = table.styled(df)
-    html = styled.to_html()
     shown = table.display_frame(df)
     assert shown.loc[shown["Model"] == "a", "95% CI"].item() == "20.0 to 30.0"
     assert shown.loc[shown["Model"] == "LLaMa 3.3 70B", "95% CI"].item() == table.MISSING
-    # display strings: one decimal for every score, the missing mark for NaN
-    ctx = styled._translate(None, None)
-    cells = {(r, c["display_value"]) for r, row in enumerate(ctx["body"]) for c in row[1:]}
-    assert (
-        len(PAPER_ROWS),
-        "50.0",
-    ) in cells  # b ranks first among the public entries and (0, table.MISSING) in cells
+    headers, rows = parse_board(table.board_html(df, "Leaderboard"))
+    assert headers == table.display_columns("Overview")
+    by_model = {r["Model"]: r for r in rows}
+    # one decimal for every score, the missing mark for a missing value, integers for counts
+    assert by_model["b"]["Overall"] == "50.0" and by_model["a"]["Overall"] == "25.0"
+    assert by_model["LLaMa 3.3 70B"]["Overall"] == "71.9"  # 71.92 in the paper
+    assert by_model["LLaMa 3.3 70B"]["Items"] == table.MISSING
+    assert by_model["b"]["Items"] == "100" and by_model["b"]["Rank"] == "1"
     # the best value per coverage: b (50.0) among the public entries, LLaMa among the paper's
-    mask = table.best_mask(shown, ["Overall"])
-    assert set(shown.loc[mask["Overall"], "Model"]) == {"LLaMa 3.3 70B", "b"}
-    assert "font-weight: 700" in html
+    assert "Overall" in by_model["b"]["_best"] and "Overall" not in by_model["a"]["_best"]
+    assert "Overall" in by_model["LLaMa 3.3 70B"]["_best"]
+    assert "Overall" not in by_model["o3-mini"]["_best"]
+    # rows carry the key the entry detail opens
+    assert by_model["b"]["_key"] == "e:2"
+    o3 = next(p for p in PAPER_ROWS if p.model == "o3-mini")
+    assert by_model["o3-mini"]["_key"] == f"p:{o3.key}"
     rows = list(csv.DictReader(io.StringIO(table.to_csv(df))))
     assert [r["Rank"] for r in rows] == ["1", "2", "3", "1", "2"]
     assert rows[3]["Items"] == "100" and rows[0]["Items"] == ""
     assert float(rows[3]["CI low"]) == 45.0 and float(rows[3]["CI high"]) == 55.0
+    api = table.records(df)
+    assert api["headers"] == list(df.columns)
+    assert api["data"][3][:3] == [1, "b", 50.0] and api["data"][0][3] is None  # no NaN in JSON
+
+
+HOSTILE = [
+    '<img src=x onerror="window.__xss=1">',
+    "</td></tr></table><script>alert(1)</script>",
+    '" data-key="e:1" onclick="alert(1)',
+    "${alert(1)} {{constructor.constructor('alert(1)')()}} `x`",
+    "&amp; &lt;b&gt;",
+]
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_board_html_keeps_every_user_string_text(name: str) -> None:
+    """Model names, links and parameter counts are escaped: the parsed table reads back the
+    exact strings, and no markup of theirs survives in the HTML."""
+    entry = FakeEntry(7, name, make_report(0.5), params=name, link=name)
+    board = table.board_html(table.leaderboard_frame([entry]), f"caption {name}")
+    headers, rows = parse_board(board)
+    assert [(r["Model"], r["Params"], r["Link"]) for r in rows] == [(name, name, name)]
+    assert rows[0]["_key"] == "e:7"
+    tags = _Tags()
+    tags.feed(board)
+    assert tags.names <= {"p", "div", "table", "thead", "tbody", "tr", "th", "td"}, tags.names
+    assert tags.attrs <= {"class", "data-heading", "data-type", "title", "style", "data-key"}
+    assert tags.keys == ["e:7"]
+
+
+class _Tags(HTMLParser):
+    """Every tag and attribute name in an HTML text, and the data-key values."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.names: set[str] = set()
+        self.attrs: set[str] = set()
+        self.keys: list[str | None] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.names.add(tag)
+        self.attrs |= {k for k, _ in attrs}
+        self.keys += [v for k, v in attrs if k == "data-key"]
 
 
 def test_legend_explains_missing_and_bleu() -> None:

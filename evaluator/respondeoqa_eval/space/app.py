@@ -1,7 +1,8 @@
 """The Gradio UI: wires `service.Space` methods to components. No logic lives here.
 
-Every user string reaches the page through plain-text components (Textbox, "str" Dataframe
-cells, Dropdown labels, escaped plotly labels); Markdown and HTML hold only our own text.
+Every user string reaches the page as text: in plain-text components (Textbox, "str" Dataframe
+cells, Dropdown labels, escaped plotly labels) or in the board's HTML, which
+`table.board_html` escapes cell by cell. Markdown holds only our own text.
 """
 
 from __future__ import annotations
@@ -11,11 +12,14 @@ import os
 # before gradio is imported: no usage analytics, no version check from the server
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
+import html  # noqa: E402
 import logging  # noqa: E402
+import re  # noqa: E402
 import tempfile  # noqa: E402
 import threading  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
+from urllib.parse import urlencode  # noqa: E402
 
 import gradio as gr  # noqa: E402
 
@@ -86,38 +90,158 @@ also the paired difference per category and the public items where they disagree
 DETAIL_HELP = """**Entry detail**: pick an entry here or click its row in the table: its full
 breakdown, what is known about it, and a download of its per-item results on public items."""
 
-# Rank and Model stay in view whatever the horizontal scroll: Gradio 6's Dataframe renders cells
-# as divs with data-col / data-heading; the widths come from table.column_widths.
+# The board is our own HTML table (table.board_html escapes every cell): a Dataframe of a few
+# hundred rows cost the server a traversal of every cell per page load and the browser seconds.
+# Rank and Model stay in view whatever the horizontal scroll (sticky cells, fixed Rank width);
+# the header row stays in view whatever the vertical scroll.
 _RANK_W = 64
 _MODEL_W, _MODEL_W_PHONE = 220, 124
 _PIN = "#leaderboard-table"
 CSS = f"""
-{_PIN} .body-cell[data-col="0"], {_PIN} .body-cell[data-col="1"],
-{_PIN} th[data-heading="0"], {_PIN} th[data-heading="1"] {{
-  position: sticky; z-index: 3;
-  background: var(--table-even-background-fill, var(--background-fill-primary));
+{_PIN} .board-search {{
+  width: min(420px, 100%); margin: 0 0 8px; padding: 6px 10px; font-size: 14px;
+  border: 1px solid var(--border-color-primary); border-radius: 6px;
+  background: var(--background-fill-primary); color: var(--body-text-color);
 }}
-{_PIN} .row-odd .body-cell[data-col="0"], {_PIN} .row-odd .body-cell[data-col="1"] {{
-  background: var(--table-odd-background-fill, var(--background-fill-secondary));
+{_PIN} .board-csv {{
+  float: right; margin: 2px 0 8px; padding: 5px 12px; font-size: 14px; text-decoration: none;
+  border: 1px solid var(--border-color-primary); border-radius: 6px;
+  color: var(--body-text-color); background: var(--button-secondary-background-fill);
 }}
-{_PIN} th[data-heading="0"], {_PIN} th[data-heading="1"] {{
-  z-index: 5; background: var(--table-even-background-fill, var(--background-fill-primary));
+{_PIN} .board-caption {{ clear: both; margin: 0 0 6px; font-size: 13px; color: var(--body-text-color-subdued); }}
+{_PIN} .board-wrap {{
+  clear: both; overflow: auto; max-height: 620px; border: 1px solid var(--border-color-primary);
+  border-radius: 8px;
 }}
-{_PIN} .body-cell[data-col="0"], {_PIN} th[data-heading="0"] {{ left: 0; }}
-{_PIN} .body-cell[data-col="1"], {_PIN} th[data-heading="1"] {{
-  left: {_RANK_W}px; box-shadow: 2px 0 0 var(--border-color-primary);
+{_PIN} table.board {{
+  border-collapse: separate; border-spacing: 0; width: max-content; min-width: 100%;
+  font-size: 14px; color: var(--body-text-color);
 }}
-#leaderboard-table th .header-content span, #disagreements th .header-content span,
-#differences th .header-content span {{ white-space: normal; line-height: 1.2; }}
+{_PIN} .board th, {_PIN} .board td {{
+  padding: 6px 10px; border-bottom: 1px solid var(--border-color-primary); text-align: left;
+  white-space: nowrap; background-color: var(--background-fill-primary); box-sizing: border-box;
+}}
+{_PIN} .board tbody tr:nth-child(even) td {{
+  background-color: var(--background-fill-secondary);
+}}
+{_PIN} .board thead th {{
+  position: sticky; top: 0; z-index: 2; white-space: normal; vertical-align: bottom;
+  line-height: 1.2; cursor: pointer; user-select: none;
+  background-color: var(--background-fill-secondary); font-weight: 600;
+}}
+{_PIN} .board th[aria-sort="ascending"]::after {{ content: " \\25B2"; font-size: 10px; }}
+{_PIN} .board th[aria-sort="descending"]::after {{ content: " \\25BC"; font-size: 10px; }}
+{_PIN} .board td.n {{ text-align: right; font-variant-numeric: tabular-nums; }}
+{_PIN} .board td.b {{
+  font-weight: 700; background-image: linear-gradient(rgba(34, 160, 90, 0.18),
+  rgba(34, 160, 90, 0.18));
+}}
+{_PIN} .board tbody tr[data-key] {{ cursor: pointer; }}
+{_PIN} .board tbody tr[data-key]:hover td, {_PIN} .board tbody tr.picked td {{
+  background-image: linear-gradient(rgba(60, 110, 220, 0.10), rgba(60, 110, 220, 0.10));
+}}
+{_PIN} .board td:nth-child(1), {_PIN} .board th:nth-child(1) {{
+  position: sticky; left: 0; z-index: 1; width: {_RANK_W}px; min-width: {_RANK_W}px !important;
+  max-width: {_RANK_W}px;
+}}
+{_PIN} .board td:nth-child(2), {_PIN} .board th:nth-child(2) {{
+  position: sticky; left: {_RANK_W}px; z-index: 1; width: {_MODEL_W}px;
+  min-width: {_MODEL_W}px !important; max-width: {_MODEL_W}px; white-space: normal;
+  overflow-wrap: anywhere; box-shadow: 2px 0 0 var(--border-color-primary);
+}}
+{_PIN} .board thead th:nth-child(-n+2) {{ z-index: 3; }}
+#disagreements th .header-content span, #differences th .header-content span {{
+  white-space: normal; line-height: 1.2;
+}}
 .msg-ok textarea {{ border-left: 6px solid #1f9d55 !important; background: #effaf3 !important; }}
 .msg-error textarea {{ border-left: 6px solid #c53030 !important; background: #fdf0f0 !important; }}
 .msg-warn textarea {{ border-left: 6px solid #c27c0e !important; background: #fff8e6 !important; }}
 @media (max-width: 640px) {{
-  {_PIN} .body-cell[data-col="1"], {_PIN} th[data-heading="1"] {{
-    width: {_MODEL_W_PHONE}px !important; min-width: {_MODEL_W_PHONE}px !important;
-    max-width: {_MODEL_W_PHONE}px !important; flex: 0 0 {_MODEL_W_PHONE}px !important;
+  {_PIN} .board td:nth-child(2), {_PIN} .board th:nth-child(2) {{
+    width: {_MODEL_W_PHONE}px; min-width: {_MODEL_W_PHONE}px !important;
+    max-width: {_MODEL_W_PHONE}px;
   }}
 }}
+"""
+
+# The board's search box sits outside the table, in the component's template; until the table
+# arrives the template says so.
+BOARD_TEMPLATE = (
+    '<input type="search" class="board-search" placeholder="Search models, coverage, entries"'
+    ' aria-label="Search the leaderboard">'
+    "${value || '<p class=\"board-caption\">Loading the leaderboard\u2026</p>'}"
+)
+
+# Our own script for the board (the HTML component runs it once, with `element` its root,
+# `props` its properties and `trigger` its events). A page load fetches the table from the
+# BOARD_ROUTE (cached HTML, no Gradio event, no session, no queue); then it sorts on a header
+# click, filters as the search box is typed in, and a click on an entry's row fires `select`
+# with the row's key (the entry detail). Listeners sit on the root, which Gradio keeps when a new
+# table arrives; sort and filter are re-applied then.
+BOARD_JS = """
+let query = "", sortCol = null, sortDir = 1;
+if (!props.value) {
+  fetch(new URL(props.board_src, location.href), {cache: "no-store"})
+    .then((r) => (r.ok ? r.text() : Promise.reject(r.status)))
+    .then((html) => { if (!props.value) props.value = html; })
+    .catch(() => {
+      if (!props.value) props.value = props.board_error;
+    });
+}
+const rows = () => Array.from(element.querySelectorAll("table.board tbody tr"));
+function filterRows() {
+  const q = query.trim().toLowerCase();
+  for (const tr of rows()) tr.hidden = q !== "" && !tr.textContent.toLowerCase().includes(q);
+}
+function sortRows() {
+  const body = element.querySelector("table.board tbody");
+  const th = element.querySelector(`table.board th[data-heading="${sortCol}"]`);
+  if (!body || !th) return;
+  const num = th.dataset.type === "num";
+  const key = (tr) => {
+    const td = tr.children[sortCol];
+    if (!td) return null;
+    const text = td.textContent;
+    if (!num) return text;
+    const value = parseFloat(text);
+    return Number.isNaN(value) ? null : value;  // the missing mark
+  };
+  const sorted = rows().sort((a, b) => {
+    const x = key(a), y = key(b);
+    if (x === null || y === null) return (x === null) - (y === null);  // missing values last
+    return (num ? x - y : String(x).localeCompare(String(y))) * sortDir;
+  });
+  for (const tr of sorted) body.appendChild(tr);
+  for (const h of element.querySelectorAll("table.board th")) h.removeAttribute("aria-sort");
+  th.setAttribute("aria-sort", sortDir > 0 ? "ascending" : "descending");
+}
+element.addEventListener("input", (e) => {
+  if (!e.target.classList.contains("board-search")) return;
+  query = e.target.value;
+  filterRows();
+});
+element.addEventListener("click", (e) => {
+  const th = e.target.closest("table.board th");
+  if (th) {
+    const col = Number(th.dataset.heading);
+    const higherFirst = th.dataset.type === "num" && col !== 0;
+    sortDir = col === sortCol ? -sortDir : (higherFirst ? -1 : 1);
+    sortCol = col;
+    sortRows();
+    return;
+  }
+  const tr = e.target.closest("table.board tbody tr[data-key]");
+  if (!tr) return;
+  for (const r of rows()) r.classList.remove("picked");
+  tr.classList.add("picked");
+  trigger("select", {index: [rows().indexOf(tr), 0], value: tr.dataset.key, selected: true});
+});
+new MutationObserver(() => {
+  const box = element.querySelector(".board-search");
+  if (box && box.value !== query) box.value = query;
+  if (sortCol !== null) sortRows();
+  filterRows();
+}).observe(element, {childList: true});
 """
 
 
@@ -125,10 +249,11 @@ def _view(value: Any) -> str:
     return value if value in table.VIEWS else "Overview"
 
 
-# Reads (board, legend, entry detail, the page's load event) run outside Gradio's queue: a page
-# load never waits behind a submission being scored, nor counts toward the queue's size. API
-# clients (gradio_client always joins the queue) get their own concurrency group, apart from
-# "submit". Every read is served from the Space's per-data-version cache (Space.cached).
+# Reads run outside Gradio's queue: a page load (read_routes, no Gradio call at all) and the
+# events a reader fires (view, coverage, legend, entry detail, pickers) never wait behind a
+# submission being scored, nor count toward the queue's size. API clients (gradio_client always
+# joins the queue) get their own concurrency group, apart from "submit". Every read is served
+# from the Space's per-data-version cache (Space.cached).
 READ = {"queue": False, "concurrency_id": "read", "concurrency_limit": None}
 
 # The board (and the pickers) show this many best rows of each coverage, the CSV every entry:
@@ -137,38 +262,75 @@ BOARD_MAX_ROWS = 300
 BOARD_LABEL = "Leaderboard"
 
 
-def _render_board(
-    space: Space, view: str, coverage: str | None, board: gr.Dataframe
-) -> dict[str, Any]:
-    """The board as its Dataframe sends it (headers, cells, display values, styling):
-    rendered once per database change, view and coverage."""
+BOARD_ROUTE, CSV_ROUTE = "board", "board.csv"  # GET ?view=...&coverage=... (app routes)
+BOARD_ERROR = '<p class="board-caption">The leaderboard could not be loaded: reload the page.</p>'
+
+
+def _coverage(space: Space, value: Any) -> str:
+    """A coverage the board knows (else all coverages): cache keys never hold client strings."""
+    return value if value in space.coverage_choices() else table.ALL_COVERAGES
+
+
+def _query(view: str, coverage: str) -> str:
+    return urlencode({"view": view, "coverage": coverage})
+
+
+def _render_board(space: Space, view: str, coverage: str) -> str:
+    """The board's HTML (its CSV link, caption and table): rendered once per database change,
+    view and coverage."""
     df = space.table(view, coverage)
     submitter = table.SUBMITTER in df.columns
     top = df.groupby("Coverage", sort=False).head(BOARD_MAX_ROWS).reset_index(drop=True)
-    payload = board.postprocess(table.styled(top)).model_dump()
-    shown = {
-        "value": payload,
-        "datatype": table.datatypes(view, submitter),
-        "column_widths": table.column_widths(view, submitter),
-        "label": BOARD_LABEL
+    caption = (
+        BOARD_LABEL
         if len(top) == len(df)
         else f"{BOARD_LABEL}: the best {BOARD_MAX_ROWS} rows of each coverage ({len(top):,} of "
-        f"{len(df):,} rows; the CSV holds every entry)",
-    }
-    return {"table": shown, "csv": str(space.csv_file(view, coverage))}
-
-
-def _shown_board(
-    space: Space, view: str, coverage: str | None, board: gr.Dataframe
-) -> dict[str, Any]:
-    return space.cached(
-        ("board", view, coverage), lambda: _render_board(space, view, coverage, board)
+        f"{len(df):,} rows; the CSV holds every entry)"
     )
+    href = html.escape(f"{CSV_ROUTE}?{_query(view, coverage)}")
+    link = f'<a id="csv" class="board-csv" href="{href}" download>Download CSV</a>'
+    return link + table.board_html(top, caption, table.column_widths(view, submitter))
 
 
-def _board(space: Space, view: str, coverage: str | None, board: gr.Dataframe) -> tuple[Any, Any]:
-    shown = _shown_board(space, _view(view), coverage, board)
-    return gr.Dataframe(**shown["table"]), gr.DownloadButton(value=shown["csv"])
+def _board(space: Space, view: Any, coverage: Any) -> str:
+    """The board's HTML for a view and coverage, from the cache."""
+    view, coverage = _view(view), _coverage(space, coverage)
+    return space.cached(("board", view, coverage), lambda: _render_board(space, view, coverage))
+
+
+def _csv_name(view: str, coverage: str) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", f"{view} {coverage}".lower()).strip("-")
+    return f"respondeoqa-leaderboard-{slug}.csv"
+
+
+def read_routes(space: Space) -> list[Any]:
+    """The app's own read routes, served outside Gradio (no session, no queue) from the cache:
+    the board's HTML (what a page load fetches) and its CSV."""
+    from starlette.responses import HTMLResponse, Response
+    from starlette.routing import Route
+
+    no_store = {"Cache-Control": "no-store"}
+
+    def params(request: Any) -> tuple[str, str]:
+        q = request.query_params
+        return _view(q.get("view")), _coverage(space, q.get("coverage"))
+
+    def board(request: Any) -> Response:
+        return HTMLResponse(_board(space, *params(request)), headers=no_store)
+
+    def board_csv(request: Any) -> Response:
+        view, coverage = params(request)
+        return Response(
+            space.csv_file(view, coverage).read_bytes(),
+            media_type="text/csv; charset=utf-8",
+            headers={
+                "Content-Disposition": f'attachment; filename="{_csv_name(view, coverage)}"',
+                **no_store,
+            },
+        )
+
+    # sync endpoints: Starlette runs them in its thread pool, never on the event loop
+    return [Route(f"/{BOARD_ROUTE}", board), Route(f"/{CSV_ROUTE}", board_csv)]
 
 
 def _picker_choices(space: Space) -> list[tuple[str, str]]:
@@ -183,33 +345,20 @@ def _picker_choices(space: Space) -> list[tuple[str, str]]:
     return [c for c in choices if not c[1].startswith("e:") or c[1] in keep]
 
 
-def _page(
-    space: Space, view: str, coverage: str | None, board: gr.Dataframe, plain: bool = False
-) -> tuple[Any, ...]:
-    """Board, CSV, coverage and entry choices after a load or a write (one cache read).
-
-    `plain` (the page's load event): the board and the CSV as plain values when the board's
-    columns are the page's own, so that Gradio builds no component per page load; API outputs
-    keep their update form.
-    """
-    view = _view(view)
-
-    def build() -> tuple[Any, ...]:
-        shown = _shown_board(space, view, coverage, board)
-        return shown, space.coverage_choices(), _picker_choices(space)
-
-    shown, coverages, choices = space.cached(("page", view, coverage), build)
-    args = board.constructor_args
-    plain = plain and all(
-        shown["table"][k] == args.get(k) for k in ("datatype", "column_widths", "label")
+def _page(space: Space, view: str, coverage: str | None) -> tuple[Any, ...]:
+    """Board, coverage and entry choices after a write (one cache read)."""
+    (board, coverages, choices) = space.cached(
+        ("page", _view(view), _coverage(space, coverage)),
+        lambda: (_board(space, view, coverage), space.coverage_choices(), _picker_choices(space)),
     )
-    return (
-        shown["table"]["value"] if plain else gr.Dataframe(**shown["table"]),
-        shown["csv"] if plain else gr.DownloadButton(value=shown["csv"]),
-        gr.Dropdown(choices=coverages),
-        gr.Dropdown(choices=choices),
-        gr.Dropdown(choices=choices),
-    )
+    # update dicts, not components: building a Dropdown costs more than the rest of the reply
+    return board, gr.update(choices=coverages), gr.update(choices=choices)
+
+
+def _choices(space: Space) -> Any:
+    """The Entry and Compare pickers' choices, sent when a picker gets the focus: a page load
+    sends none (it makes no Gradio call at all)."""
+    return gr.update(choices=space.cached("picker", lambda: _picker_choices(space)))
 
 
 def _min_private(space: Space) -> int | None:
@@ -228,8 +377,6 @@ def build_app(config: SpaceConfig | Space) -> gr.Blocks:
     views = list(table.VIEWS)
     # the page's config holds no rows (it is copied for every page request); the load event
     # fills the board from the cache at once
-    first = space.table("Overview").head(0)
-    first_submitter = table.SUBMITTER in space.table("Overview").columns
     detail_dir = Path(tempfile.mkdtemp(prefix="respondeoqa-detail-"))
 
     # uploaded predictions and generated CSVs leave Gradio's cache (uploads.delete_cache)
@@ -251,18 +398,14 @@ def build_app(config: SpaceConfig | Space) -> gr.Blocks:
                         scale=0,
                         min_width=260,
                     )
-                board = gr.Dataframe(
-                    value=table.styled(first),
-                    datatype=table.datatypes("Overview", first_submitter),
-                    column_widths=table.column_widths("Overview", first_submitter),
-                    interactive=False,
-                    show_search="search",
-                    max_height=620,
-                    label=BOARD_LABEL,
+                board = gr.HTML(
+                    "",
+                    html_template=BOARD_TEMPLATE,
+                    js_on_load=BOARD_JS,
+                    apply_default_css=False,
                     elem_id="leaderboard-table",
-                )
-                csv = gr.DownloadButton(
-                    "Download CSV", value=str(space.csv_file("Overview")), elem_id="csv"
+                    board_src=f"{BOARD_ROUTE}?{_query('Overview', table.ALL_COVERAGES)}",
+                    board_error=BOARD_ERROR,
                 )
                 legend = gr.Markdown(
                     table.legend("Overview", _min_private(space)), elem_id="legend"
@@ -394,17 +537,27 @@ def build_app(config: SpaceConfig | Space) -> gr.Blocks:
             with gr.Tab("About", id="about"):
                 gr.Markdown(ABOUT)
 
-        def show_board(v: str, cov: str | None) -> tuple[Any, Any]:
-            return _board(space, v, cov, board)
+        def show_board(v: str, cov: str | None) -> str:
+            return _board(space, v, cov)
 
         def show_legend(v: str) -> str:
             return table.legend(_view(v), _min_private(space))
 
         def refresh(v: str, cov: str | None) -> tuple[Any, ...]:
-            return _page(space, v, cov, board)
+            return _page(space, v, cov)
 
-        def load_page(v: str, cov: str | None) -> tuple[Any, ...]:
-            return _page(space, v, cov, board, plain=True)
+        def leaderboard(view: str = "Overview", coverage: str = table.ALL_COVERAGES) -> dict:
+            """Every row of one breakdown view and coverage, as the CSV has them: {"view",
+            "coverage", "headers", "data"}; numbers as numbers, null where missing."""
+            view = _view(view)
+            return space.cached(
+                ("api", view, coverage),
+                lambda: {
+                    "view": view,
+                    "coverage": coverage,
+                    **table.records(space.table(view, coverage)),
+                },
+            )
 
         def do_submit(
             path: str | None,
@@ -423,10 +576,10 @@ def build_app(config: SpaceConfig | Space) -> gr.Blocks:
             user = _username(profile)
             client = f"hf:{user}" if user else client_of(request, space.config.trusted_proxies)
             outcome = space.submit(path, m, lk, pm, nt, client=client, submitter=user)
-            board_value, csv_value, cov_value, pick_value, _ = refresh(v, cov)
+            board_value, cov_value, pick_value = refresh(v, cov)
             shown = table.breakdown_display(outcome.breakdown) if outcome.ok else outcome.breakdown
             # API outputs stay plain values; look and visibility follow in `style_submit`
-            return (outcome.message, shown, board_value, csv_value, cov_value, pick_value)
+            return (outcome.message, shown, board_value, cov_value, pick_value)
 
         def style_submit(message: str | None) -> tuple[Any, Any]:
             ok = bool(message) and not str(message).startswith(SUBMIT_REFUSED)
@@ -481,17 +634,14 @@ def build_app(config: SpaceConfig | Space) -> gr.Blocks:
                 ),
             )
 
-        def pick_row(evt: gr.SelectData, v: str) -> Any:
-            headers = table.display_columns(_view(v), table.SUBMITTER in space.table(_view(v)))
-            key = detail.key_of_row(evt.row_value or [], headers)
-            return gr.Dropdown(value=key) if key else gr.update()
+        def pick_row(evt: gr.SelectData) -> Any:
+            key = space.canonical(evt.value)  # a row's data-key, sent by the browser
+            return gr.update(value=key, choices=_choices(space)["choices"]) if key else gr.update()
 
-        view.change(show_board, [view, coverage], [board, csv], api_name="leaderboard", **READ)
+        view.change(show_board, [view, coverage], [board], api_visibility="private", **READ)
         view.change(show_legend, [view], [legend], api_visibility="private", **READ)
-        coverage.change(
-            show_board, [view, coverage], [board, csv], api_visibility="private", **READ
-        )
-        board.select(pick_row, [view], [detail_pick], api_visibility="private", **READ)
+        coverage.change(show_board, [view, coverage], [board], api_visibility="private", **READ)
+        board.select(pick_row, None, [detail_pick], api_visibility="private", **READ)
         detail_pick.change(
             show_detail,
             [detail_pick],
@@ -521,14 +671,15 @@ def build_app(config: SpaceConfig | Space) -> gr.Blocks:
             shown = gr.Textbox(
                 value=out.message, visible=True, elem_classes=["msg-ok" if ok else "msg-error"]
             )
-            return (shown, *refresh(v, cov))
+            board_value, cov_value, choices = refresh(v, cov)
+            return shown, board_value, cov_value, choices, choices
 
         # Gradio adds its login routes when a handler takes gr.OAuthProfile; off a Space (no
         # OAuth app) those need a local HF login, so the address-limited handler is used there
         submit_btn.click(
             do_submit_logged_in if space.config.oauth else do_submit,
             [upload, model, link, params, note, view, coverage],
-            [submit_msg, breakdown, board, csv, coverage, pick],
+            [submit_msg, breakdown, board, coverage, pick],
             api_name="submit",
             concurrency_limit=space.limits.submit_concurrency,
             concurrency_id="submit",
@@ -542,7 +693,7 @@ def build_app(config: SpaceConfig | Space) -> gr.Blocks:
             withdraw_btn.click(
                 do_withdraw,
                 [withdraw_id, view, coverage],
-                [withdraw_msg, board, csv, coverage, pick, detail_pick],
+                [withdraw_msg, board, coverage, pick, detail_pick],
                 api_visibility="private",
                 concurrency_id="submit",  # a write: in line with submissions
             )
@@ -561,10 +712,16 @@ def build_app(config: SpaceConfig | Space) -> gr.Blocks:
             api_visibility="private",
             **READ,
         )
-        demo.load(
-            load_page,
-            [view, coverage],
-            [board, csv, coverage, pick, detail_pick],
+        # API clients read the board as data (every row, like the CSV), in their own group
+        gr.api(leaderboard, api_name="leaderboard", concurrency_id="read-api")
+        # a page load makes no Gradio call (the board comes from BOARD_ROUTE): the pickers and
+        # the coverage filter get today's choices when they get the focus
+        for picker in (pick, detail_pick):
+            picker.focus(lambda: _choices(space), None, [picker], api_visibility="private", **READ)
+        coverage.focus(
+            lambda: gr.update(choices=space.coverage_choices()),
+            None,
+            [coverage],
             api_visibility="private",
             **READ,
         )
@@ -599,7 +756,7 @@ def launch(config: SpaceConfig | Space, *, prevent_thread_lock: bool = False) ->
         signal.signal(signal.SIGTERM, _interrupt)
     atexit.register(space.close)
     demo.launch(
-        app_kwargs={"middleware": [guard]},
+        app_kwargs={"middleware": [guard], "routes": read_routes(space)},
         css=CSS,  # Gradio 6 takes page CSS in launch(), not in Blocks()
         server_name=space.config.host,
         server_port=space.config.port,

@@ -17,7 +17,6 @@ import pandas as pd
 
 from ..io import write_text_atomic
 from . import table
-from .paper import PAPER_ROWS
 
 
 @dataclass
@@ -28,18 +27,6 @@ class EntryDetail:
     metadata: pd.DataFrame
     breakdown: pd.DataFrame
     items_csv: Path | None
-
-
-def key_of_row(row_value: Sequence[Any], headers: Sequence[str]) -> str | None:
-    """The picker key ("e:12", "p:paper-o3-mini") of a leaderboard row as shown."""
-    row = dict(zip(headers, row_value, strict=False))
-    entry = str(row.get("Entry", ""))
-    if entry.startswith("#") and entry[1:].isdigit():
-        return f"e:{entry[1:]}"
-    if entry == "paper":
-        paper = next((p for p in PAPER_ROWS if p.model == row.get("Model")), None)
-        return None if paper is None else f"p:{paper.key}"
-    return None
 
 
 def entry_detail(space: Any, key: str | None, folder: Path) -> EntryDetail | None:

@@ -1,16 +1,18 @@
 """Pure functions from stored entries (and the paper's rows) to pandas tables.
 
 Two shapes of the leaderboard: `leaderboard_frame` is the data (numbers as numbers, the interval
-as two numeric columns, Rank and Items integers; the CSV and the tests read it), and
-`display_frame` / `styled` is what the page shows (one decimal, the interval as one
+as two numeric columns, Rank and Items integers; the CSV, the API and the tests read it), and
+`display_frame` / `board_html` is what the page shows (one decimal, the interval as one
 "55.6 to 62.3" cell, "—" for a missing value, the best value of each column in bold).
 
-Every user-supplied string (model name, link, parameter count) goes into a plain-text cell; the
-app declares those columns with datatype "str", never "html" or "markdown".
+Every user-supplied string (model name, link, parameter count) reaches the page as text:
+`board_html` escapes every cell and attribute it writes (the page's HTML component would run
+any markup it is given), and the other tables are Dataframes with "str" columns.
 """
 
 from __future__ import annotations
 
+import html
 import io
 import math
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
@@ -42,8 +44,6 @@ ALL_COVERAGES = "all coverages"
 MISSING = "\u2014"  # what a missing value reads as, in every view
 CI_HEADER = "95% CI"
 CI_LOW, CI_HIGH = "CI low", "CI high"
-
-BEST_STYLE = "font-weight: 700; background-color: rgba(34, 160, 90, 0.16)"
 
 
 class Row(Protocol):
@@ -304,16 +304,77 @@ def _integer(value: Any) -> str:
     return MISSING if value is None or pd.isna(value) else f"{int(value):d}"
 
 
-def styled(df: pd.DataFrame) -> Styler:
-    """`display_frame(df)` with one number style, "—" for missing values and the best value
-    of each score column (among entries of the same coverage) in bold."""
+def records(df: pd.DataFrame) -> dict[str, list[Any]]:
+    """A leaderboard frame as JSON-ready data: {"headers", "data"}, numbers as numbers and
+    None where a value is missing (what the API returns; the CSV holds the same)."""
+    data = [
+        [None if not isinstance(v, str) and pd.isna(v) else _plain(v) for v in row]
+        for row in df.itertuples(index=False, name=None)
+    ]
+    return {"headers": [str(c) for c in df.columns], "data": data}
+
+
+def _plain(value: Any) -> Any:
+    # numpy scalars (int64, float64) as the built-in numbers JSON knows
+    return value.item() if hasattr(value, "item") else value
+
+
+def row_key(entry: str, model: str) -> str | None:
+    """The picker key ("e:12", "p:paper-o3-mini") of a leaderboard row, from its Entry and
+    Model cells."""
+    if entry.startswith("#") and entry[1:].isdigit():
+        return f"e:{entry[1:]}"
+    if entry == "paper":
+        paper = next((p for p in PAPER_ROWS if p.model == model), None)
+        return None if paper is None else f"p:{paper.key}"
+    return None
+
+
+def _number_text(column: str, value: Any) -> str:
+    if value is None or pd.isna(value):
+        return MISSING
+    return f"{int(value):d}" if column in INTEGER_COLUMNS else f"{value:.1f}"
+
+
+def board_html(df: pd.DataFrame, caption: str, widths: Sequence[str] | None = None) -> str:
+    """`df` (a `leaderboard_frame`) as the page's table: one number style, "—" for missing
+    values, the best value of each score column (among entries of the same coverage) marked
+    `best` (class "n b"; "n": a number) and `data-key` row keys for the entry detail. Cells
+    carry no other attributes: a board of 300 rows is sent on every page load.
+
+    Every cell and attribute is escaped here: the HTML component that shows it runs markup.
+    `widths` (CSS lengths, one per display column) sets each column's minimum width.
+    """
     shown = display_frame(df)
-    scores = [c for c in shown.columns if c in SCORE_COLUMNS]
-    mask = best_mask(shown, scores)
-    styler = shown.style.format("{:.1f}", subset=scores, na_rep=MISSING)
-    styler = styler.format("{:d}", subset=["Rank"])
-    styler = styler.format(_integer, subset=["Items"])
-    return styler.apply(lambda _: mask.replace({True: BEST_STYLE, False: ""}), axis=None)
+    cols = list(shown.columns)
+    scores = [c for c in cols if c in SCORE_COLUMNS]
+    best = best_mask(shown, scores)
+    esc = html.escape
+    head = []
+    for i, col in enumerate(cols):
+        kind = "num" if col in SCORE_COLUMNS or col in INTEGER_COLUMNS else "text"
+        style = f' style="min-width:{esc(widths[i])}"' if widths else ""
+        head.append(
+            f'<th data-heading="{i}" data-type="{kind}" title="{esc(col)}"{style}>{esc(col)}</th>'
+        )
+    body = []
+    for idx, record in zip(shown.index, shown.itertuples(index=False, name=None), strict=True):
+        cells = []
+        for col, value in zip(cols, record, strict=True):
+            if col in SCORE_COLUMNS or col in INTEGER_COLUMNS:
+                mark = "n b" if best.at[idx, col] else "n"
+                cells.append(f'<td class="{mark}">{_number_text(col, value)}</td>')
+            else:
+                cells.append(f"<td>{esc(str(value))}</td>")
+        row = dict(zip(cols, record, strict=True))
+        key = row_key(str(row.get("Entry", "")), str(row.get("Model", "")))
+        attr = f' data-key="{esc(key)}"' if key else ""
+        body.append(f"<tr{attr}>{''.join(cells)}</tr>")
+    return (
+        f'<p class="board-caption">{esc(caption)}</p><div class="board-wrap">'
+        f'<table class="board"><thead><tr>{"".join(head)}</tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table></div>"
+    )
 
 
 def coverage_choices(rows: Sequence[Row]) -> list[str]:
