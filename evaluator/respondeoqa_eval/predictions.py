@@ -130,7 +130,11 @@ def _resolve_row(row: Mapping[str, Any], where: str, col: _Collector, blank_is_n
     origin = col.origin
 
     def get(name: str) -> str | None:
-        value = _string_field(row, name, where, origin)
+        value = row.get(name)
+        if value is None:
+            return None
+        if not isinstance(value, str):
+            _string_field(row, name, where, origin)  # raises the InputError
         return None if blank_is_none and value == "" else value
 
     response, answer = get("response"), get("answer")
@@ -144,7 +148,8 @@ def _resolve_row(row: Mapping[str, Any], where: str, col: _Collector, blank_is_n
     rid, qid, qlang = get("id"), get("question_id"), get("question_language")
     gold = col.gold
     if rid is not None:
-        col.add(gold.by_id.get(rid), pred, where, f"id {show(rid)}")
+        record = gold.by_id.get(rid)
+        col.add(record, pred, where, "" if record is not None else f"id {show(rid)}")
     elif qid is not None and qlang is not None:
         if qlang not in LANGUAGES:
             raise InputError(f"{origin}: {where}: question_language must be 'english' or 'latin'")
@@ -165,11 +170,12 @@ def _jsonl_objects(text: str, origin: str, label: str = "") -> list[tuple[int, d
     # split on "\n" only: str.splitlines() also splits on U+2028/U+2029/NEL, which
     # json.dumps(ensure_ascii=False) leaves raw inside strings
     out = []
+    where = f"{origin}: {label}".rstrip(": ")
     for lineno, line in enumerate(text.split("\n"), 1):
         line = line.removesuffix("\r")
         if not line.strip():
             continue
-        row = parse_json(line, f"{origin}: {label}".rstrip(": "), lineno)
+        row = parse_json(line, where, lineno)
         if not isinstance(row, dict):
             raise InputError(f"{origin}: {label}line {lineno}: expected a JSON object")
         out.append((lineno, row))

@@ -193,6 +193,18 @@ class Space:
             config.db,
         )
         _settle_gc()
+        # what every submission reuses (each item's prepared references, the bootstrap's
+        # resample matrices) is made now, in the background, not by the first submitter
+        threading.Thread(target=self._warm_up, name="scoring-warm-up", daemon=True).start()
+
+    def _warm_up(self) -> None:
+        """Score "no predictions" on every gold item, for the caches only (result dropped)."""
+        from .. import evaluate  # the evaluator's public API
+
+        try:
+            evaluate(Predictions(origin="warm-up"), self.gold, bootstrap=self.config.bootstrap)
+        except Exception as exc:  # only the first submission is slower
+            log.warning("scoring warm-up failed (%s)", type(exc).__name__)
 
     # -- leaderboard -------------------------------------------------------------------
 
