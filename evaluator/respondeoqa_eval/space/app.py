@@ -743,6 +743,8 @@ def launch(config: SpaceConfig | Space, *, prevent_thread_lock: bool = False) ->
     os.environ["FORWARDED_ALLOW_IPS"] = ""
     from starlette.middleware import Middleware
 
+    from .pagecache import PageCache
+
     guard = Middleware(
         uploads.UploadGuard,
         budget=uploads.UploadBudget(limits),
@@ -756,7 +758,7 @@ def launch(config: SpaceConfig | Space, *, prevent_thread_lock: bool = False) ->
         signal.signal(signal.SIGTERM, _interrupt)
     atexit.register(space.close)
     demo.launch(
-        app_kwargs={"middleware": [guard], "routes": read_routes(space)},
+        app_kwargs={"middleware": [guard, Middleware(PageCache)], "routes": read_routes(space)},
         css=CSS,  # Gradio 6 takes page CSS in launch(), not in Blocks()
         server_name=space.config.host,
         server_port=space.config.port,

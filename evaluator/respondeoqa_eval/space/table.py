@@ -348,7 +348,7 @@ def board_html(df: pd.DataFrame, caption: str, widths: Sequence[str] | None = No
     shown = display_frame(df)
     cols = list(shown.columns)
     scores = [c for c in cols if c in SCORE_COLUMNS]
-    best = best_mask(shown, scores)
+    best = best_mask(shown, scores)[cols].to_numpy()  # positional: .at per cell is slow
     esc = html.escape
     head = []
     for i, col in enumerate(cols):
@@ -358,11 +358,11 @@ def board_html(df: pd.DataFrame, caption: str, widths: Sequence[str] | None = No
             f'<th data-heading="{i}" data-type="{kind}" title="{esc(col)}"{style}>{esc(col)}</th>'
         )
     body = []
-    for idx, record in zip(shown.index, shown.itertuples(index=False, name=None), strict=True):
+    for r, record in enumerate(shown.itertuples(index=False, name=None)):
         cells = []
-        for col, value in zip(cols, record, strict=True):
+        for c, (col, value) in enumerate(zip(cols, record, strict=True)):
             if col in SCORE_COLUMNS or col in INTEGER_COLUMNS:
-                mark = "n b" if best.at[idx, col] else "n"
+                mark = "n b" if best[r, c] else "n"
                 cells.append(f'<td class="{mark}">{_number_text(col, value)}</td>')
             else:
                 cells.append(f"<td>{esc(str(value))}</td>")
