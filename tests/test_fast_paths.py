@@ -67,6 +67,16 @@ def test_chrf_rows_of_real_references(public_gold) -> None:
     assert chrf_rows(hyps, refs).tolist() == _one_at_a_time(hyps, refs).tolist()
 
 
+def test_chrf_rows_again_with_the_same_references() -> None:
+    # the references' n-grams are kept between calls; new hypotheses, also with characters no
+    # reference has, are matched against them
+    hyps, refs = _corpus(1)
+    first = chrf_rows(hyps, refs)
+    assert first.tolist() == _one_at_a_time(hyps, refs).tolist()
+    for other in ([h[::-1] + "qß😀" for h in hyps], ["" for _ in hyps], [r[-1] for r in refs]):
+        assert chrf_rows(other, refs).tolist() == _one_at_a_time(other, refs).tolist()
+
+
 def test_chrf_rows_with_more_characters_than_the_keys_hold() -> None:
     # 2,000 distinct characters need 11 bits each: six of them no longer fit one integer key
     wide = "".join(chr(0x4E00 + i) for i in range(2000))

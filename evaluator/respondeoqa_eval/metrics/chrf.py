@@ -8,14 +8,17 @@ bootstrap resample) is the F-score of their sum. A test pins the number against
 `sacrebleu.CHRF().corpus_score` on the same text.
 
 `item_statistics` is the definition, one item at a time; `chrf_rows` computes the same counts
-for a whole corpus at once with numpy (every character n-gram of every text as one integer
-key, counted by one sort), which is what makes chrF cheap for thousands of references.
+for a whole corpus at once with numpy (every character n-gram as one integer key, counted by
+sorting), which is what makes chrF cheap for thousands of references. The references' side is
+kept (`_reference_ngrams`): they are gold, the same for every submission a process scores.
 """
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import sacrebleu
@@ -79,16 +82,14 @@ def chrf_rows(hypotheses: Sequence[str], references: Sequence[Sequence[str]]) ->
     """
     if len(hypotheses) != len(references):
         raise ValueError(f"{len(hypotheses)} hypotheses but {len(references)} reference lists")
-    texts = [_no_space(h) for h in hypotheses] + [_no_space(r) for refs in references for r in refs]
-    n_refs = np.array([len(refs) for refs in references], dtype=np.int64)
-    if not n_refs.all():
+    if not all(references):
         raise ValueError("every item needs at least one reference")
-    item_of_ref = np.repeat(np.arange(len(n_refs)), n_refs)
-    ref_stats = _reference_statistics(texts, item_of_ref)
-    if ref_stats is None:  # an alphabet too large for the integer keys: one item at a time
-        rows = [item_statistics(h, refs) for h, refs in zip(hypotheses, references, strict=True)]
+    refs = _reference_ngrams(tuple(tuple(r) for r in references))
+    if refs is None:  # an alphabet too large for the integer keys: one item at a time
+        rows = [item_statistics(h, r) for h, r in zip(hypotheses, references, strict=True)]
         return np.array(rows, dtype=np.int64).reshape(len(rows), N_CHRF_STATS)
-    return ref_stats[_best_references(ref_stats, n_refs, item_of_ref)]
+    ref_stats = _reference_statistics([_no_space(h) for h in hypotheses], refs)
+    return ref_stats[_best_references(ref_stats, refs.n_refs, refs.item_of_ref)]
 
 
 def _best_references(
@@ -140,70 +141,122 @@ def _no_space(text: str) -> str:
     return "".join(text.split())
 
 
-def _ngram_counts(texts: list[str]) -> tuple[np.ndarray, np.ndarray, int, int] | None:
-    """Every (text, character n-gram) of `texts` as one sorted integer key, with its count:
-    (keys, counts, bits per character, bit where the text number starts).
-
-    Each character gets a code 1..A of `bits` bits; an n-gram is its codes as one integer of
-    n * bits bits (codes are never 0, so n-grams of different orders never share a value),
-    and the text's number sits above them. None when that would not fit in 63 bits.
-    """
-    lengths = np.array([len(t) for t in texts], dtype=np.int64)
+def _codes(texts: list[str], alphabet: np.ndarray) -> np.ndarray:
+    """Each character of `texts` (joined) as its place in `alphabet` plus 1; a character
+    outside it as len(alphabet) + 1 (it matches nothing in the references)."""
     raw = np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-    alphabet = np.unique(raw)
-    bits = len(alphabet).bit_length()
-    shift = CHAR_ORDER * bits
-    if shift + max(1, (len(texts) - 1).bit_length()) > 63:
-        return None
-    codes = np.searchsorted(alphabet, raw).astype(np.int64) + 1
+    at = np.searchsorted(alphabet, raw)
+    known = (
+        np.zeros(len(raw), dtype=bool)
+        if len(alphabet) == 0
+        else alphabet[np.minimum(at, len(alphabet) - 1)] == raw
+    )
+    return np.where(known, at + 1, len(alphabet) + 1).astype(np.int64)
+
+
+def _ngram_keys(texts: list[str], codes: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray]:
+    """(text, n-gram) of every character n-gram of `texts`: the text's number, and the n-gram's
+    codes as one integer of n * bits bits (codes are never 0, so orders never share a value)."""
+    lengths = np.array([len(t) for t in texts], dtype=np.int64)
     text_of = np.repeat(np.arange(len(texts), dtype=np.int64), lengths)
     # characters left in its text from each position on (the position's own included)
-    first = np.repeat(lengths.cumsum() - lengths, lengths)
-    left = np.repeat(lengths, lengths) - (np.arange(len(codes)) - first)
-    keys, grams = [], codes
+    left = np.repeat(lengths, lengths) - (
+        np.arange(len(codes)) - np.repeat(lengths.cumsum() - lengths, lengths)
+    )
+    texts_, grams_, grams = [], [], codes
     for n in range(1, CHAR_ORDER + 1):
         if n > 1:  # the n-gram starting at each position
             grams = (grams[:-1] << bits) | codes[n - 1 :]
         inside = left[: len(grams)] >= n
-        keys.append((text_of[: len(grams)][inside] << shift) | grams[inside])
-    ordered = np.sort(np.concatenate(keys))
+        texts_.append(text_of[: len(grams)][inside])
+        grams_.append(grams[inside])
+    return np.concatenate(texts_), np.concatenate(grams_)
+
+
+def _counted(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of `keys`, sorted, and how often each occurs."""
+    ordered = np.sort(keys)
     new = np.ones(len(ordered), dtype=bool)
     new[1:] = ordered[1:] != ordered[:-1]
     starts = np.flatnonzero(new)
-    return ordered[starts], np.diff(np.append(starts, len(ordered))), bits, shift
+    return ordered[starts], np.diff(np.append(starts, len(ordered)))
 
 
-def _reference_statistics(texts: list[str], item_of_ref: np.ndarray) -> np.ndarray | None:
-    """`item_statistics`' counts of every reference against its item's hypothesis, shape
-    (n_refs, N_CHRF_STATS); `texts` are the items' hypotheses, then every reference (with
-    whitespace removed). A reference n-gram matches min(its count, its count in the
-    hypothesis) times. None when the n-gram keys do not fit (`_ngram_counts`).
-    """
-    counted = _ngram_counts(texts)
-    if counted is None:
+@dataclass(frozen=True)
+class _ReferenceNgrams:
+    """Every reference's character n-grams, counted, for matching against hypotheses."""
+
+    alphabet: np.ndarray  # the references' characters (code points), sorted
+    bits: int  # bits of one character code (a character outside the alphabet included)
+    keys: np.ndarray  # (item << CHAR_ORDER * bits) | n-gram, sorted; one per (reference, n-gram)
+    ref: np.ndarray  # the reference of each key (a row of the statistics)
+    count: np.ndarray  # the n-gram's count in that reference
+    order: np.ndarray  # the n-gram's order minus 1
+    totals: np.ndarray  # n-grams of each order in each reference, shape (n_refs, CHAR_ORDER)
+    n_refs: np.ndarray  # references of each item
+    item_of_ref: np.ndarray
+
+
+@functools.lru_cache(maxsize=4)
+def _reference_ngrams(references: tuple[tuple[str, ...], ...]) -> _ReferenceNgrams | None:
+    """`_ReferenceNgrams` of every item's references; None when the keys would not fit in 63
+    bits. Kept: references are gold, the same for every submission scored."""
+    texts = [_no_space(r) for refs in references for r in refs]
+    n_refs = np.array([len(refs) for refs in references], dtype=np.int64)
+    item_of_ref = np.repeat(np.arange(len(references), dtype=np.int64), n_refs)
+    raw = np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    alphabet = np.unique(raw)
+    bits = (len(alphabet) + 1).bit_length()
+    shift = CHAR_ORDER * bits
+    widest = max(len(texts), len(references), 1) - 1
+    if shift + max(1, widest.bit_length()) > 63:
         return None
-    keys, counts, bits, shift = counted
-    n_items, n_refs = len(texts) - len(item_of_ref), len(item_of_ref)
-    text, gram = keys >> shift, keys & ((1 << shift) - 1)
-    n_hyp_keys = int(np.searchsorted(keys, n_items << shift))  # the hypotheses' keys come first
-    ref, ref_gram, ref_count = text[n_hyp_keys:] - n_items, gram[n_hyp_keys:], counts[n_hyp_keys:]
-    in_hyp = (item_of_ref[ref] << shift) | ref_gram  # the same n-gram in the item's hypothesis
-    hyp_keys = keys[:n_hyp_keys]
-    at = np.minimum(np.searchsorted(hyp_keys, in_hyp), max(0, n_hyp_keys - 1))
-    hyp_count = np.where(hyp_keys[at] == in_hyp, counts[at], 0) if n_hyp_keys else 0
-    order = sum((ref_gram >> (n * bits) > 0).astype(np.int64) for n in range(1, CHAR_ORDER))
+    ref, gram = _ngram_keys(texts, _codes(texts, alphabet), bits)
+    unique, count = _counted((ref << shift) | gram)
+    ref, gram = unique >> shift, unique & ((1 << shift) - 1)
+    keys = (item_of_ref[ref] << shift) | gram
+    by_item = np.argsort(keys, kind="stable")
+    order = sum((gram >> (n * bits) > 0).astype(np.int8) for n in range(1, CHAR_ORDER))
+    lengths = np.array([len(t) for t in texts], dtype=np.int64)[:, None]
+    arrays = {
+        "alphabet": alphabet,
+        "keys": keys[by_item],
+        "ref": ref[by_item].astype(np.int32),
+        "count": count[by_item].astype(np.int32),
+        "order": np.asarray(order, dtype=np.int8)[by_item],
+        "totals": np.maximum(lengths - np.arange(CHAR_ORDER), 0),
+        "n_refs": n_refs,
+        "item_of_ref": item_of_ref,
+    }
+    for array in arrays.values():
+        array.setflags(write=False)  # shared by every later call
+    return _ReferenceNgrams(bits=bits, **arrays)
+
+
+def _reference_statistics(hypotheses: list[str], refs: _ReferenceNgrams) -> np.ndarray:
+    """`item_statistics`' counts of every reference against its item's hypothesis (whitespace
+    removed), shape (n_refs, N_CHRF_STATS). A reference n-gram matches min(its count, the
+    hypothesis' count) times: each distinct hypothesis n-gram is looked up among the sorted
+    reference n-grams of its item."""
+    shift = CHAR_ORDER * refs.bits
+    item, gram = _ngram_keys(hypotheses, _codes(hypotheses, refs.alphabet), refs.bits)
+    hyp_keys, hyp_count = _counted((item << shift) | gram)
+    first = np.searchsorted(refs.keys, hyp_keys, side="left")
+    found = np.searchsorted(refs.keys, hyp_keys, side="right") - first
+    # every (hypothesis n-gram, reference with it) pair
+    at = np.repeat(first - np.cumsum(found) + found, found) + np.arange(int(found.sum()))
+    n_refs = len(refs.item_of_ref)
     matches = np.bincount(
-        ref * CHAR_ORDER + order,
-        weights=np.minimum(ref_count, hyp_count),
+        refs.ref[at].astype(np.int64) * CHAR_ORDER + refs.order[at],
+        weights=np.minimum(refs.count[at], np.repeat(hyp_count, found)),
         minlength=n_refs * CHAR_ORDER,
     )
-    lengths = np.array([len(t) for t in texts], dtype=np.int64)[:, None]
-    totals = np.maximum(lengths - np.arange(CHAR_ORDER), 0)  # n-grams of each order
-    ref_totals, hyp_totals = totals[n_items:], totals[:n_items][item_of_ref]
+    hyp_lengths = np.array([len(t) for t in hypotheses], dtype=np.int64)[:, None]
+    hyp_totals = np.maximum(hyp_lengths - np.arange(CHAR_ORDER), 0)[refs.item_of_ref]
     stats = np.empty((n_refs, CHAR_ORDER, 3), dtype=np.int64)
     # as sacreBLEU: hypothesis n-grams count only when the reference has n-grams of that order
-    stats[:, :, 0] = np.where(ref_totals > 0, hyp_totals, 0)
-    stats[:, :, 1] = ref_totals
+    stats[:, :, 0] = np.where(refs.totals > 0, hyp_totals, 0)
+    stats[:, :, 1] = refs.totals
     stats[:, :, 2] = matches.astype(np.int64).reshape(n_refs, CHAR_ORDER)
     return stats.reshape(n_refs, N_CHRF_STATS)
 
