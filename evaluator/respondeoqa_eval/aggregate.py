@@ -105,7 +105,7 @@ def accuracy(
     """The report's `accuracy` and `extra` parts.
 
     Every group's interval comes from the same resamples of the accuracy items (`group_means`).
-    `groups[i]` is `breakdowns.columnsof(items[i].record)` when the caller has it already.
+    `groups[i]` is `breakdowns.groups_of(items[i].record)` when the caller has it already.
     """
     at = [i for i, it in enumerate(items) if it.score is not None]  # PROTOCOL 5: not translation
     scored = [items[i] for i in at]
