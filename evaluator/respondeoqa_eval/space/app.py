@@ -375,8 +375,7 @@ def build_app(config: SpaceConfig | Space) -> gr.Blocks:
     """The Space's Blocks (not launched); `config` may be a ready `Space`."""
     space = config if isinstance(config, Space) else Space(config)
     views = list(table.VIEWS)
-    # the page's config holds no rows (it is copied for every page request); the load event
-    # fills the board from the cache at once
+    # the page's config holds no rows: the board's script fetches them from BOARD_ROUTE
     detail_dir = Path(tempfile.mkdtemp(prefix="respondeoqa-detail-"))
 
     # uploaded predictions and generated CSVs leave Gradio's cache (uploads.delete_cache)
@@ -549,7 +548,7 @@ def build_app(config: SpaceConfig | Space) -> gr.Blocks:
         def leaderboard(view: str = "Overview", coverage: str = table.ALL_COVERAGES) -> dict:
             """Every row of one breakdown view and coverage, as the CSV has them: {"view",
             "coverage", "headers", "data"}; numbers as numbers, null where missing."""
-            view = _view(view)
+            view, coverage = _view(view), _coverage(space, coverage)
             return space.cached(
                 ("api", view, coverage),
                 lambda: {

@@ -162,14 +162,9 @@ SCORE_COLUMNS = {"Overall", *(c.header for cols in VIEWS.values() for c in cols)
 INTEGER_COLUMNS = {"Rank", "Items"}
 
 
-def datatypes(view: str, submitter: bool = False) -> list[str]:
-    """Gradio datatypes for `display_columns(view)`: numbers for scores, plain "str" otherwise."""
-    numeric = SCORE_COLUMNS | INTEGER_COLUMNS
-    return ["number" if c in numeric else "str" for c in display_columns(view, submitter)]
-
-
 def column_widths(view: str, submitter: bool = False) -> list[str]:
-    """Fixed widths: Rank and Model are pinned at known offsets (see app CSS)."""
+    """Minimum widths of the board's columns (Rank and Model are pinned at fixed offsets by the
+    app's CSS)."""
     widths = {"Rank": "64px", "Model": "220px", CI_HEADER: "120px", "Coverage": "330px"}
     widths |= {"Date": "120px", "Link": "220px", "Entry": "80px", "Type": "170px"}
     other = "150px" if view == TRANSLATION_VIEW else "118px"
