@@ -311,15 +311,13 @@ def read_routes(space: Space) -> list[Any]:
 
     no_store = {"Cache-Control": "no-store"}
 
-    def params(request: Any) -> tuple[str, str]:
-        q = request.query_params
-        return _view(q.get("view")), _coverage(space, q.get("coverage"))
-
     def board(request: Any) -> Response:
-        return HTMLResponse(_board(space, *params(request)), headers=no_store)
+        q = request.query_params
+        return HTMLResponse(_board(space, q.get("view"), q.get("coverage")), headers=no_store)
 
     def board_csv(request: Any) -> Response:
-        view, coverage = params(request)
+        q = request.query_params
+        view, coverage = _view(q.get("view")), _coverage(space, q.get("coverage"))
         return Response(
             space.csv_file(view, coverage).read_bytes(),
             media_type="text/csv; charset=utf-8",
@@ -334,31 +332,31 @@ def read_routes(space: Space) -> list[Any]:
 
 
 def _picker_choices(space: Space) -> list[tuple[str, str]]:
-    """The Entry and Compare pickers' choices: every entry, or on a board too long to show
-    whole, the entries of its shown rows (thousands of options cost the browser seconds)."""
-    choices = space.choices()
-    overview = space.table("Overview")
-    if len(overview) <= BOARD_MAX_ROWS:
-        return choices
-    shown = overview.groupby("Coverage", sort=False).head(BOARD_MAX_ROWS)["Entry"]
-    keep = {f"e:{e[1:]}" for e in shown if str(e).startswith("#")}
-    return [c for c in choices if not c[1].startswith("e:") or c[1] in keep]
+    """The Entry and Compare pickers' choices (cached): every entry, or on a board too long to
+    show whole, the entries of its shown rows (thousands of options cost the browser seconds).
+    A page load sends none (it makes no Gradio call at all): a picker gets them with the focus.
+    """
+
+    def build() -> list[tuple[str, str]]:
+        choices = space.choices()
+        overview = space.table("Overview")
+        if len(overview) <= BOARD_MAX_ROWS:
+            return choices
+        shown = overview.groupby("Coverage", sort=False).head(BOARD_MAX_ROWS)["Entry"]
+        keep = {f"e:{e[1:]}" for e in shown if str(e).startswith("#")}
+        return [c for c in choices if not c[1].startswith("e:") or c[1] in keep]
+
+    return space.cached("picker", build)
 
 
 def _page(space: Space, view: str, coverage: str | None) -> tuple[Any, ...]:
-    """Board, coverage and entry choices after a write (one cache read)."""
-    (board, coverages, choices) = space.cached(
-        ("page", _view(view), _coverage(space, coverage)),
-        lambda: (_board(space, view, coverage), space.coverage_choices(), _picker_choices(space)),
-    )
+    """Board, coverage and entry choices after a write (each from the cache)."""
     # update dicts, not components: building a Dropdown costs more than the rest of the reply
-    return board, gr.update(choices=coverages), gr.update(choices=choices)
-
-
-def _choices(space: Space) -> Any:
-    """The Entry and Compare pickers' choices, sent when a picker gets the focus: a page load
-    sends none (it makes no Gradio call at all)."""
-    return gr.update(choices=space.cached("picker", lambda: _picker_choices(space)))
+    return (
+        _board(space, view, coverage),
+        gr.update(choices=space.coverage_choices()),
+        gr.update(choices=_picker_choices(space)),
+    )
 
 
 def _min_private(space: Space) -> int | None:
@@ -635,7 +633,7 @@ def build_app(config: SpaceConfig | Space) -> gr.Blocks:
 
         def pick_row(evt: gr.SelectData) -> Any:
             key = space.canonical(evt.value)  # a row's data-key, sent by the browser
-            return gr.update(value=key, choices=_choices(space)["choices"]) if key else gr.update()
+            return gr.update(value=key, choices=_picker_choices(space)) if key else gr.update()
 
         view.change(show_board, [view, coverage], [board], api_visibility="private", **READ)
         view.change(show_legend, [view], [legend], api_visibility="private", **READ)
@@ -716,7 +714,13 @@ def build_app(config: SpaceConfig | Space) -> gr.Blocks:
         # a page load makes no Gradio call (the board comes from BOARD_ROUTE): the pickers and
         # the coverage filter get today's choices when they get the focus
         for picker in (pick, detail_pick):
-            picker.focus(lambda: _choices(space), None, [picker], api_visibility="private", **READ)
+            picker.focus(
+                lambda: gr.update(choices=_picker_choices(space)),
+                None,
+                [picker],
+                api_visibility="private",
+                **READ,
+            )
         coverage.focus(
             lambda: gr.update(choices=space.coverage_choices()),
             None,

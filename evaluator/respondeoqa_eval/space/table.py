@@ -352,6 +352,7 @@ def board_html(df: pd.DataFrame, caption: str, widths: Sequence[str] | None = No
         head.append(
             f'<th data-heading="{i}" data-type="{kind}" title="{esc(col)}"{style}>{esc(col)}</th>'
         )
+    entry_at, model_at = cols.index("Entry"), cols.index("Model")
     body = []
     for r, record in enumerate(shown.itertuples(index=False, name=None)):
         cells = []
@@ -361,8 +362,7 @@ def board_html(df: pd.DataFrame, caption: str, widths: Sequence[str] | None = No
                 cells.append(f'<td class="{mark}">{_number_text(col, value)}</td>')
             else:
                 cells.append(f"<td>{esc(str(value))}</td>")
-        row = dict(zip(cols, record, strict=True))
-        key = row_key(str(row.get("Entry", "")), str(row.get("Model", "")))
+        key = row_key(str(record[entry_at]), str(record[model_at]))
         attr = f' data-key="{esc(key)}"' if key else ""
         body.append(f"<tr{attr}>{''.join(cells)}</tr>")
     return (
