@@ -40,6 +40,17 @@ def entry_id(message: str) -> str:
     return match.group(1)
 
 
+def _compare(page, ids: list[str]) -> None:
+    """In the Compare tab: pick the entries `ids` (typed as "#12 ") and press Compare."""
+    pick = page.locator("#compare-pick input").first
+    for ident in ids:
+        pick.click()
+        pick.fill(f"#{ident} ")
+        page.get_by_role("option").filter(has_text=f"#{ident} ").first.click()
+    page.keyboard.press("Escape")
+    page.locator("#compare-btn").click()
+
+
 def test_browser_submit_view_compare_escape(
     browser, server, public_gold, tmp_path: Path, screenshot_dir: Path
 ) -> None:
@@ -122,13 +133,7 @@ def test_browser_submit_view_compare_escape(
     page.screenshot(path=str(screenshot_dir / "04-language-pair-view.png"), full_page=True)
 
     page.get_by_role("tab", name="Compare").click()
-    pick = page.locator("#compare-pick input").first
-    for ident in (my_id, base_id):
-        pick.click()
-        pick.fill(f"#{ident} ")
-        page.get_by_role("option").filter(has_text=f"#{ident} ").first.click()
-    page.keyboard.press("Escape")
-    page.locator("#compare-btn").click()
+    _compare(page, [my_id, base_id])
     sync_api.expect(page.locator("#compare-msg textarea")).to_have_value(
         re.compile(rf"^A = #{my_id} "), timeout=60_000
     )
@@ -342,13 +347,7 @@ def test_browser_leaderboard_at_a_glance(
 
         # Compare two entries of different coverage: warning, counts, intervals, readable table
         _open_tab(page, "Compare")
-        pick = page.locator("#compare-pick input").first
-        for ident in ids:
-            pick.click()
-            pick.fill(f"#{ident} ")
-            page.get_by_role("option").filter(has_text=f"#{ident} ").first.click()
-        page.keyboard.press("Escape")
-        page.locator("#compare-btn").click()
+        _compare(page, ids)
         sync_api.expect(page.locator("#compare-warning textarea")).to_have_value(
             re.compile("^Different coverage"), timeout=60_000
         )

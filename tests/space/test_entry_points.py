@@ -36,6 +36,15 @@ def test_space_app_py_starts_the_same_app(tmp_path: Path) -> None:
     assert "gold: 1147 items from 6 files" in srv.log_text()
 
 
+def test_space_app_py_is_the_bundle_app_file() -> None:
+    """space/app.py is what `space bundle` writes with no repos set (render_app is its one
+    source): the committed copy never drifts from the bundled one."""
+    from respondeoqa_eval.space.bundle import render_app
+
+    committed = (ROOT / "space" / "app.py").read_text(encoding="utf-8")
+    assert committed == render_app(), "space/app.py is stale: write render_app() into it"
+
+
 def test_space_readme_front_matter() -> None:
     import gradio
     import yaml
