@@ -61,6 +61,7 @@ from respondeoqa_eval.space.store import (  # noqa: E402
     sha256_bytes,
 )
 from synthetic import write_private  # noqa: E402
+from wheelkit import stop, wait_for_http  # noqa: E402
 
 from tests.space.conftest import start_server  # noqa: E402
 from tests.space.helpers import CHROMIUM, CHROMIUM_ARGS, submit  # noqa: E402
@@ -78,11 +79,6 @@ def pct(values: list[float], q: float) -> float:
     """The q-quantile (0..1) of values, nearest rank."""
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, max(0, round(q * len(ordered) + 0.5) - 1))]
-
-
-def _stop(srv) -> None:
-    srv.proc.terminate()
-    srv.proc.wait(timeout=30)
 
 
 # -- stored entries ------------------------------------------------------------------------
@@ -166,7 +162,7 @@ def bench_submit(gold_dir: Path, gold, work: Path, repeat: int, pad: int) -> dic
             "load": load(),
         }
     finally:
-        _stop(srv)
+        srv.stop()
 
 
 # -- page load as a browser sends it -------------------------------------------------------
@@ -325,16 +321,11 @@ def bench_floor(board_url: str, work: Path, pages: int) -> dict:
             stderr=subprocess.DEVNULL,
         ),
     ]
+    static = f"http://127.0.0.1:{static_port}/"
+    minimal = f"http://127.0.0.1:{gradio_port}/"
     try:
-        for port in (static_port, gradio_port):
-            for _ in range(600):
-                try:
-                    httpx.get(f"http://127.0.0.1:{port}/", timeout=5)
-                    break
-                except httpx.HTTPError:
-                    time.sleep(0.1)
-        static = f"http://127.0.0.1:{static_port}/"
-        minimal = f"http://127.0.0.1:{gradio_port}/"
+        for url, proc in zip((static, minimal), servers, strict=True):
+            wait_for_http(url, proc, lambda: "(output not kept)")
         out["static_board_one"] = chromium_pages(static, 1, "td")
         out["static_board"] = chromium_pages(static, pages, "td")
         out["minimal_gradio_one"] = chromium_pages(minimal, 1, "h1")
@@ -342,8 +333,7 @@ def bench_floor(board_url: str, work: Path, pages: int) -> dict:
         return out
     finally:
         for proc in servers:
-            proc.terminate()
-            proc.wait(timeout=30)
+            stop(proc)
 
 
 def bench_board(gold_dir: Path, gold, work: Path, entries: int, args, parts: set[str]) -> dict:
@@ -379,7 +369,7 @@ def bench_board(gold_dir: Path, gold, work: Path, entries: int, args, parts: set
             print(json.dumps(out), flush=True)
         return out
     finally:
-        _stop(srv)
+        srv.stop()
 
 
 def main() -> None:
