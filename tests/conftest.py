@@ -23,6 +23,7 @@ from synthetic import PUBLIC_DIR  # noqa: E402
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 
 
 # Under CI every test must run: a missing package or browser is a failure there, never a skip.

@@ -17,14 +17,8 @@ from pathlib import Path
 
 import pytest
 import tomllib
-from wheelkit import (
-    PACKAGE,
-    ROOT,
-    free_port,
-    stop,
-    venv_env,
-    wait_for_http,
-)
+from kit.net import free_port, stop, wait_for_http
+from wheelkit import PACKAGE, ROOT, venv_env
 from wheelkit import checkout_version as _checkout_version
 from wheelkit import run as _run
 

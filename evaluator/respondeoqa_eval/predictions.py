@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import jsonl
 from .errors import InputError
 from .gold import GoldSet
 from .io import decode_utf8, parse_json
@@ -167,14 +168,9 @@ def _resolve_row(row: Mapping[str, Any], where: str, col: _Collector, blank_is_n
 
 
 def _jsonl_objects(text: str, origin: str, label: str = "") -> list[tuple[int, dict[str, Any]]]:
-    # split on "\n" only: str.splitlines() also splits on U+2028/U+2029/NEL, which
-    # json.dumps(ensure_ascii=False) leaves raw inside strings
     out = []
     where = f"{origin}: {label}".rstrip(": ")
-    for lineno, line in enumerate(text.split("\n"), 1):
-        line = line.removesuffix("\r")
-        if not line.strip():
-            continue
+    for lineno, line in jsonl.lines(text):
         row = parse_json(line, where, lineno)
         if not isinstance(row, dict):
             raise InputError(f"{origin}: {label}line {lineno}: expected a JSON object")

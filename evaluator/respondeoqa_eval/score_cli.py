@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
+from . import jsonl
 from .api import evaluate
 from .errors import InputError
 from .example import example_predictions
@@ -61,8 +61,7 @@ def _score(args: argparse.Namespace) -> int:
 def _example(args: argparse.Namespace) -> int:
     gold = load_gold(args.data_dir)
     rows = example_predictions(gold.records, accuracy=args.accuracy, seed=args.seed)
-    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
-    write_text_atomic(Path(args.output), text)
+    write_text_atomic(Path(args.output), jsonl.encode(rows))
     print(f"wrote {len(rows)} example predictions to {args.output}")
     return 0
 

@@ -15,6 +15,7 @@ import threading
 from pathlib import Path
 from typing import IO, Any
 
+from .. import jsonl
 from ..errors import InputError
 
 try:  # advisory lock so two runners never append to the same file (POSIX only)
@@ -24,17 +25,10 @@ except ImportError:  # pragma: no cover - Windows
 
 SAMPLING_KEYS = ("temperature", "top_p", "seed")
 
-# characters that json.dumps leaves raw but str.splitlines() treats as line breaks: escaped so
-# that any JSONL reader (even one splitting with splitlines) sees one row per line
-_LINE_BREAKS = {"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"}
-
 
 def dump_row(row: dict[str, Any]) -> str:
-    """One JSONL line (with its newline); non-ASCII text stays readable."""
-    text = json.dumps(row, ensure_ascii=False)
-    for raw, escaped in _LINE_BREAKS.items():
-        text = text.replace(raw, escaped)
-    return text + "\n"
+    """One JSONL line (with its newline), through the package's codec (`jsonl.dumps`)."""
+    return jsonl.dumps(row) + "\n"
 
 
 def make_row(

@@ -13,10 +13,8 @@ from typing import Any
 
 from ..records import CONTENTS, LANGUAGE_PAIRS
 from ..report import Accuracy, BleuScore, EvaluatorInfo, GoldInfo, Report, Score
-from ..sources import PAPER_CITATION as PAPER_CITATION
 from ..sources import SOURCES
-
-PAPER_LABEL = "reported in paper"
+from .rows import PAPER, PAPER_LABEL
 
 
 @dataclass(frozen=True)
@@ -27,7 +25,7 @@ class PaperRow:
     model: str
     report: Report = field(repr=False)
     note: str = ""
-    kind: str = "paper"
+    kind: str = PAPER
     sources: tuple[str, ...] = SOURCES
 
 
