@@ -17,7 +17,6 @@ import io
 import math
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Protocol
 
 import pandas as pd
@@ -32,6 +31,8 @@ from ..breakdowns import (
     SOURCE_LABELS,
     TASK_LABELS,
 )
+from ..numbers import MISSING, percent_text, round1  # noqa: F401 (percent_text: re-export)
+from ..numbers import interval_text as _ci_text
 from ..report import ItemResult, Report, Score
 from ..sources import PUBLIC_SOURCES, SOURCES
 from .paper import PAPER_LABEL, PAPER_ROWS
@@ -41,7 +42,6 @@ STALE_MARK = "older version/gold: will be re-scored"
 """Beside SCORED_LABEL in the Type cell of an entry scored with an older evaluator version or
 against other gold than the running Space's (`Space.is_stale`), until `space admin rescore`."""
 ALL_COVERAGES = "all coverages"
-MISSING = "\u2014"  # what a missing value reads as, in every view
 CI_HEADER = "95% CI"
 CI_LOW, CI_HIGH = "CI low", "CI high"
 
@@ -180,20 +180,6 @@ def coverage_label(sources: Iterable[str]) -> str:
     return f"public ({names})" if s == set(PUBLIC_SOURCES) else names
 
 
-def round1(value: float | None) -> float:
-    """A score as every view shows it: one decimal, halves rounded up as written (17.95 ->
-    18.0, where float rounding gives 17.9); NaN when missing."""
-    if value is None or math.isnan(value):
-        return math.nan
-    return float(Decimal(repr(value)).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
-
-
-def percent_text(fraction: float | None) -> str:
-    """An accuracy in the views' style, e.g. "59.1%" (MISSING when not shown)."""
-    value = round1(None if fraction is None else fraction * 100.0)
-    return MISSING if math.isnan(value) else f"{value:.1f}%"
-
-
 def _row(row: Row, view: str, submitter: bool, stale: bool = False) -> dict[str, Any]:
     scored = row.kind == SCORED_LABEL
     overall = row.report.accuracy.overall
@@ -262,12 +248,6 @@ def leaderboard_frame(
     df["Rank"] = df["Rank"].fillna(0).astype("int64")
     df["Items"] = pd.array(df["Items"].tolist(), dtype="Int64")
     return df
-
-
-def _ci_text(low: float, high: float) -> str:
-    if math.isnan(low) or math.isnan(high):
-        return MISSING
-    return f"{low:.1f} to {high:.1f}"
 
 
 def display_frame(df: pd.DataFrame) -> pd.DataFrame:
