@@ -23,8 +23,8 @@ from urllib.parse import urlencode  # noqa: E402
 
 import gradio as gr  # noqa: E402
 
+from ..sources import PAPER_BIBTEX  # noqa: E402
 from . import compare, detail, table, uploads  # noqa: E402
-from .paper import PAPER_CITATION  # noqa: E402
 from .service import WITHDRAW_REFUSED, Space, SpaceConfig  # noqa: E402
 
 log = logging.getLogger(__name__)
@@ -69,7 +69,9 @@ Exam may not be used to generate profit. This Space never shows their gold answe
 disagreement table in Compare and the per-item download of an entry list public items only.
 
 ## Citation
-{PAPER_CITATION}: *RespondeoQA: a Benchmark for Bilingual Latin-English Question Answering*.
+```bibtex
+{PAPER_BIBTEX}
+```
 """
 
 SUBMIT_REFUSED = "Not accepted"  # how service.submit starts every refusal
