@@ -136,6 +136,7 @@ def run_admin(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     try:
         from .app import launch
+        from .service import Space
         from .settings import SpaceConfig
     except ModuleNotFoundError as exc:
         if exc.name and exc.name.split(".")[0] in {"gradio", "pandas", "plotly"}:
@@ -151,6 +152,7 @@ def run(args: argparse.Namespace) -> int:
         port=args.port,
         mirror_repo=args.mirror or None,
     )
+    space = Space(config)  # loads the gold first: no address is printed for a Space that fails
     print(f"RespondeoQA leaderboard on http://{config.host}:{config.port} (database {config.db})")
-    launch(config)
+    launch(space)
     return 0
