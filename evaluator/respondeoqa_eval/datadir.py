@@ -56,8 +56,9 @@ class NoData(InputError):
         self.private = private
         super().__init__(self.said_as(PYTHON_OPTION))
 
-    def said_as(self, option: str) -> str:
-        """The one-line message, with `option` as this front end's way to pass a folder."""
+    def said_as(self, option: str | None) -> str:
+        """The one-line message, with `option` as this front end's way to pass a folder for one
+        call (None: the variable only)."""
         if self.private:
             lead = "Set"
             folder = (
@@ -67,10 +68,11 @@ class NoData(InputError):
         else:
             lead = "Without internet, set"
             folder = f"a copy of the upstream {UPSTREAM_FOLDER} folder (git clone {UPSTREAM_URL})"
-        return (
+        text = (
             f"{self.problem}. {lead} {ENV_DATA_DIR}=DIR, DIR being {folder}: every command, "
-            f"the Python API and the lm-eval tasks read it; or pass {option}."
+            "the Python API, the lm-eval tasks and the test suite read it"
         )
+        return f"{text}; or pass {option}." if option else f"{text}."
 
     def within(self, context: str) -> NoData:
         """The same error with `context` (what needed the files) before its problem."""
