@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import subprocess
 import sys
 
@@ -202,8 +203,8 @@ def test_cli_scores_and_writes_the_report(tmp_path, public_dir):
         "100",
     )
     assert r.returncode == 0, r.stderr
-    assert "Accuracy (all non-translation items)" in r.stdout and "By language pair" in r.stdout
-    assert "sacreBLEU signature" in r.stdout
+    assert "Accuracy (%): mean per-item score over the 797 non-translation items" in r.stdout
+    assert "\n  Language pair\n" in r.stdout and "sacreBLEU signatures:" in r.stdout
     report = json.loads(out.read_text())
     for key in (
         "by_content",
@@ -217,7 +218,13 @@ def test_cli_scores_and_writes_the_report(tmp_path, public_dir):
         assert report["accuracy"][key]
     assert set(report["bleu"]) == {"latin", "english"}
     assert 0 <= report["accuracy"]["overall"]["score"] <= 1
-    assert f"{100 * report['accuracy']['overall']['score']:.2f}" in r.stdout
+    # the summary's headline row: the report's score in percent, one decimal, with its interval
+    overall = report["accuracy"]["overall"]
+    row = next(line for line in r.stdout.splitlines() if "All non-translation items" in line)
+    shown = [float(x) for x in re.findall(r"\d+\.\d", row)]
+    assert shown[0] == pytest.approx(100 * overall["score"], abs=0.05)
+    assert shown[1:] == pytest.approx([100 * v for v in overall["ci"]], abs=0.05)
+    assert row.split()[-1] == str(overall["n"]) == "797"
 
 
 @pytest.mark.parametrize(

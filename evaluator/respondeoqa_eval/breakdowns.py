@@ -174,3 +174,9 @@ BLEU_SPLIT_LABELS = {
     "constrained": "constrained",
     "unconstrained": "unconstrained",
 }
+BLEU_VARIANT_LABELS = {"score": "paper, padded", "variable_refs": "no padding"}
+"""The two BLEU numbers: the paper's (references padded with empty ones, PROTOCOL 5) and BLEU
+with each item's own references."""
+
+EXTRA_LABELS = {"short_answer_macron_sensitive": f"{TASK_LABELS['short_answer']}, macrons kept"}
+"""Display names of the report's `extra` scores (beyond the paper)."""

@@ -12,6 +12,7 @@ from .errors import InputError
 from .example import example_predictions
 from .gold import load_gold
 from .io import write_text_atomic
+from .summary import MOSTLY, mostly_unanswered
 
 
 def _add_gold_options(p: argparse.ArgumentParser) -> None:
@@ -31,6 +32,7 @@ def _score(args: argparse.Namespace) -> int:
         args.predictions if len(args.predictions) > 1 else args.predictions[0],
         gold,
         restrict_to_covered=args.covered_only,
+        predicted_only=args.predicted_only,
         bootstrap=args.bootstrap,
         seed=args.seed,
     )
@@ -55,6 +57,14 @@ def _score(args: argparse.Namespace) -> int:
         print(report.summary())
         if args.report:
             print(f"\nreport written to {args.report}")
+    if args.strict and mostly_unanswered(report):
+        without = report.missing + report.unanswered
+        print(
+            f"respondeoqa-eval: error: --strict: {without} of {report.n_items} items have no "
+            f"prediction or no answer that could be extracted (more than {MOSTLY:.0%})",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 
@@ -85,11 +95,24 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="bootstrap resamples for the 95%% intervals (0: none; default 1000)",
     )
     p.add_argument("--seed", type=int, default=12345, help="bootstrap seed (default 12345)")
-    p.add_argument(
+    scope = p.add_mutually_exclusive_group()
+    scope.add_argument(
         "--covered-only",
         action="store_true",
-        help="score only the upstream files the predictions touch (default: every gold item "
-        "counts, missing ones score 0)",
+        help="score only the upstream files the predictions touch, whole: their items without "
+        "a prediction still score 0 (the leaderboard's rule; default: every gold item counts)",
+    )
+    scope.add_argument(
+        "--predicted-only",
+        action="store_true",
+        help="score only the items that have a prediction (a `run --limit N` trial); not "
+        "comparable with full runs",
+    )
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help=f"exit with status 1 when more than {MOSTLY * 100:.0f}%% of the items have no prediction or "
+        "no extractable answer (the report and summary are still written)",
     )
     hub = p.add_argument_group("Hub evaluation results (model repository)")
     hub.add_argument(
