@@ -391,3 +391,22 @@ def test_cli_output_piped_into_a_reader_that_stops_early(tmp_path, public_dir):
     assert proc.wait(timeout=120) == 0
     assert "Traceback" not in stderr
     assert (tmp_path / "r.json").exists()
+
+
+def test_example_documents_its_options_and_says_it_is_synthetic(tmp_path, public_dir):
+    r = _cli("example", "--help")
+    help_text = " ".join(r.stdout.split())
+    assert "synthetic" in help_text and "never a result to report" in help_text
+    assert "--accuracy SHARE share of items that get the gold answer, 0 to 1 (default 0.6)" in (
+        help_text
+    )
+    assert "--seed SEED seed of the draw of which items are right (default 0;" in help_text
+    out = tmp_path / "p.jsonl"
+    r = _cli("example", "--data-dir", str(public_dir), "-o", str(out), "--accuracy", "0.25")
+    assert r.returncode == 0
+    assert r.stdout.startswith(f"wrote 1147 synthetic example predictions to {out}")
+    assert "about 25% right, seed 0; not a model's answers" in r.stdout
+    r = _cli("example", "--data-dir", str(public_dir), "-o", str(out), "--accuracy", "1.5")
+    assert r.returncode == 2 and r.stderr.strip() == (
+        "respondeoqa-eval: error: --accuracy 1.5: give a share between 0 and 1"
+    )

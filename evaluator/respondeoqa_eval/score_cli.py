@@ -69,11 +69,16 @@ def _score(args: argparse.Namespace) -> int:
 
 
 def _example(args: argparse.Namespace) -> int:
+    if not 0 <= args.accuracy <= 1:
+        raise InputError(f"--accuracy {args.accuracy:g}: give a share between 0 and 1")
     gold = load_gold(args.data_dir)
     rows = example_predictions(gold.records, accuracy=args.accuracy, seed=args.seed)
     text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
     write_text_atomic(Path(args.output), text)
-    print(f"wrote {len(rows)} example predictions to {args.output}")
+    print(
+        f"wrote {len(rows)} synthetic example predictions to {args.output} (made up from the gold, "
+        f"about {args.accuracy:.0%} right, seed {args.seed}; not a model's answers)"
+    )
     return 0
 
 
@@ -132,9 +137,31 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
     p.set_defaults(func=_score)
 
-    p = sub.add_parser("example", help="write an example predictions file for the gold data")
+    p = sub.add_parser(
+        "example",
+        help="write a synthetic example predictions file (not a model's answers)",
+        description="Write a predictions file in the format `score` and the leaderboard take: one "
+        "JSONL row per gold item, {id, response}, each response a made-up reasoning line and "
+        "'Answer: ...'. The responses are synthetic, built from the gold itself (about "
+        "--accuracy of them give the gold answer, the rest a plausible wrong one): for trying "
+        "the tools, never a result to report.",
+    )
     _add_gold_options(p)
-    p.add_argument("--output", "-o", required=True, metavar="PREDS.jsonl")
-    p.add_argument("--accuracy", type=float, default=0.6, help="share of correct answers")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--output", "-o", required=True, metavar="PREDS.jsonl", help="JSONL file to write"
+    )
+    p.add_argument(
+        "--accuracy",
+        type=float,
+        default=0.6,
+        metavar="SHARE",
+        help="share of items that get the gold answer, 0 to 1 (default 0.6)",
+    )
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of the draw of which items are right (default 0; the same seed gives the "
+        "same file)",
+    )
     p.set_defaults(func=_example)
