@@ -256,25 +256,39 @@ def test_sampling_can_be_left_out(gold, public_dir, tmp_path):
     assert body["max_tokens"] == 77
 
 
+def _cli_env() -> dict[str, str]:
+    path = [str(ROOT / "evaluator"), os.environ.get("PYTHONPATH", "")]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
+
+
+def _start_run(cmd: list[str], out: Path, rows: int) -> subprocess.Popen:
+    """Start the runner in its own process; return once `out` holds `rows` rows."""
+    proc = subprocess.Popen(cmd, env=_cli_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if out.exists() and out.read_bytes().count(b"\n") >= rows:
+            break
+        time.sleep(0.01)
+    return proc
+
+
+def _run_cmd(server, out, public_dir, *extra) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "respondeoqa_eval.cli",
+        *run_args(server, out, public_dir, *extra),
+    ]
+
+
 def test_resume_after_kill(gold, public_dir, tmp_path):
     """SIGKILL the runner mid-run: no torn line, no duplicates, and a rerun answers the rest."""
     n = 60
     out = tmp_path / "preds.jsonl"
-    path = [str(ROOT / "evaluator"), os.environ.get("PYTHONPATH", "")]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
+    env = _cli_env()
     with ChatServer(delay=0.05) as server:
-        cmd = [
-            sys.executable,
-            "-m",
-            "respondeoqa_eval.cli",
-            *run_args(server, out, public_dir, "--limit", str(n), "--concurrency", "3"),
-        ]
-        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if out.exists() and out.read_bytes().count(b"\n") >= 10:
-                break
-            time.sleep(0.01)
+        cmd = _run_cmd(server, out, public_dir, "--limit", str(n), "--concurrency", "3")
+        proc = _start_run(cmd, out, rows=10)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
         assert proc.returncode == -signal.SIGKILL
@@ -404,21 +418,9 @@ print('OK')
 def test_ctrl_c_says_how_many_answers_are_saved_and_how_to_resume(gold, public_dir, tmp_path):
     n = 60
     out = tmp_path / "preds.jsonl"
-    path = [str(ROOT / "evaluator"), os.environ.get("PYTHONPATH", "")]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
     with ChatServer(delay=0.05) as server:
-        cmd = [
-            sys.executable,
-            "-m",
-            "respondeoqa_eval.cli",
-            *run_args(server, out, public_dir, "--limit", str(n), "--concurrency", "2"),
-        ]
-        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if out.exists() and out.read_bytes().count(b"\n") >= 5:
-                break
-            time.sleep(0.01)
+        cmd = _run_cmd(server, out, public_dir, "--limit", str(n), "--concurrency", "2")
+        proc = _start_run(cmd, out, rows=5)
         proc.send_signal(signal.SIGINT)  # what Ctrl-C sends
         _, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, err
