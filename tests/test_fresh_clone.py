@@ -37,7 +37,9 @@ def clone(tmp_path_factory) -> Path:
     """A clone of this checkout, in a folder whose parent has no `shared/`."""
     if shutil.which("git") is None or not (ROOT / ".git").exists():
         unavailable(f"{ROOT} is not a git checkout (or git is missing): nothing to clone")
-    snapshot = _git("stash", "create", cwd=ROOT) or "HEAD"  # the working tree, as a commit
+    # the working tree as a commit (nothing when it is clean); an identity in case none is set
+    who = ("-c", "user.name=respondeoqa-tests", "-c", "user.email=tests@localhost")
+    snapshot = _git(*who, "stash", "create", cwd=ROOT) or "HEAD"
     target = tmp_path_factory.mktemp("fresh") / "respondeoqa-eval"
     _git("clone", "--quiet", "--no-checkout", str(ROOT), str(target), cwd=ROOT)
     _git("checkout", "--quiet", "--detach", _git("rev-parse", snapshot, cwd=ROOT), cwd=target)
