@@ -27,9 +27,14 @@ def score_text(value: float | None) -> str:
     return MISSING if math.isnan(shown) else f"{shown:.1f}"
 
 
+def percent(fraction: float | None) -> float | None:
+    """An accuracy fraction in percent, as every view computes it (None stays None)."""
+    return None if fraction is None else fraction * 100.0
+
+
 def percent_text(fraction: float | None) -> str:
     """An accuracy (a fraction) as "59.1%" (MISSING when missing)."""
-    text = score_text(None if fraction is None else fraction * 100.0)
+    text = score_text(percent(fraction))
     return text if text == MISSING else f"{text}%"
 
 

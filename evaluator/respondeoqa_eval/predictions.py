@@ -179,13 +179,15 @@ def _jsonl_objects(text: str, origin: str, label: str = "") -> list[tuple[int, d
 
 
 def _note_runner_row(row: Mapping[str, Any], col: _Collector) -> None:
-    """Our runner writes `model`, `params` and `prompt_version` on every row."""
+    """Our runner writes `model`, `params`, `prompt_version` and `tool_version` on every row."""
     if not any(k in row for k in ("model", "params", "prompt_version")):
         return
     version = clean_text(row.get("prompt_version"))
+    ours = bool(version and "params" in row)
     col.note(
         Provenance(
-            tool=RUNNER if version and "params" in row else None,
+            tool=RUNNER if ours else None,
+            tool_version=clean_text(row.get("tool_version")) if ours else None,
             model=clean_text(row.get("model")),
             params=clean_params(row.get("params")),
             prompt_version=version,

@@ -19,8 +19,21 @@ UPSTREAM_RAW_URL = (
 
 PAPER_TITLE = "RespondeoQA: a Benchmark for Bilingual Latin-English Question Answering"
 PAPER_AUTHORS = "Hudspeth, Burns and O'Connor"
+# full names as the upstream README (at UPSTREAM_COMMIT) and the arXiv listing give them
+PAPER_AUTHOR_NAMES = ("Marisa Hudspeth", "Patrick J. Burns", "Brendan O'Connor")
 PAPER_ARXIV = "2604.20738"
 PAPER_CITATION = f"{PAPER_AUTHORS} (2026), arXiv:{PAPER_ARXIV}"
+PAPER_BIBTEX = f"""@misc{{hudspeth2026respondeoqa,
+  title         = {{{PAPER_TITLE}}},
+  author        = {{{" and ".join(PAPER_AUTHOR_NAMES)}}},
+  year          = {{2026}},
+  eprint        = {{{PAPER_ARXIV}}},
+  archivePrefix = {{arXiv}},
+  primaryClass  = {{cs.CL}},
+  url           = {{https://arxiv.org/abs/{PAPER_ARXIV}}}
+}}"""
+"""How to cite the benchmark: the one BibTeX entry the README, the dataset card and the
+Space's About page all show."""
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..configs import CONFIGS
+from ..datadir import LM_EVAL_OPTION, NoData
 from ..errors import InputError
 from ..metrics import corpus_bleu
 from ..records import Record
@@ -58,7 +59,11 @@ def record_from_doc(doc: Mapping[str, Any]) -> Record:
 def _rows_from_upstream(config: str, data_dir: str | None) -> list[dict[str, Any]]:
     from ..runner.selection import select_items
 
-    return [r.to_dict() for r in select_items(config, data_dir)]
+    try:
+        records = select_items(config, data_dir)
+    except NoData as exc:  # in lm-eval a folder is passed with --metadata, not --data-dir
+        raise InputError(exc.said_as(LM_EVAL_OPTION)) from None
+    return [r.to_dict() for r in records]
 
 
 def load_docs(config: str, dataset: str | None = None, data_dir: str | None = None, **_: Any):

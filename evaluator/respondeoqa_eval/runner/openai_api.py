@@ -265,6 +265,8 @@ async def _run(
             if progress is not None:
                 progress.update(1)
 
+    if progress is not None and hasattr(progress, "start"):
+        progress.start()
     n = min(settings.concurrency, len(todo))
     limits = httpx.Limits(max_connections=n, max_keepalive_connections=n)
     timeout = httpx.Timeout(settings.timeout, connect=min(settings.timeout, 30.0))

@@ -11,12 +11,13 @@ import re
 from typing import Protocol
 
 from ..breakdowns import SOURCE_LABELS
+from ..published import PUBLISHED_LABEL
 from ..report import Report
 from ..sources import PUBLIC_SOURCES, SOURCES
 
 SCORED = "scored"
 PAPER = "paper"
-PAPER_LABEL = "reported in paper"
+PAPER_LABEL = PUBLISHED_LABEL
 MAX_ENTRY_ID = 2**31 - 1
 """Entry ids are 1 .. MAX_ENTRY_ID (a record file with another id is refused)."""
 

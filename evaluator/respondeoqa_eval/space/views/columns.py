@@ -11,7 +11,14 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ...breakdowns import BLEU_SPLIT_LABELS, BLEU_SPLITS, BLEU_TARGETS, DIMENSIONS, LANGUAGE_LABELS
+from ...breakdowns import (
+    BLEU_SPLIT_LABELS,
+    BLEU_SPLITS,
+    BLEU_TARGETS,
+    BLEU_VARIANT_LABELS,
+    DIMENSIONS,
+    LANGUAGE_LABELS,
+)
 from ...report import Report, Score
 
 
@@ -34,8 +41,8 @@ def _acc(dim: str, group: str, header: str | None = None) -> Column:
     return Column(header or DIMENSIONS[dim].label(group), lambda r: percent(r.group(dim, group)))
 
 
-BLEU_PAPER = "paper, padded"
-BLEU_PLAIN = "no padding"
+BLEU_PAPER = BLEU_VARIANT_LABELS["score"]
+BLEU_PLAIN = BLEU_VARIANT_LABELS["variable_refs"]
 
 
 def _bleu_header(metric: str, target: str, split: str, variant: str = "") -> str:

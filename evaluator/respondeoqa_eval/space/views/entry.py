@@ -19,6 +19,7 @@ from ...breakdowns import (
     BLEU_SPLITS,
     BLEU_TARGETS,
     DIMENSIONS,
+    EXTRA_LABELS,
     LANGUAGE_LABELS,
     SOURCE_LABELS,
     TASK_LABELS,
@@ -75,7 +76,7 @@ def breakdown_frame(report: Report) -> pd.DataFrame:
             add_acc(dim.name, dim.label(group), groups[group])
     add_acc(
         "Extra",
-        f"{TASK_LABELS['short_answer']}, macrons kept",
+        EXTRA_LABELS["short_answer_macron_sensitive"],
         report.extra.get("short_answer_macron_sensitive"),
     )
     for target in BLEU_TARGETS:

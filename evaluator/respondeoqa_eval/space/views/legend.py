@@ -3,7 +3,7 @@ Our own text only (Markdown)."""
 
 from __future__ import annotations
 
-from ...breakdowns import DIMENSIONS
+from ...breakdowns import DIMENSIONS, PADDING_SENTENCE
 from ...numbers import MISSING
 from ..paper import PAPER_ROWS
 from ..rows import PAPER_LABEL, SCORED
@@ -14,13 +14,6 @@ from .frames import STALE_MARK
 def paper_missing(view: str) -> bool:
     """True when the paper reports none of this view's breakdown columns."""
     return all(c.read(p.report) is None for p in PAPER_ROWS for c in VIEWS[view])
-
-
-PADDING_SENTENCE = (
-    "The paper pads every item's references with empty strings, so a short or empty "
-    "translation costs nothing in the brevity penalty and junk answers can raise its BLEU; "
-    "BLEU without padding has no such effect, so read the two side by side."
-)
 
 
 def _overview_legend() -> list[str]:

@@ -3,8 +3,8 @@ only: no user string is ever formatted into these."""
 
 from __future__ import annotations
 
-from ...sources import PAPER_CITATION
-from ..views.legend import PADDING_SENTENCE
+from ...breakdowns import PADDING_SENTENCE
+from ...sources import PAPER_BIBTEX
 
 HEADER = """# RespondeoQA leaderboard
 Latin-English question answering: multiple choice, 1-word short answers, scansion and
@@ -46,7 +46,9 @@ Exam may not be used to generate profit. This Space never shows their gold answe
 disagreement table in Compare and the per-item download of an entry list public items only.
 
 ## Citation
-{PAPER_CITATION}: *RespondeoQA: a Benchmark for Bilingual Latin-English Question Answering*.
+```bibtex
+{PAPER_BIBTEX}
+```
 """
 
 SUBMIT_HELP = """Upload predictions in any format the evaluator accepts (`.jsonl`, `.csv` or the
