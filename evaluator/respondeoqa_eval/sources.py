@@ -202,7 +202,6 @@ FILES: dict[str, FileSpec] = _files()
 
 PASSAGE_FILES = frozenset(s.passages for s in FILES.values() if s.passages)
 PUBLIC_FILES = tuple(name for name, s in FILES.items() if s.public)
-PRIVATE_FILES = tuple(name for name, s in FILES.items() if not s.public)
 PUBLIC_SHA256 = {name: FILES[name].sha256 for name in PUBLIC_FILES}
 """The pinned sha256 of each public file at UPSTREAM_COMMIT."""
 
