@@ -7,7 +7,7 @@ from pathlib import Path
 
 import respondeoqa_eval
 from respondeoqa_eval import numbers
-from respondeoqa_eval.space.views import frames
+from respondeoqa_eval.space.views import board, frames
 
 
 def test_halves_round_up_as_written_not_as_stored() -> None:
@@ -45,7 +45,7 @@ def test_signed_differences_and_counts() -> None:
 
 def test_the_leaderboard_uses_the_same_functions() -> None:
     """One home: the views import the style; no other module rounds numbers its own way."""
-    assert frames.round1 is numbers.round1 and frames.interval_text is numbers.interval_text
+    assert frames.round1 is numbers.round1 and board.interval_text is numbers.interval_text
     package = Path(respondeoqa_eval.__file__).parent
     others = [
         p.relative_to(package).as_posix()

@@ -196,8 +196,16 @@ def test_space_answers_http(venv, workdir, public_dir):
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/config", timeout=10) as resp:
             assert json.load(resp)["title"] == "RespondeoQA leaderboard"
         board = _leaderboard_over_http(f"http://127.0.0.1:{port}", "Overview", "all coverages")
-        assert board["view"] == "Overview" and board["headers"][:3] == ["Rank", "Model", "Overall"]
-        models = {row[1] for row in board["data"]}
+        headers = board["headers"]
+        assert board["view"] == "Overview" and headers[:6] == [
+            "Rank",
+            "Rank low",
+            "Rank high",
+            "Model",
+            "Coverage",
+            "Overall accuracy",
+        ]
+        models = {row[headers.index("Model")] for row in board["data"]}
         assert {"LLaMa 3.3 70B", "Qwen QwQ 32B", "o3-mini"} <= models  # the paper's rows
     finally:
         stop(proc)

@@ -35,10 +35,16 @@ class Dimension:
     groups: tuple[str, ...]  # every group key, in display order
     labels: Mapping[str, str] = field(default_factory=dict, repr=False)
     description: str = ""  # one sentence for legends and tooltips
+    shorts: Mapping[str, str] = field(default_factory=dict, repr=False)
+    """Short names for narrow table headers (the display name where there is none)."""
 
     def label(self, group: str) -> str:
         """The display name of a group (the key itself for an unknown group)."""
         return self.labels.get(group, group)
+
+    def short(self, group: str) -> str:
+        """A group's name for a narrow column header."""
+        return self.shorts.get(group, self.label(group))
 
     def order(self, group: str) -> int:
         """Sort key of a group: its place in `groups`, unknown groups last."""
@@ -82,6 +88,7 @@ _DIMENSIONS = (
         TASK_LABELS,
         "How an item is scored: multiple choice (letter), short answer (exact match), "
         "feet identification (share of feet right), meter manipulation (word lists equal).",
+        {"multiple_choice": "MC", "short_answer": "Short", "feet": "Feet", "meter": "Meter"},
     ),
     Dimension(
         "by_content",
@@ -90,6 +97,18 @@ _DIMENSIONS = (
         CONTENTS,
         CONTENT_LABELS,
         "What the question is about (upstream question_content).",
+        {
+            "geography": "Geo.",
+            "history": "Hist.",
+            "literature": "Lit.",
+            "mythology": "Myth.",
+            "vocabulary": "Vocab.",
+            "grammar": "Gram.",
+            "literary_devices": "Lit. dev.",
+            "reading_comprehension": "Read.",
+            "scansion": "Scan.",
+            "translation": "Transl.",
+        },
     ),
     Dimension(
         "by_language_pair",
@@ -98,6 +117,10 @@ _DIMENSIONS = (
         LANGUAGE_PAIRS,
         PAIR_LABELS,
         "Language of the question \u2192 language of the answer.",
+        {
+            p: p.replace("english", "en").replace("latin", "la").replace("-", "\u2192")
+            for p in PAIR_LABELS
+        },
     ),
     Dimension(
         "by_category",
@@ -118,6 +141,7 @@ _DIMENSIONS = (
         FORMATS,
         {"multiple_choice": "Multiple choice", "short_answer": "Short answer"},
         "The upstream question format.",
+        {"multiple_choice": "MC", "short_answer": "Short"},
     ),
     Dimension(
         "by_source",
@@ -127,6 +151,7 @@ _DIMENSIONS = (
         SOURCE_LABELS,
         "Where the question comes from: Certamen quizbowl, the National Latin Exam, "
         "Latin Grammar and Junior Scholarship Papers, Exercises in Latin Prosody.",
+        {k: s.label for k, s in SOURCE_INFO.items()},
     ),
     Dimension(
         "by_difficulty",
@@ -135,6 +160,7 @@ _DIMENSIONS = (
         DIFFICULTIES,
         {d: d.capitalize() for d in DIFFICULTIES},
         "The upstream difficulty level (unknown where the source gives none).",
+        {"intermediate": "Interm."},
     ),
     Dimension(
         "by_multihop",

@@ -12,6 +12,16 @@ from decimal import ROUND_HALF_UP, Decimal
 
 MISSING = "\u2014"
 
+SMALL_GROUP = 30
+"""A score resting on fewer items than this moves a lot with one or two items: every view marks
+it (with SMALL_MARK), and the board never shades it as a column's best."""
+SMALL_MARK = "*"
+
+
+def is_small(n: int | None) -> bool:
+    """Whether a score resting on `n` items is marked small (None: not known, e.g. published)."""
+    return n is not None and n < SMALL_GROUP
+
 
 def round1(value: float | None) -> float:
     """A score as every view shows it: one decimal, halves rounded up as written; NaN when
@@ -38,10 +48,13 @@ def percent_text(fraction: float | None) -> str:
     return text if text == MISSING else f"{text}%"
 
 
-def interval_text(low: float | None, high: float | None) -> str:
-    """An interval, e.g. "55.6 to 62.3" (MISSING when either end is missing)."""
+def interval_text(low: float | None, high: float | None, *, tight: bool = False) -> str:
+    """An interval, e.g. "55.6 to 62.3", or "55.6\u201362.3" `tight` (under a number in a
+    narrow cell); MISSING when either end is missing."""
     lo, hi = score_text(low), score_text(high)
-    return MISSING if MISSING in (lo, hi) else f"{lo} to {hi}"
+    if MISSING in (lo, hi):
+        return MISSING
+    return f"{lo}\u2013{hi}" if tight else f"{lo} to {hi}"
 
 
 def signed_text(value: float | None) -> str:

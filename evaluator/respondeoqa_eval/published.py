@@ -25,6 +25,10 @@ class PublishedModel:
     model: str
     report: Report = field(repr=False)
     note: str = ""
+    params_b: float | None = None  # parameters in billions, as the model's makers state it
+    weights: str = ""  # "open" or "api"
+    reasoning: bool | None = None  # a reasoning ("thinking") model
+    hub_model: str = ""  # its Hugging Face model id
 
 
 def _g(pct: float) -> Score:
@@ -43,6 +47,10 @@ _PUBLISHED: list[dict[str, Any]] = [
     {
         "key": "paper-llama-3.3-70b",
         "model": "LLaMa 3.3 70B",
+        "params_b": 70.0,
+        "weights": "open",
+        "reasoning": False,
+        "hub_model": "meta-llama/Llama-3.3-70B-Instruct",
         "note": "overall 71.92 as published; the paper's released notebook prints 71.29",
         "overall": 71.92,
         "mc": 90.25,
@@ -55,6 +63,10 @@ _PUBLISHED: list[dict[str, Any]] = [
     {
         "key": "paper-qwq-32b",
         "model": "Qwen QwQ 32B",
+        "params_b": 32.5,
+        "weights": "open",
+        "reasoning": True,
+        "hub_model": "Qwen/QwQ-32B",
         "note": "",
         "overall": 68.11,
         "mc": 90.86,
@@ -67,6 +79,10 @@ _PUBLISHED: list[dict[str, Any]] = [
     {
         "key": "paper-o3-mini",
         "model": "o3-mini",
+        "params_b": None,  # not published by OpenAI
+        "weights": "api",
+        "reasoning": True,
+        "hub_model": "",
         "note": "",
         "overall": 68.61,
         "mc": 91.80,
@@ -117,7 +133,16 @@ def _report(p: dict[str, Any]) -> Report:
 
 
 PUBLISHED: tuple[PublishedModel, ...] = tuple(
-    PublishedModel(key=p["key"], model=p["model"], report=_report(p), note=p["note"])
+    PublishedModel(
+        key=p["key"],
+        model=p["model"],
+        report=_report(p),
+        note=p["note"],
+        params_b=p["params_b"],
+        weights=p["weights"],
+        reasoning=p["reasoning"],
+        hub_model=p["hub_model"],
+    )
     for p in _PUBLISHED
 )
 """The paper's three models, in the order of its tables."""

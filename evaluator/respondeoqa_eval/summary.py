@@ -27,20 +27,18 @@ from .breakdowns import (
     SOURCE_LABELS,
     TASK_LABELS,
 )
-from .numbers import interval_text, percent, score_text
+from .numbers import SMALL_GROUP, SMALL_MARK, interval_text, is_small, percent, score_text
 from .published import PUBLISHED
 from .records import TASKS
 from .report import BleuScore, Report, Score
 from .sources import FILES, SOURCES
 
-SMALL_GROUP = 30
 """A group with fewer items is flagged: its score moves a lot with one or two items."""
 MOSTLY = 0.5
 """Share of items without an answer (no prediction, or none extractable) above which the summary
 warns loudly and `score --strict` exits with status 1."""
 WIDTH = 96
 INDENT = "  "
-SMALL_MARK = "*"
 
 
 def unanswered_share(report: Report) -> float:
@@ -125,7 +123,7 @@ def subset_text(report: Report) -> str | None:
 
 
 def _flag(n: int | None) -> str:
-    return SMALL_MARK if n is not None and n < SMALL_GROUP else ""
+    return SMALL_MARK if is_small(n) else ""
 
 
 def _align_intervals(rows: list[list[str]], column: int) -> None:

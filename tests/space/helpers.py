@@ -121,20 +121,36 @@ def file_records(gold: GoldSet, name: str) -> list[Record]:
     return [r for r in gold.records if r.file == name]
 
 
+SUBMIT_OK, SUBMIT_ASK = 5, 6  # the /submit outputs: stored?, needs a confirmation?
+
+
 def submit(
-    client: Any, path: Path, model: str, link: str = "", params: str = "", note: str = ""
+    client: Any,
+    path: Path | list[Path],
+    model: str,
+    link: str = "",
+    params: str = "",
+    note: str = "",
+    **fields: Any,
 ) -> tuple[Any, ...]:
-    """Call the Space's /submit endpoint through gradio_client (Overview, all coverages)."""
+    """Call the Space's /submit endpoint through gradio_client (Overview, all coverages): the
+    message, the breakdown, the board, the two pickers' updates, whether it was stored and
+    whether it needs a confirmation. `fields`: hub_model, weights, reasoning, confirm."""
     from gradio_client import handle_file
 
+    paths = path if isinstance(path, list) else [path]
     return client.predict(
-        handle_file(str(path)),
+        [handle_file(str(p)) for p in paths],
         model,
         link,
         params,
         note,
         "Overview",
         "all coverages",
+        fields.get("hub_model", ""),
+        fields.get("weights", "not said"),
+        fields.get("reasoning", "not said"),
+        fields.get("confirm", False),
         api_name="/submit",
     )
 
@@ -157,57 +173,87 @@ def leaderboard(
 
 
 class _BoardParser(HTMLParser):
-    """Reads the board's HTML table: header texts, and per body row its cells and data-key."""
+    """Reads the board's HTML table: the columns (by their CSV name, `data-name`), and per data
+    row its cells' main text, the text under it, its tooltip, its marks and the row's facts."""
 
     def __init__(self) -> None:
         super().__init__()
         self.headers: list[str] = []
+        self.shown: list[str] = []  # the header texts as the page shows them
         self.rows: list[dict[str, Any]] = []
-        self._cell: list[str] | None = None
         self._in_head = False
-        self._row: list[str] = []
-        self._key: str | None = None
-        self._classes: list[str] = []
-        self._row_classes: list[list[str]] = []
+        self._coverage = ""
+        self._row: dict[str, str] | None = None
+        self._cells: list[dict[str, Any]] = []
+        self._cell: dict[str, Any] | None = None
+        self._head: list[str] | None = None
+        self._inner: list[str] = []  # the element inside a cell the text goes to
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        a = dict(attrs)
+        a = {k: v or "" for k, v in attrs}
         if tag == "thead":
             self._in_head = True
-        elif tag == "tr" and not self._in_head:
-            self._row, self._key, self._row_classes = [], a.get("data-key"), []
-        elif tag in ("td", "th"):
-            self._cell = []
-            self._classes = (a.get("class") or "").split()
+        elif tag == "tbody":
+            self._coverage = a.get("data-coverage", "")
+        elif tag == "th" and self._in_head:
+            self.headers.append(a.get("data-name", ""))
+            self._head = []
+        elif tag == "tr" and not self._in_head and "data-key" in a:
+            self._row, self._cells = a, []
+        elif tag == "td" and self._row is not None:
+            self._cell = {"text": [], "sub": [], "title": a.get("title", "")}
+            self._cell["classes"] = a.get("class", "").split()
+            self._inner = []
+        elif self._cell is not None:
+            self._inner.append("sub" if "sub" in a.get("class", "").split() else tag)
 
     def handle_endtag(self, tag: str) -> None:
         if tag == "thead":
             self._in_head = False
-        elif tag in ("td", "th") and self._cell is not None:
-            text = "".join(self._cell)
-            if self._in_head:
-                self.headers.append(text)
-            else:
-                self._row.append(text)
-                self._row_classes.append(self._classes)
+        elif tag == "th" and self._head is not None:
+            self.shown.append("".join(self._head))
+            self._head = None
+        elif tag == "td" and self._cell is not None:
+            self._cells.append(self._cell)
             self._cell = None
-        elif tag == "tr" and not self._in_head and self._row:
-            row: dict[str, Any] = dict(zip(self.headers, self._row, strict=True))
-            row["_key"] = self._key
+        elif self._cell is not None and self._inner:
+            self._inner.pop()
+        elif tag == "tr" and self._row is not None:
+            cells = self._cells
+            row: dict[str, Any] = {
+                h: "".join(c["text"]).strip() for h, c in zip(self.headers, cells, strict=True)
+            }
+            row["_key"] = self._row.get("data-key")
             row["_best"] = [
-                h for h, c in zip(self.headers, self._row_classes, strict=True) if "b" in c
+                h for h, c in zip(self.headers, cells, strict=True) if "b" in c["classes"]
             ]
+            row["_small"] = [
+                h for h, c in zip(self.headers, cells, strict=True) if "s" in c["classes"]
+            ]
+            row["_sub"] = {h: "".join(c["sub"]) for h, c in zip(self.headers, cells, strict=True)}
+            row["_title"] = {h: c["title"] for h, c in zip(self.headers, cells, strict=True)}
+            row["_coverage"] = self._coverage
+            row["_data"] = {k: v for k, v in self._row.items() if k.startswith("data-")}
             self.rows.append(row)
+            self._row = None
 
     def handle_data(self, data: str) -> None:
-        if self._cell is not None:
-            self._cell.append(data)
+        if self._head is not None:
+            self._head.append(data)
+        elif self._cell is not None:
+            if not self._inner:
+                self._cell["text"].append(data)
+            elif self._inner[-1] == "sub":
+                self._cell["sub"].append(data)
+            # text of other elements inside a cell (the Hub link's arrow) is not the value
 
 
 def parse_board(board_html: str) -> tuple[list[str], list[dict[str, Any]]]:
-    """(header texts, rows) of the board's HTML; each row maps header -> cell text (HTML
-    entities decoded, as a browser shows them), plus "_key" (its data-key) and "_best" (the
-    headers of its cells marked best)."""
+    """(column names, rows) of the board's HTML; each row maps a column's CSV name to its
+    cell's main text (HTML entities decoded, as a browser shows them), plus "_key" (its
+    data-key), "_best" / "_small" (the columns marked best / resting on few items), "_sub"
+    (the text under each value: an interval, a rank range), "_title" (each tooltip),
+    "_coverage" (its section) and "_data" (its data- attributes)."""
     parser = _BoardParser()
     parser.feed(board_html)
     parser.close()

@@ -211,7 +211,7 @@ def test_probing_single_items_reveals_nothing_below_k(space: Space, private_gold
             assert math.isnan(row[diff_col]), row.to_dict()
     assert len(shown) > 1
     bars = [t for t in out.by_content.data]
-    assert bars and all(y is None or math.isnan(y) for t in bars for y in t.y)
+    assert bars and all(y is None or math.isnan(y) for t in bars for y in t.x)
 
 
 def test_public_items_are_never_suppressed(space: Space, public_gold, tmp_path) -> None:
@@ -281,13 +281,17 @@ def _direct_submit(url: str, path: Path, model: str, headers: Any = None) -> str
     reply.raise_for_status()
     data = {
         "data": [
-            {"path": reply.json()[0], "meta": {"_type": "gradio.FileData"}},
+            [{"path": reply.json()[0], "meta": {"_type": "gradio.FileData"}}],
             model,
             "",
             "",
             "",
             "Overview",
             "all coverages",
+            "",
+            "not said",
+            "not said",
+            False,
         ]
     }
     out = httpx.post(url + "gradio_api/run/submit", json=data, headers=headers, timeout=300)

@@ -16,12 +16,13 @@ from pathlib import Path
 import pytest
 from conftest import require
 from gradio_client import Client
-from respondeoqa_eval.space.views.columns import display_columns as columns_of
+from respondeoqa_eval.space.views.columns import VIEWS
 from synthetic import SECRET_MARKER
 
 from .helpers import (
     file_records,
     k_correct_predictions,
+    leaderboard,
     submit,
     write_jsonl,
 )
@@ -38,6 +39,15 @@ def entry_id(message: str) -> str:
     match = re.match(r"Stored as entry #(\d+):", message)
     assert match, message
     return match.group(1)
+
+
+def _pick(page, elem: str, name: str) -> None:
+    """Choose `name` in the dropdown `elem` (a Gradio Dropdown: type, then pick the option)."""
+    box = page.locator(f"{elem} input").first
+    box.click()
+    box.fill(name)
+    page.get_by_role("option", name=name, exact=True).first.click()
+    page.wait_for_timeout(200)
 
 
 def _compare(page, ids: list[str]) -> None:
@@ -84,6 +94,8 @@ def test_browser_submit_view_compare_escape(
     page.on("response", check)
     page.goto(server.url, wait_until="networkidle")
     table = page.locator("#leaderboard-table")
+    sync_api.expect(table.locator("tbody tr[data-key]").first).to_be_visible(timeout=30_000)
+    _pick(page, "#coverage", "all coverages")  # the paper's rows are on all sources
     sync_api.expect(table).to_contain_text("LLaMa 3.3 70B", timeout=30_000)
     sync_api.expect(table).to_contain_text("reported in paper")
     page.screenshot(path=str(screenshot_dir / "01-leaderboard.png"), full_page=True)
@@ -102,7 +114,7 @@ def test_browser_submit_view_compare_escape(
     page.screenshot(path=str(screenshot_dir / "02-submitted.png"), full_page=True)
     my_id = entry_id(message)
 
-    page.get_by_role("tab", name="Leaderboard").click()
+    page.get_by_role("tab", name="Board").click()
     row = table.get_by_role("row").filter(has_text=f"#{my_id}")
     sync_api.expect(row).to_contain_text(HOSTILE)
     sync_api.expect(row).to_contain_text(expected)
@@ -115,7 +127,7 @@ def test_browser_submit_view_compare_escape(
     assert SECRET_MARKER not in csv_text
     csv_rows = {r["Entry"]: r for r in csv.DictReader(io.StringIO(csv_text))}
     assert csv_rows[f"#{my_id}"]["Model"] == HOSTILE
-    assert float(csv_rows[f"#{my_id}"]["Overall"]) == float(expected)
+    assert float(csv_rows[f"#{my_id}"]["Overall accuracy"]) == float(expected)
 
     search = page.locator("#leaderboard-table").get_by_placeholder("Search")
     search.fill("browser-baseline")
@@ -125,11 +137,15 @@ def test_browser_submit_view_compare_escape(
     search.fill("")
     sync_api.expect(shown.filter(has_text="LLaMa 3.3 70B")).to_have_count(1, timeout=10_000)
 
-    page.locator("#view").get_by_text("Content type", exact=True).click()
-    sync_api.expect(table).to_contain_text("Literary devices", timeout=20_000)
+    _pick(page, "#view", "Content type")
+    sync_api.expect(table.locator('th[data-name="Literary devices"]')).to_have_count(
+        1, timeout=20_000
+    )
     sync_api.expect(table.get_by_role("row").filter(has_text=f"#{my_id}")).to_contain_text(HOSTILE)
-    page.locator("#view").get_by_text("Language pair", exact=True).click()
-    sync_api.expect(table).to_contain_text("Latin \u2192 English", timeout=20_000)
+    _pick(page, "#view", "Language pair")
+    sync_api.expect(table.locator('th[data-name="Latin \u2192 English"]')).to_have_count(
+        1, timeout=20_000
+    )
     page.screenshot(path=str(screenshot_dir / "04-language-pair-view.png"), full_page=True)
 
     page.get_by_role("tab", name="Compare").click()
@@ -154,29 +170,36 @@ def test_browser_submit_view_compare_escape(
     page.close()
 
 
-# -- issue 9: a leaderboard read at a glance -------------------------------------------------
+# -- a leaderboard read at a glance (issues 9 and 17) ----------------------------------------
 
-NUMBER = re.compile(r"^(\d+\.\d|\u2014)$")  # one decimal, or the missing mark
-ALL_VIEWS = [
-    "Overview",
-    "Task",
-    "Content type",
-    "Language pair",
-    "Format",
-    "Source",
-    "Difficulty",
-    "Translation (BLEU, chrF)",
-]
+NUMBER = re.compile(r"^(\d+\.\d\*?|\u2014)$")  # one decimal (marked when small), or missing
+ALL_VIEWS = list(VIEWS)
 
 
-def _cell_texts(page, column: int) -> list[str]:
-    """The shown texts of a board column (0-based)."""
-    cells = page.locator(f"#leaderboard-table tbody tr:visible td:nth-child({column + 1})")
-    return cells.all_inner_texts()
+def _visible_rows(page):
+    return page.locator("#leaderboard-table tbody tr[data-key]:visible")
 
 
-def _header_texts(page) -> list[str]:
-    return [t.strip() for t in page.locator("#leaderboard-table th").all_inner_texts()]
+def _column(page, name: str) -> int:
+    """The position of the board column named `name` (its CSV name)."""
+    names = page.locator("#leaderboard-table thead th").evaluate_all(
+        "hs => hs.map(h => h.dataset.name)"
+    )
+    return names.index(name)
+
+
+def _cell_texts(page, name: str) -> list[str]:
+    """The main texts (not the line under them) of a board column's shown cells."""
+    col = _column(page, name)
+    return page.locator("#leaderboard-table tbody tr[data-key]:visible").evaluate_all(
+        f"rows => rows.map(r => (r.children[{col}].firstChild || {{textContent: ''}}).textContent)"
+    )
+
+
+def _shown_headers(page) -> list[str]:
+    return page.locator("#leaderboard-table thead th:visible").evaluate_all(
+        "hs => hs.map(h => h.dataset.name)"
+    )
 
 
 def _dataframe_headers(page, elem: str) -> list[str]:
@@ -192,7 +215,7 @@ def _assert_model_pinned(page) -> None:
     page.wait_for_timeout(300)
     assert viewport.evaluate("e => e.scrollLeft") > 0 or not wide
     box = viewport.bounding_box()
-    first = page.locator("#leaderboard-table tbody tr").first
+    first = page.locator("#leaderboard-table tbody tr[data-key]").first
     for column in (0, 1):
         b = first.locator("td").nth(column).bounding_box()
         assert b is not None and b["width"] > 20, column
@@ -207,42 +230,53 @@ def _assert_model_pinned(page) -> None:
 
 
 def _open_tab(page, name: str) -> None:
-    """Click a tab; at phone width Gradio puts some tabs into its overflow menu."""
+    """Click a tab (at phone width every tab must show: none hides in an overflow menu)."""
     tab = page.get_by_role("tab", name=name)
-    if not tab.is_visible():
-        page.locator(".overflow-menu button").first.click()
-        tab = page.locator(".overflow-dropdown button").filter(has_text=name).first
+    assert tab.is_visible(), f"tab {name} is not in view"
     tab.click()
 
 
-def _pick_view(page, name: str) -> None:
-    page.locator("#view").get_by_text(name, exact=True).click()
-    page.wait_for_timeout(200)
+def _menu(page, name: str) -> None:
+    page.locator(f"#leaderboard-table .board-{name} > summary").click()
 
 
 def test_browser_leaderboard_at_a_glance(
     browser, server, public_gold, tmp_path: Path, screenshot_dir: Path
 ) -> None:
-    """Pinned Rank and Model in every view (1400 px and 390 px), one number style in the table
-    and the CSV, BLEU beside BLEU without padding, no placeholder tables, the coverage warning
-    in Compare and the entry detail; screenshots of every tab and view."""
-    shots = screenshot_dir / "issue9"
+    """One ranking per coverage (the default: the coverage most entries share; sections with
+    restarting ranks in "all coverages"), compact columns with the rest in the Columns menu,
+    each number's n and interval on hover, filters, the size chart, the entry detail full
+    width and scrolled into view, Compare's stable colours; at 1400 px and 390 px (every tab
+    in view, the ranking on the first screen); screenshots of every tab and view."""
+    shots = screenshot_dir / "board"
     shots.mkdir(parents=True, exist_ok=True)
     client = Client(server.url, verbose=False)
     short = file_records(public_gold, SHORT)
     feet = file_records(public_gold, "prosody_feet_questions_english.json")
     ids = []
     # different coverage (Junior Scholarship vs both public sources), the short answers shared
-    for tag, records, k in (("glance-short", short, 200), ("glance-feet", short + feet, 120)):
+    for tag, records, k, extra in (
+        ("glance-short", short, 200, {"params": "7B", "weights": "open weights"}),
+        ("glance-short-2", short, 260, {"params": "70B", "reasoning": "yes"}),
+        ("glance-feet", short + feet, 120, {"hub_model": "org/glance-feet"}),
+    ):
         rows, _ = k_correct_predictions(records, k)
-        ids.append(entry_id(submit(client, write_jsonl(tmp_path / f"{tag}.jsonl", rows), tag)[0]))
+        path = write_jsonl(tmp_path / f"{tag}.jsonl", rows)
+        params = extra.pop("params", "")
+        ids.append(entry_id(submit(client, path, tag, params=params, **extra)[0]))
 
-    for width in (1400, 390):
-        page = browser.new_page(viewport={"width": width, "height": 1000})
+    for width, height in ((1400, 1000), (390, 844)):
+        page = browser.new_page(viewport={"width": width, "height": height})
         page.goto(server.url, wait_until="networkidle")
         table = page.locator("#leaderboard-table")
-        sync_api.expect(table).to_contain_text("glance-feet", timeout=30_000)
-        # no placeholder tables ("1 2 3" headers) and no empty plots before any action
+        sync_api.expect(table.locator("tbody tr[data-key]").first).to_be_visible(timeout=30_000)
+        # the first screen shows the top of the ranking, under its coverage's section header
+        first = table.locator("tbody tr[data-key]").first.bounding_box()
+        assert first["y"] + first["height"] <= height, (width, first)
+        section = table.locator("tr.section").first
+        assert "Junior Scholarship" in section.inner_text()  # the coverage most entries share
+        assert table.locator("tr.section").count() == 1  # one ranking, not three interleaved
+        page.screenshot(path=str(shots / f"{width}-first-screen.png"))
         for tab in ("Compare", "Submit"):
             _open_tab(page, tab)
             page.wait_for_timeout(300)
@@ -256,38 +290,59 @@ def test_browser_leaderboard_at_a_glance(
         _open_tab(page, "About")
         sync_api.expect(page.get_by_text("The benchmark")).to_be_visible()
         page.screenshot(path=str(shots / f"{width}-about.png"), full_page=True)
-        _open_tab(page, "Leaderboard")
+        _open_tab(page, "Board")
+
+        _pick(page, "#coverage", "all coverages")
+        coverages = {r["Coverage"] for r in leaderboard(client, "Overview", "all coverages")}
+        assert len(coverages) >= 3
+        sync_api.expect(table.locator("tr.section")).to_have_count(len(coverages), timeout=20_000)
+        for body in table.locator("tbody").all():
+            ranks = [
+                t.strip()
+                for t in body.locator("tr[data-key] td:first-child").evaluate_all(
+                    "cs => cs.map(c => c.firstChild.textContent)"
+                )
+            ]
+            assert ranks[0] == "1", ranks  # every section ranks from 1
+        page.screenshot(path=str(shots / f"{width}-all-coverages.png"), full_page=True)
+        _pick(page, "#coverage", "most entries")
+        if width == 1400:  # the legend waits in its accordion
+            page.locator("#legend-box").get_by_text("How to read the board").click()
 
         for view in ALL_VIEWS:
-            _pick_view(page, view)
-            fifth = columns_of(view)[4]  # the view's first breakdown column
+            _pick(page, "#view", view)
+            spec = VIEWS[view]
             sync_api.expect(
-                page.locator('#leaderboard-table th[data-heading="4"]')
-            ).to_have_attribute("title", fifth, timeout=20_000)
-            sync_api.expect(table).to_contain_text("glance-feet", timeout=20_000)
-            headers = _header_texts(page)
-            assert headers[:3] == ["Rank", "Model", "Overall"], (view, headers)
+                page.locator('#leaderboard-table th[data-heading="2"]')
+            ).to_have_attribute("data-name", spec.score_header, timeout=20_000)
+            headers = _shown_headers(page)
+            assert headers[:3] == ["Rank", "Model", spec.score_header], (view, headers)
+            # compact: no view shows more than 15 columns before a reader picks more
+            assert len(headers) <= 15, (view, headers)
             _assert_model_pinned(page)
             page.screenshot(path=str(shots / f"{width}-view-{view.split()[0]}.png"), full_page=True)
             if width != 1400:
                 continue
-            # one number style: every score cell one decimal (or the missing mark), ranks integers
-            assert all(t.strip().isdigit() for t in _cell_texts(page, 0)), view
-            for col, name in enumerate(headers):
-                if name in ("Overall", "Multiple choice", "Latin Prosody", "Grammar") or (
-                    name.startswith(("BLEU", "chrF"))
-                ):
-                    texts = [t.strip() for t in _cell_texts(page, col)]
-                    assert texts and all(NUMBER.match(t) for t in texts), (view, name, texts)
-            if view == "Overview":
-                assert "BLEU \u2192 Latin (paper, padded)" in headers
-                assert "BLEU \u2192 Latin (no padding)" in headers
-                assert headers.index("95% CI") == 3
+            # the table fits the page: no sideways scrolling at 1400 px
+            wrap = table.locator(".board-wrap")
+            assert wrap.evaluate("e => e.scrollWidth <= e.clientWidth + 2"), view
+            # one number style: every score cell one decimal (or the missing mark)
+            # ranks are whole numbers; no rank ("—") where there is no score to rank by
+            ranks = _cell_texts(page, "Rank")
+            scores = _cell_texts(page, spec.score_header)
+            for rank, score in zip(ranks, scores, strict=True):
+                assert rank.strip().isdigit() or (rank == score == "\u2014"), (view, rank, score)
+            for name in headers[2:]:
+                if name in ("Items", "Type"):
+                    continue
+                texts = [t.strip() for t in _cell_texts(page, name)]
+                assert texts and all(NUMBER.match(t) for t in texts), (view, name, texts)
+            # every number's items and interval on hover
+            if not view.startswith("Translation"):  # (this board's entries translate nothing)
+                cell = table.locator("tbody tr[data-key]").first.locator("td").nth(2)
+                title = cell.get_attribute("title") or ""
+                assert re.match(r"^n=\d+ \u00b7 95% CI \d", title), (view, title)
             if view.startswith("Translation"):
-                for target in ("Latin", "English"):
-                    for variant in ("(paper, padded)", "(no padding)"):
-                        assert f"BLEU \u2192 {target} {variant}" in headers
-                    assert f"chrF \u2192 {target}" in headers
                 legend = page.locator("#legend")
                 sync_api.expect(legend).to_contain_text("brevity penalty")
                 sync_api.expect(legend).to_contain_text("not reported in the paper")
@@ -295,10 +350,36 @@ def test_browser_leaderboard_at_a_glance(
                 sync_api.expect(page.locator("#legend")).to_contain_text(
                     "The paper reports no numbers for this breakdown"
                 )
-                assert "Junior Scholarship" in headers and "jun-schol" not in headers
 
         if width == 1400:
-            _pick_view(page, "Overview")
+            _pick(page, "#view", "Overview")
+            # the Columns menu: the paper's padded BLEU and the model facts, one click away
+            _menu(page, "columns")
+            padded = "BLEU \u2192 Latin (paper, padded)"
+            assert padded not in _shown_headers(page)
+            table.get_by_label(padded).check()
+            assert padded in _shown_headers(page)
+            table.get_by_label("Params").check()
+            sync_api.expect(
+                table.locator("tbody tr[data-key]").filter(has_text="glance-short-2")
+            ).to_contain_text("70B")
+            page.screenshot(path=str(shots / "1400-columns.png"))
+            _menu(page, "columns")
+            # filters: size range, reasoning models
+            before = _visible_rows(page).count()
+            _menu(page, "filters")
+            table.locator('input[data-filter="max"]').fill("10")
+            sync_api.expect(_visible_rows(page)).to_have_count(1, timeout=10_000)
+            sync_api.expect(_visible_rows(page)).to_contain_text("glance-short")
+            table.locator('input[data-filter="max"]').fill("")
+            table.locator('select[data-filter="reasoning"]').select_option("yes")
+            sync_api.expect(_visible_rows(page)).to_have_count(1, timeout=10_000)
+            sync_api.expect(_visible_rows(page)).to_contain_text("glance-short-2")
+            page.screenshot(path=str(shots / "1400-filters.png"))
+            table.locator('select[data-filter="reasoning"]').select_option("")
+            _menu(page, "filters")
+            sync_api.expect(_visible_rows(page)).to_have_count(before)
+
             with page.expect_download() as download:
                 page.locator("#csv").click()
             rows = list(csv.DictReader(io.StringIO(Path(download.value.path()).read_text("utf-8"))))
@@ -307,34 +388,51 @@ def test_browser_leaderboard_at_a_glance(
             low, high, overall = (
                 float(mine["CI low"]),
                 float(mine["CI high"]),
-                float(mine["Overall"]),
+                float(mine["Overall accuracy"]),
             )
-            assert low <= overall <= high
-            for r in rows:
-                for name in ("Overall", "Multiple choice", "BLEU \u2192 Latin (no padding)"):
-                    assert r[name] == "" or re.fullmatch(r"\d+\.\d", r[name]), (name, r[name])
-                assert re.fullmatch(r"\d+", r["Rank"]), r["Rank"]
-            assert "95% CI" not in rows[0]  # the interval is two numeric columns
+            assert low <= overall <= high and mine["Knowledge n"].isdigit()
+            assert mine["Params (B)"] == "7.0" and mine["Weights"] == "open weights"
 
-            # entry detail: click a row, see its breakdown and metadata, download public items
-            # sorting: a click on Model sorts by name, a second click reverses
-            models = page.locator("#leaderboard-table tbody tr td:nth-child(2)")
+            # sorting within the section: a click on Model sorts by name, again reverses
+            models = page.locator("#leaderboard-table tbody tr[data-key] td:nth-child(2)")
             page.locator('#leaderboard-table th[data-heading="1"]').click()
-            names = models.all_inner_texts()
-            assert len(names) >= 3
+            names = [t.strip() for t in models.all_inner_texts()]
             ordered = page.evaluate("n => [...n].sort((a, b) => a.localeCompare(b))", names)
             assert names == ordered, names  # the browser's own collation
             page.locator('#leaderboard-table th[data-heading="1"]').click()
-            assert models.all_inner_texts() == names[::-1]
+            assert [t.strip() for t in models.all_inner_texts()] == names[::-1]
             page.locator('#leaderboard-table th[data-heading="0"]').click()  # back to rank order
 
-            row = table.get_by_role("row").filter(has_text="glance-short")
+            # the size chart
+            page.locator("#size-box").get_by_text("Accuracy against model size").click()
+            sync_api.expect(page.locator("#plot-size .js-plotly-plot")).to_have_count(
+                1, timeout=30_000
+            )
+            assert page.locator("#plot-size .scatterlayer .point").count() >= 3
+            page.screenshot(path=str(shots / "1400-size.png"), full_page=True)
+
+            # entry detail: a row click opens it full width and scrolls it into view
+            row = table.get_by_role("row").filter(has_text="glance-short-2")
             row.locator("td").nth(1).click()
             sync_api.expect(page.locator("#detail-msg textarea")).to_have_value(
-                re.compile(rf"^Entry #{ids[0]}"), timeout=20_000
+                re.compile(rf"^Entry #{ids[1]}"), timeout=20_000
             )
-            sync_api.expect(page.locator("#detail-meta")).to_contain_text("glance-short")
-            sync_api.expect(page.locator("#detail-breakdown")).to_contain_text("Content type")
+            page.wait_for_timeout(800)
+            pick = page.locator("#detail-pick").bounding_box()
+            assert 0 <= pick["y"] < height, pick  # scrolled to the detail
+            sync_api.expect(page.locator("#detail-meta")).to_contain_text("glance-short-2")
+            sync_api.expect(page.locator("#detail-meta")).to_contain_text("Reasoning model")
+            breakdown = page.locator("#detail-breakdown")
+            sync_api.expect(breakdown).to_contain_text("Content type")
+            wide = page.locator("#leaderboard-table").bounding_box()["width"]
+            assert breakdown.bounding_box()["width"] >= 0.9 * wide
+            assert _dataframe_headers(page, "#detail-breakdown") == [
+                "Breakdown",
+                "Group",
+                "Score",
+                "95% CI",
+                "Items",
+            ]
             with page.expect_download() as download:
                 page.locator("#detail-csv a").click()
             items = list(
@@ -345,9 +443,9 @@ def test_browser_leaderboard_at_a_glance(
             assert {r["source"] for r in items} == {"Junior Scholarship"}
             page.screenshot(path=str(shots / "1400-entry-detail.png"), full_page=True)
 
-        # Compare two entries of different coverage: warning, counts, intervals, readable table
+        # Compare: a warning that matches what is drawn, n under each group, stable colours
         _open_tab(page, "Compare")
-        _compare(page, ids)
+        _compare(page, [ids[0], ids[2]])
         sync_api.expect(page.locator("#compare-warning textarea")).to_have_value(
             re.compile("^Different coverage"), timeout=60_000
         )
@@ -360,6 +458,10 @@ def test_browser_leaderboard_at_a_glance(
         assert page.locator("#plot-content .errorbar").count() > 0  # 95% intervals
         sync_api.expect(page.locator("#plot-content")).to_contain_text("n=")
         sync_api.expect(page.locator("#plot-diff")).to_contain_text("Overall (n=")
+        fills = page.locator("#plot-content g.trace.bars path").evaluate_all(
+            "ps => [...new Set(ps.map(p => p.style.fill).filter(f => f))]"
+        )
+        assert len(fills) == 2, fills  # one colour per entry, by entry (Okabe-Ito)
         assert _dataframe_headers(page, "#disagreements")[:4] == [
             "Question",
             "Gold",
@@ -381,3 +483,34 @@ def test_browser_leaderboard_at_a_glance(
         assert not page.locator("#breakdown").is_visible()
         page.screenshot(path=str(shots / f"{width}-submit-error.png"), full_page=True)
         page.close()
+
+
+def test_browser_unreadable_answers_need_a_confirmation(
+    browser, server, public_gold, tmp_path: Path, screenshot_dir: Path
+) -> None:
+    """Responses without the paper's "Answer:" line: not stored, said why, no quota slot
+    used; stored once the submitter ticks "Store it anyway"."""
+    feet = file_records(public_gold, "prosody_feet_questions_latin.json")
+    rows = [{"id": r.id, "response": f"I think the feet are {r.answers[0]}."} for r in feet]
+    path = write_jsonl(tmp_path / "chatty.jsonl", rows)
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(server.url, wait_until="networkidle")
+    _open_tab(page, "Submit")
+    page.locator("#upload input[type=file]").set_input_files(str(path))
+    page.locator("#model textarea, #model input").first.fill("chatty model")
+    sync_api.expect(page.locator("#upload")).to_contain_text(re.compile(r"chatty\W*jsonl"))
+    page.locator("#submit-btn").click()
+    result = page.locator("#submit-msg textarea")
+    sync_api.expect(result).to_have_value(
+        re.compile("^Not accepted: not stored yet"), timeout=60_000
+    )
+    assert f"{len(feet)} of {len(feet)} covered items have no answer" in result.input_value()
+    confirm = page.locator("#confirm input[type=checkbox]")
+    sync_api.expect(confirm).to_be_visible()
+    page.screenshot(path=str(screenshot_dir / "board" / "1400-confirm.png"), full_page=True)
+    confirm.check()
+    page.locator("#submit-btn").click()
+    sync_api.expect(result).to_have_value(re.compile(r"^Stored as entry #\d+"), timeout=60_000)
+    sync_api.expect(page.locator("#submit-msg")).to_have_class(re.compile("msg-ok"))
+    sync_api.expect(confirm).to_be_hidden()
+    page.close()

@@ -45,12 +45,14 @@ def test_submit_then_row_on_leaderboard(client: Client, public_gold, tmp_path: P
     mine = [r for r in parse_board(board)[1] if r["Model"] == "client-e2e-model"]
     assert len(mine) == 1
     row = mine[0]
-    assert row["Overall"] == f"{expected:.1f}" and row["Items"] == str(n)
-    assert row["Coverage"] == "Junior Scholarship" and row["Type"] == "scored"
+    assert row["Overall accuracy"] == f"{expected:.1f}" and row["Items"] == str(n)
+    assert row["Coverage"] == "Junior Scholarship" and row["Type"] == "submitted"
     assert row["Link"] == "https://example.org/m" and row["Params"] == "7B"
     assert int(row["Rank"]) >= 1 and row["_key"].startswith("e:")
+    assert row["_coverage"] == "Junior Scholarship"  # its own section
+    assert f"n={n}" in row["_title"]["Overall accuracy"]
     groups = {(r["Breakdown"], r["Group"]): r["Score"] for r in board_rows(breakdown)}
-    assert groups[("Overall", "all scored items")] == expected
+    assert groups[("Overall accuracy", "all scored items (not translation)")] == f"{expected:.1f}"
     # a fresh call of the leaderboard endpoint (another visitor) sees it too, in every view
     for view in ("Overview", "Content type", "Language pair", "Source", "Format"):
         rows = leaderboard(client, view)
@@ -97,8 +99,14 @@ def test_bad_metadata_and_duplicates(client: Client, public_gold, tmp_path: Path
     copy = tmp_path / "renamed.jsonl"
     copy.write_bytes(path.read_bytes())
     # the same client sending the same predictions again is a retry: pointed to its entry
-    again, *_ = submit(client, copy, "feet model again")
+    again, *_ = submit(client, copy, "feet model")
     assert again.startswith(f"Already stored as entry {entry} (feet model)"), again
+    # under another name it is no retry: refused, naming the entry (which keeps its name)
+    renamed, *_ = submit(client, copy, "feet model again")
+    assert renamed == (
+        f"Not accepted: these predictions are already your entry {entry} (feet model); an "
+        "entry keeps its name: to change it, withdraw the entry and submit again"
+    )
     assert not any(r["Model"] == "feet model again" for r in leaderboard(client))
 
 

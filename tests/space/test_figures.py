@@ -8,28 +8,64 @@ from respondeoqa_eval.space.views import figures
 
 from .helpers import make_report
 
+PAPER = [figures.Series(p.model, p.report, None) for p in PAPER_ROWS]
+
 
 def test_grouped_bars_by_content_and_pair() -> None:
-    entries = [(p.model, p.report) for p in PAPER_ROWS]
-    fig = figures.grouped_bars(entries, "by_content")
-    assert [t.name for t in fig.data] == ["LLaMa 3.3 70B", "Qwen QwQ 32B", "o3-mini"]
-    assert len(fig.data[0].x) == 10
-    llama = dict(zip(fig.data[0].x, fig.data[0].y, strict=True))
+    fig = figures.grouped_bars(PAPER, "by_content")
+    published = ": published number, no interval"
+    assert [t.name for t in fig.data] == [f"{p.model}{published}" for p in PAPER_ROWS]
+    assert len(fig.data[0].y) == 10
+    llama = dict(zip(fig.data[0].y, fig.data[0].x, strict=True))
     assert round(llama["Scansion"], 6) == 13.1  # PROTOCOL 6
     assert fig.layout.barmode == "group"
-    pairs = figures.grouped_bars(entries, "by_language_pair")
-    o3 = dict(zip(pairs.data[2].x, pairs.data[2].y, strict=True))
+    assert all(t.marker.pattern.shape == "/" for t in fig.data)  # hatched: published
+    assert all(c[0] == "items not published" for c in fig.data[0].customdata)
+    pairs = figures.grouped_bars(PAPER, "by_language_pair")
+    o3 = dict(zip(pairs.data[2].y, pairs.data[2].x, strict=True))
     assert round(o3["Latin \u2192 English"], 6) == 93.1
 
 
-def test_grouped_bars_only_groups_present() -> None:
-    fig = figures.grouped_bars([("a", make_report(0.5, content={"grammar": 0.5}))], "by_content")
-    assert list(fig.data[0].x) == ["Grammar"] and list(fig.data[0].y) == [50.0]
+def test_grouped_bars_only_groups_present_with_their_counts() -> None:
+    report = make_report(0.5, content={"grammar": 0.5})
+    fig = figures.grouped_bars([figures.Series("a", report, 3)], "by_content")
+    # the group's item count is under its name when every entry rests on the same items
+    assert list(fig.data[0].y) == ["Grammar (n=10)"] and list(fig.data[0].x) == [50.0]
+    assert fig.data[0].customdata[0][0] == "n=10"
+
+
+def test_colours_follow_the_entry_not_the_pick_order() -> None:
+    a, b, c = (figures.Series(m, make_report(0.5), n) for m, n in (("a", 3), ("b", 12), ("c", 11)))
+    one = dict(zip("ab", figures.colours([a, b]), strict=True))
+    other = dict(zip("ba", figures.colours([b, a]), strict=True))
+    assert one == other  # the same colours whichever is picked first
+    assert one["a"] == figures.PALETTE[3]
+    # #11 and #3 would share a colour (both 3 mod 8): the later takes the next free one
+    shared = figures.colours([a, c])
+    assert shared[0] != shared[1] and set(shared) <= set(figures.PALETTE)
+    # no red/green pair: Okabe-Ito's colours, the paper's rows grey
+    assert figures.colours(PAPER) == list(figures.PAPER_GREYS)
+
+
+def test_size_chart_one_point_per_entry_on_a_log_axis() -> None:
+    points = [
+        figures.SizePoint("small <b>", 0.5, 40.0, "public", False),
+        figures.SizePoint("LLaMa 3.3 70B", 70.0, 71.9, "all sources", True),
+    ]
+    fig = figures.size_scatter(points, without_size=2)
+    assert fig.layout.xaxis.type == "log"
+    assert {t.name for t in fig.data} == {"public", "all sources"}
+    paper = next(t for t in fig.data if t.name == "all sources")
+    assert list(paper.marker.symbol) == ["diamond"] and list(paper.y) == [71.9]
+    assert "&lt;b&gt;" in next(t for t in fig.data if t.name == "public").customdata[0][0]
+    assert "2 entries give no size" in fig.layout.title.text
+    empty = figures.size_scatter([], without_size=3)
+    assert "No entry states its parameter count yet (3 entries" in empty.layout.annotations[0].text
 
 
 def test_user_labels_are_escaped() -> None:
     hostile = '<img src=x onerror="alert(1)"><script>alert(2)</script>'
-    fig = figures.grouped_bars([(hostile, make_report(0.5))], "by_content")
+    fig = figures.grouped_bars([figures.Series(hostile, make_report(0.5), 1)], "by_content")
     name = fig.data[0].name
     assert "<" not in name and ">" not in name and "&lt;img" in name
     diff = figures.difference_figure(
@@ -56,5 +92,6 @@ def test_safe_figure_turns_errors_into_a_message() -> None:
 
     fig = figures.safe_figure(broken, 1, what="chart")
     assert fig.layout.annotations[0].text == "Could not draw the chart."
-    fig = figures.safe_figure(figures.grouped_bars, [("a", make_report(0.5))], "no-such-grouping")
+    series = [figures.Series("a", make_report(0.5), 1)]
+    fig = figures.safe_figure(figures.grouped_bars, series, "no-such-grouping")
     assert "Could not draw" in fig.layout.annotations[0].text

@@ -124,7 +124,7 @@ def test_login_quota_submitter_withdraw(
     from gradio_client import handle_file
 
     refused = api.predict(
-        handle_file(str(files[0])), "api-model", "", "", "", "Overview", "all coverages",
+        [handle_file(str(files[0]))], "api-model", "", "", "", "Overview", "all coverages",
         api_name="/submit",
     )  # fmt: skip
     assert refused[0].startswith("Not accepted") and "log in" in refused[0]
@@ -142,7 +142,7 @@ def test_login_quota_submitter_withdraw(
     assert {e.id: e.submitter for e in store.entries()} == {alice_id: "alice", bob_id: "bob"}
 
     # the board shows who submitted, and so does the entry detail
-    bob.get_by_role("tab", name="Leaderboard").click()
+    bob.get_by_role("tab", name="Board").click()
     table = bob.locator("#leaderboard-table")
     sync_api.expect(table.locator("th")).to_contain_text(["Submitter"], timeout=30_000)
     row = table.get_by_role("row").filter(has_text=f"#{alice_id}")
@@ -168,7 +168,7 @@ def test_login_quota_submitter_withdraw(
     assert done.startswith(f"Entry #{alice_id} (alice-model) was withdrawn"), done
     assert "msg-ok" in (alice.locator("#withdraw-msg").get_attribute("class") or "")
     alice.screenshot(path=str(screenshot_dir / "oauth-withdrawn.png"), full_page=True)
-    alice.get_by_role("tab", name="Leaderboard").click()
+    alice.get_by_role("tab", name="Board").click()
     board = alice.locator("#leaderboard-table")
     sync_api.expect(board).to_contain_text("bob-model")
     sync_api.expect(board).not_to_contain_text("alice-model")

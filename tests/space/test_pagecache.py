@@ -21,7 +21,8 @@ def _client(kind: str = "page", max_entries: int = 64) -> tuple[TestClient, list
 
     def page(request):
         calls.append(request.url.path)
-        user = request.cookies.get("session", "anonymous")
+        # as Gradio does: the user from its access-token cookie
+        user = request.cookies.get("access-token-abc", "anonymous")
         host = request.headers.get("x-forwarded-host", request.url.hostname)
         return HTMLResponse(f"<p>render {next(counter)} for {user} at {host}</p>")
 
@@ -53,10 +54,13 @@ def test_the_page_is_rendered_once_per_key() -> None:
     # another origin (behind a proxy) or another user is another page
     proxied = client.get("/", headers={"x-forwarded-host": "space.example"})
     assert proxied.text == "<p>render 2 for anonymous at space.example</p>"
-    alice = client.get("/", headers={"cookie": "session=alice"})
+    alice = client.get("/", headers={"cookie": "_ga=1; access-token-abc=alice"})
     assert alice.text == "<p>render 3 for alice at testserver</p>"
     assert client.get("/", headers={"x-forwarded-host": "space.example"}).text == proxied.text
     assert client.get("/").text == first.text
+    # a visitor's other cookies (analytics, the Hub's own) do not make another page
+    for visitor in ("_ga=GA1.2.3; theme=dark", "spaces-jwt=xyz", "_ga=9; access-token-abc=alice"):
+        client.get("/", headers={"cookie": visitor})
     assert len(calls) == 3
     # a query string (deep links, ?__theme=) and other paths always pass through
     assert client.get("/?deep_link=x").text.startswith("<p>render 4")

@@ -85,7 +85,7 @@ def test_reads_answer_while_a_submission_is_scored(public_gold, tmp_path: Path) 
         path = write_jsonl(tmp_path / "held.jsonl", rows)
         submitter = Client(url, verbose=False)
         job = submitter.submit(
-            handle_file(str(path)),
+            [handle_file(str(path))],
             "held model",
             "",
             "",

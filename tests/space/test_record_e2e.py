@@ -17,6 +17,7 @@ from respondeoqa_eval.cli import main
 from respondeoqa_eval.space.store import Store, entry_path, sha256_bytes
 
 from .helpers import (
+    SUBMIT_OK,
     file_records,
     intake_of,
     k_correct_predictions,
@@ -119,8 +120,8 @@ def test_corrupt_record_file_and_operator_changes_reach_a_running_space(
             html
         )
         new = write_jsonl(tmp_path / "gamma.jsonl", feet(private_gold, 9))
-        message, *_, ok = submit(Client(srv.url, verbose=False), new, "gamma")
-        assert ok and message_of(message).startswith(f"Stored as entry #{b.id + 1}"), message
+        out = submit(Client(srv.url, verbose=False), new, "gamma")
+        assert out[SUBMIT_OK] and message_of(out[0]).startswith(f"Stored as entry #{b.id + 1}")
         items = httpx.get(srv.url + "entry.csv", params={"entry": f"e:{a.id}"}, timeout=30)
         assert items.status_code == 200 and items.text.startswith("id,question_id")
 
@@ -163,15 +164,15 @@ def test_hub_outage_at_start_up_closes_writes_until_the_record_is_read(
         assert "The leaderboard is reading its record from the Hub" in html, html[:300]
         path = write_jsonl(tmp_path / "early.jsonl", feet(private_gold, 8))
         client = Client(srv.url, verbose=False)
-        message, *_, ok = submit(client, path, "too early")
-        assert not ok and message_of(message) == (
+        out = submit(client, path, "too early")
+        assert not out[SUBMIT_OK] and message_of(out[0]) == (
             "Not accepted: the leaderboard is still reading its record from the Hub; nothing "
             "was stored or counted, please try again in a few minutes."
         )
         wait_for(lambda: "first" in board_models(srv), timeout=90)
         assert "reading its record" not in page_board(srv.url)
-        message, *_, ok = submit(client, path, "in time")
-        assert ok and message_of(message).startswith(f"Stored as entry #{first.id + 1}")
+        out = submit(client, path, "in time")
+        assert out[SUBMIT_OK] and message_of(out[0]).startswith(f"Stored as entry #{first.id + 1}")
     finally:
         srv.stop()
     assert sum(1 for m, p in hub.requests if m == "GET" and "/tree/" in p) >= 6

@@ -82,7 +82,10 @@ def test_compare_needs_two(space: Space) -> None:
 
 def test_csv_file(space: Space) -> None:
     text = space.snapshot().csv("Language pair", None)[1].decode("utf-8")
-    assert text.splitlines()[0].startswith("Rank,Model,Overall,CI low,CI high,English \u2192")
+    assert text.splitlines()[0].startswith(
+        "Rank,Rank low,Rank high,Model,Coverage,Overall accuracy,CI low,CI high,Items,"
+        "English \u2192 English,English \u2192 English n,English \u2192 English CI low"
+    )
     assert "o3-mini" in text and "93.1" in text
 
 

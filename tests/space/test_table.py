@@ -1,4 +1,5 @@
-"""Table builders: leaderboard rows per view, paper rows, ranks by coverage, CSV, breakdown."""
+"""Table builders: leaderboard rows per view, paper rows, ranks and rank ranges by coverage, the
+board's sections, columns, n and intervals, small groups, CSV, breakdown."""
 
 from __future__ import annotations
 
@@ -10,22 +11,19 @@ from html.parser import HTMLParser
 
 import pytest
 from respondeoqa_eval.numbers import MISSING, percent_text, round1
-from respondeoqa_eval.report import BleuScore, Report, Score
+from respondeoqa_eval.report import Accuracy, BleuScore, Report, Score
+from respondeoqa_eval.space.metadata import ModelInfo
 from respondeoqa_eval.space.paper import PAPER_ROWS
 from respondeoqa_eval.space.rows import PAPER_LABEL
 from respondeoqa_eval.space.views.board import board_html
-from respondeoqa_eval.space.views.columns import (
-    TRANSLATION_VIEW,
-    VIEWS,
-    column_widths,
-    columns,
-    display_columns,
-)
-from respondeoqa_eval.space.views.entry import breakdown_frame
+from respondeoqa_eval.space.views.columns import TRANSLATION_VIEW, VIEWS
+from respondeoqa_eval.space.views.entry import breakdown_frame, metadata_frame
 from respondeoqa_eval.space.views.frames import (
     ALL_COVERAGES,
+    MOST_ENTRIES,
+    columns,
     coverage_choices,
-    display_frame,
+    default_coverage,
     leaderboard_frame,
     records,
     to_csv,
@@ -33,6 +31,8 @@ from respondeoqa_eval.space.views.frames import (
 from respondeoqa_eval.space.views.legend import legend
 
 from .helpers import make_report, parse_board
+
+OVERALL = "Overall accuracy"
 
 
 @dataclass
@@ -46,11 +46,17 @@ class FakeEntry:
     created: str = "2026-05-01T10:00:00+00:00"
     params: str = ""
     link: str = ""
+    info: ModelInfo = field(default_factory=ModelInfo)
+    flag: str = ""
     kind: str = field(default="scored")
 
 
 def rows_by_model(df):
     return {r["Model"]: r for r in df.to_dict("records")}
+
+
+def with_overall(report: Report, score: float, n: int, ci: tuple[float, float] | None) -> Report:
+    return replace(report, accuracy=replace(report.accuracy, overall=Score(score, n, ci)))
 
 
 def test_round1_rounds_halves_up_as_written() -> None:
@@ -70,15 +76,22 @@ def test_paper_rows_carry_published_numbers() -> None:
     df = leaderboard_frame(list(PAPER_ROWS))
     rows = rows_by_model(df)
     assert set(rows) == {"LLaMa 3.3 70B", "Qwen QwQ 32B", "o3-mini"}
-    assert rows["LLaMa 3.3 70B"]["Overall"] == 71.9  # 71.92, one decimal
+    assert rows["LLaMa 3.3 70B"][OVERALL] == 71.9  # 71.92, one decimal
     assert rows["Qwen QwQ 32B"]["Multiple choice"] == 90.9
     assert rows["o3-mini"]["Knowledge"] == 69.5 and rows["o3-mini"]["Skill"] == 66.8
     assert rows["LLaMa 3.3 70B"]["BLEU \u2192 Latin (paper, padded)"] == 23.7
     assert rows["o3-mini"]["BLEU \u2192 English (paper, padded)"] == 43.1
     assert math.isnan(rows["o3-mini"]["BLEU \u2192 English (no padding)"])  # not published
     assert rows["Qwen QwQ 32B"]["Scansion"] == 21.1
-    assert all(r["Type"] == PAPER_LABEL for r in rows.values())
+    assert all(r["Type"] == PAPER_LABEL and r["Made with"] == PAPER_LABEL for r in rows.values())
     assert [r["Rank"] for r in df.to_dict("records")] == [1, 2, 3]
+    # the paper's model facts: sizes from the names, open weights, reasoning models
+    assert (rows["LLaMa 3.3 70B"]["Params (B)"], rows["LLaMa 3.3 70B"]["Weights"]) == (
+        70.0,
+        "open weights",
+    )
+    assert rows["Qwen QwQ 32B"]["Reasoning"] == "yes" and rows["o3-mini"]["Weights"] == "API only"
+    assert math.isnan(rows["o3-mini"]["Params (B)"])  # not published
     content = rows_by_model(leaderboard_frame(list(PAPER_ROWS), "Content type"))
     assert content["LLaMa 3.3 70B"]["Literary devices"] == 35.7
     assert content["o3-mini"]["Reading comprehension"] == 94.0
@@ -91,39 +104,48 @@ def test_paper_rows_carry_published_numbers() -> None:
     assert bleu["o3-mini"]["BLEU \u2192 Latin, unconstrained (paper, padded)"] == 23.4
 
 
-def test_views_have_the_issue_columns() -> None:
-    assert len(VIEWS["Content type"]) == 10
-    assert len(VIEWS["Language pair"]) == 4
-    assert len(VIEWS["Source"]) == 4
-    assert len(VIEWS["Format"]) == 2
-    for view in VIEWS:
+def test_views_have_the_issue_columns_and_fit() -> None:
+    assert len(VIEWS["Content type"].columns) == 10
+    assert len(VIEWS["Language pair"].columns) == 4
+    assert len(VIEWS["Source"].columns) == 4
+    assert len(VIEWS["Format"].columns) == 2
+    for view, spec in VIEWS.items():
         cols = columns(view)
-        assert cols[:3] == ["Rank", "Model", "Overall"]  # pinned, then the overall score
-        assert display_columns(view)[:4] == ["Rank", "Model", "Overall", "95% CI"]
-        cols = display_columns(view)
+        assert cols[:6] == ["Rank", "Rank low", "Rank high", "Model", "Coverage", spec.score_header]
         df = leaderboard_frame(list(PAPER_ROWS), view)
-        headers, _rows = parse_board(board_html(df, view))
-        assert headers == cols
-        assert list(df.columns) == columns(view)
-        assert list(display_frame(df).columns) == cols
-        assert len(column_widths(view)) == len(cols)
+        assert list(df.columns) == cols
+        names, _rows = parse_board(board_html(df, view, "caption"))
+        assert names[:3] == ["Rank", "Model", spec.score_header]
+        # every score column of the CSV is a column of the board; n and intervals ride along
+        assert [c.header for c in spec.columns] == names[3 : 3 + len(spec.columns)]
+        for col in spec.columns:
+            assert f"{col.header} n" in cols
+            assert (f"{col.header} CI low" in cols) == col.interval
+            # short headers on the board, the full name in the tooltip
+            assert len(col.short) <= 16, col.short
         # no view shows the paper's padded BLEU without BLEU without padding beside it
-        padded = [c for c in cols if c.endswith("(paper, padded)")]
-        assert all(c.replace("(paper, padded)", "(no padding)") in cols for c in padded)
+        padded = [c for c in names if c.endswith("(paper, padded)")]
+        assert all(c.replace("(paper, padded)", "(no padding)") in names for c in padded)
+    # the compact default: at most ten columns before a reader picks more
+    for view, spec in VIEWS.items():
+        shown = 3 + sum(not c.optional for c in spec.columns) + 2  # + Items, Type
+        assert shown <= 15, (view, shown)
+    assert sum(not c.optional for c in VIEWS["Overview"].columns) == 7
 
 
-def test_scored_rows_rank_within_coverage() -> None:
+def test_scored_rows_rank_within_coverage_with_rank_ranges() -> None:
     entries = [
-        FakeEntry(1, "public-low", make_report(0.40)),
-        FakeEntry(2, "public-high", make_report(0.80)),
+        FakeEntry(1, "public-low", with_overall(make_report(0.40), 0.40, 100, (0.30, 0.50))),
+        FakeEntry(2, "public-high", with_overall(make_report(0.80), 0.80, 100, (0.75, 0.85))),
+        FakeEntry(3, "public-mid", with_overall(make_report(0.45), 0.45, 100, (0.35, 0.55))),
         FakeEntry(
-            3,
+            4,
             "full",
             make_report(0.70, sources=("certamen", "nle", "jun-schol", "lat-pros")),
             sources=("certamen", "jun-schol", "lat-pros", "nle"),
         ),
         FakeEntry(
-            4, "certamen-only", make_report(0.99, sources=("certamen",)), sources=("certamen",)
+            5, "certamen-only", make_report(0.99, sources=("certamen",)), sources=("certamen",)
         ),
     ]
     df = leaderboard_frame([*PAPER_ROWS, *entries])
@@ -131,20 +153,92 @@ def test_scored_rows_rank_within_coverage() -> None:
     # full coverage ranks with the paper rows: 71.92 > 70 > 68.61 > 68.11
     assert rows["LLaMa 3.3 70B"]["Rank"] == 1 and rows["full"]["Rank"] == 2
     assert rows["o3-mini"]["Rank"] == 3
-    assert rows["public-high"]["Rank"] == 1 and rows["public-low"]["Rank"] == 2
+    assert [rows[m]["Rank"] for m in ("public-high", "public-mid", "public-low")] == [1, 2, 3]
     assert rows["certamen-only"]["Rank"] == 1  # the best score, but alone in its coverage
-    assert list(df["Model"])[:4] == ["LLaMa 3.3 70B", "full", "o3-mini", "Qwen QwQ 32B"]
-    assert rows["public-high"]["Coverage"] == "public (Junior Scholarship + Latin Prosody)"
-    assert rows["public-high"]["Overall"] == 80.0
+    # rank ranges from the intervals: high (75-85) is surely first; mid (35-55) and low
+    # (30-50) overlap, so each could be second or third
+    assert (rows["public-high"]["Rank low"], rows["public-high"]["Rank high"]) == (1, 1)
+    assert (rows["public-mid"]["Rank low"], rows["public-mid"]["Rank high"]) == (2, 3)
+    assert (rows["public-low"]["Rank low"], rows["public-low"]["Rank high"]) == (2, 3)
+    assert (rows["o3-mini"]["Rank low"], rows["o3-mini"]["Rank high"]) == (3, 3)  # no interval
+    # the coverage with most entries first, the paper's coverage next
+    assert list(df["Model"])[:3] == ["public-high", "public-mid", "public-low"]
+    assert list(df["Coverage"].unique()) == [
+        "public (Junior Scholarship + Latin Prosody)",
+        "all sources",
+        "Certamen",
+    ]
+    assert rows["public-high"][OVERALL] == 80.0 and rows["public-high"]["Items"] == 100
     assert (rows["public-high"]["CI low"], rows["public-high"]["CI high"]) == (75.0, 85.0)
     assert rows["public-high"]["Entry"] == "#2" and rows["public-high"]["Date"] == "2026-05-01"
     assert math.isnan(rows["public-high"]["Multiple choice"])  # no multiple choice in the report
     only = leaderboard_frame([*PAPER_ROWS, *entries], coverage="Certamen")
     assert list(only["Model"]) == ["certamen-only"]
-    assert coverage_choices([*PAPER_ROWS, *entries])[:2] == [
-        ALL_COVERAGES,
+    rows_all = [*PAPER_ROWS, *entries]
+    assert coverage_choices(rows_all)[:3] == [MOST_ENTRIES, ALL_COVERAGES, "all sources"]
+    assert default_coverage(rows_all) == "public (Junior Scholarship + Latin Prosody)"
+    assert default_coverage(list(PAPER_ROWS)) == "all sources"
+
+
+def test_board_sections_restart_ranks_and_carry_n_and_intervals() -> None:
+    report = with_overall(make_report(0.5), 0.5, 100, (0.45, 0.55))
+    grammar = replace(
+        report,
+        accuracy=Accuracy(
+            report.accuracy.overall,
+            {**report.accuracy.breakdowns, "by_content": {"grammar": Score(0.6, 12, (0.3, 0.9))}},
+        ),
+    )
+    entries = [
+        FakeEntry(1, "a", with_overall(make_report(0.25), 0.25, 100, (0.2, 0.3))),
+        FakeEntry(2, "b", grammar),
+    ]
+    df = leaderboard_frame([*PAPER_ROWS, *entries], "Content type")
+    names, rows = parse_board(board_html(df, "Content type", "Leaderboard"))
+    by_model = {r["Model"]: r for r in rows}
+    assert [r["_coverage"] for r in rows] == [
+        "public (Junior Scholarship + Latin Prosody)",
+        "public (Junior Scholarship + Latin Prosody)",
+        "all sources",
+        "all sources",
         "all sources",
     ]
+    assert [r["Rank"] for r in rows] == ["1", "2", "1", "2", "3"]  # restart per section
+    # one decimal, the interval under the score and in its tooltip with the items
+    assert by_model["b"][OVERALL] == "50.0" and by_model["b"]["_sub"][OVERALL] == "45.0\u201355.0"
+    assert by_model["b"]["_title"][OVERALL] == "n=100 \u00b7 95% CI 45.0 to 55.0"
+    assert by_model["LLaMa 3.3 70B"][OVERALL] == "71.9"  # 71.92 in the paper
+    assert by_model["LLaMa 3.3 70B"]["_title"][OVERALL] == "items not published"
+    assert by_model["LLaMa 3.3 70B"]["Items"] == MISSING and by_model["b"]["Items"] == "100"
+    # a group on 12 items: marked, with its n, never shaded best (a's grammar is missing)
+    assert by_model["b"]["Grammar"] == "60.0*" and "Grammar" in by_model["b"]["_small"]
+    assert by_model["b"]["_title"]["Grammar"].startswith("n=12 \u00b7 95% CI 30.0 to 90.0")
+    assert "Grammar" not in by_model["b"]["_best"]
+    # the best value per coverage: b among the public entries, LLaMa among the paper's
+    assert OVERALL in by_model["b"]["_best"] and OVERALL not in by_model["a"]["_best"]
+    assert OVERALL in by_model["LLaMa 3.3 70B"]["_best"]
+    assert by_model["b"]["_key"] == "e:2"
+    o3 = next(p for p in PAPER_ROWS if p.model == "o3-mini")
+    assert by_model["o3-mini"]["_key"] == f"p:{o3.key}"
+    assert by_model["o3-mini"]["_data"]["data-kind"] == "paper"
+    assert by_model["LLaMa 3.3 70B"]["_data"]["data-params"] == "70"
+    assert by_model["Qwen QwQ 32B"]["_data"]["data-reasoning"] == "yes"
+
+
+def test_translation_view_ranks_by_bleu_without_padding() -> None:
+    def bleu(padded: float, plain: float) -> dict:
+        return {"overall": BleuScore(padded, 30, ci=(padded - 2, padded + 2), variable_refs=plain)}
+
+    # a ranks higher by the paper's padded BLEU, b by BLEU without padding
+    a = FakeEntry(1, "a", replace(make_report(0.5), bleu={"latin": bleu(40.0, 10.0)}))
+    b = FakeEntry(2, "b", replace(make_report(0.5), bleu={"latin": bleu(30.0, 20.0)}))
+    df = leaderboard_frame([a, b], TRANSLATION_VIEW)
+    rows = rows_by_model(df)
+    assert (rows["b"]["Rank"], rows["a"]["Rank"]) == (1, 2)
+    assert rows["b"]["BLEU (no padding), mean over target languages"] == 20.0
+    assert rows["a"]["BLEU \u2192 Latin (paper, padded) CI low"] == 38.0  # the padded interval
+    _, shown = parse_board(board_html(df, TRANSLATION_VIEW, "c"))
+    assert "95% CI 38.0 to 42.0" in shown[1]["_title"]["BLEU \u2192 Latin (paper, padded)"]
 
 
 def test_unknown_view_and_empty() -> None:
@@ -163,10 +257,27 @@ def test_csv_neutralises_formulas_and_keeps_text() -> None:
     models = {r["Model"] for r in rows}
     assert '\'=HYPERLINK("http://evil")' in models
     assert "<script>alert(1)</script>" in models
-    assert {r["Overall"] for r in rows} == {"50.0", "60.0"}
+    assert {r[OVERALL] for r in rows} == {"50.0", "60.0"}
 
 
-def test_breakdown_frame_lists_every_group() -> None:
+def test_csv_and_api_types() -> None:
+    entries = [
+        FakeEntry(1, "a", with_overall(make_report(0.25), 0.25, 100, (0.2, 0.3))),
+        FakeEntry(2, "b", with_overall(make_report(0.5), 0.5, 100, (0.45, 0.55))),
+    ]
+    df = leaderboard_frame([*PAPER_ROWS, *entries])
+    rows = list(csv.DictReader(io.StringIO(to_csv(df))))
+    assert [r["Rank"] for r in rows] == ["1", "2", "1", "2", "3"]
+    assert rows[0]["Items"] == "100" and rows[2]["Items"] == ""
+    assert rows[0]["Knowledge n"] == "10"  # every score's items ride along
+    assert float(rows[0]["CI low"]) == 45.0 and float(rows[0]["CI high"]) == 55.0
+    api = records(df)
+    assert api["headers"] == list(df.columns)
+    at = api["headers"].index(OVERALL)
+    assert api["data"][0][at] == 50.0 and api["data"][2][api["headers"].index("CI low")] is None
+
+
+def test_breakdown_frame_lists_every_group_once() -> None:
     base = make_report(0.5, content={"grammar": 0.25})
     report = replace(
         base,
@@ -175,52 +286,36 @@ def test_breakdown_frame_lists_every_group() -> None:
     )
     df = breakdown_frame(report)
     rows = {(r["Breakdown"], r["Group"]): r for r in df.to_dict("records")}
-    assert rows[("Overall", "all scored items")]["Score"] == 50.0
+    assert rows[("Overall accuracy", "all scored items (not translation)")]["Score"] == 50.0
     assert rows[("Content type", "Grammar")]["Score"] == 25.0
-    assert rows[("Extra", "Short answer, macrons kept")]["Score"] == 40.0
+    assert rows[("Beyond the paper", "Short answer, macrons kept")]["Score"] == 40.0
     bleu = {
-        r["Metric"]: r
+        r["Group"]: r
         for r in df.to_dict("records")
-        if r["Breakdown"] == "Translation \u2192 Latin"
+        if r["Breakdown"] == "Translation \u2192 Latin (points)"
     }
-    assert bleu["BLEU (paper, padded)"]["Score"] == 20.0
-    assert bleu["BLEU (no padding)"]["Score"] == 21.5
-    assert math.isnan(bleu["chrF"]["Score"])  # not in this report: shown as missing
-    assert {r["Group"] for r in bleu.values()} == {"all"}  # null splits are skipped
+    assert bleu["all: BLEU (paper, padded)"]["Score"] == 20.0
+    assert bleu["all: BLEU (no padding)"]["Score"] == 21.5
+    assert math.isnan(bleu["all: chrF"]["Score"])  # not in this report: shown as missing
+    assert len(bleu) == 3  # null splits are skipped
+    assert "Metric" not in df.columns
 
 
-def test_number_style_best_values_and_csv_types() -> None:
-    entries = [
-        FakeEntry(1, "a", make_report(0.25)),
-        FakeEntry(2, "b", make_report(0.5)),
-    ]
-    df = leaderboard_frame([*PAPER_ROWS, *entries])
-    shown = display_frame(df)
-    assert shown.loc[shown["Model"] == "a", "95% CI"].item() == "20.0 to 30.0"
-    assert shown.loc[shown["Model"] == "LLaMa 3.3 70B", "95% CI"].item() == MISSING
-    headers, rows = parse_board(board_html(df, "Leaderboard"))
-    assert headers == display_columns("Overview")
-    by_model = {r["Model"]: r for r in rows}
-    # one decimal for every score, the missing mark for a missing value, integers for counts
-    assert by_model["b"]["Overall"] == "50.0" and by_model["a"]["Overall"] == "25.0"
-    assert by_model["LLaMa 3.3 70B"]["Overall"] == "71.9"  # 71.92 in the paper
-    assert by_model["LLaMa 3.3 70B"]["Items"] == MISSING
-    assert by_model["b"]["Items"] == "100" and by_model["b"]["Rank"] == "1"
-    # the best value per coverage: b (50.0) among the public entries, LLaMa among the paper's
-    assert "Overall" in by_model["b"]["_best"] and "Overall" not in by_model["a"]["_best"]
-    assert "Overall" in by_model["LLaMa 3.3 70B"]["_best"]
-    assert "Overall" not in by_model["o3-mini"]["_best"]
-    # rows carry the key the entry detail opens
-    assert by_model["b"]["_key"] == "e:2"
-    o3 = next(p for p in PAPER_ROWS if p.model == "o3-mini")
-    assert by_model["o3-mini"]["_key"] == f"p:{o3.key}"
-    rows = list(csv.DictReader(io.StringIO(to_csv(df))))
-    assert [r["Rank"] for r in rows] == ["1", "2", "3", "1", "2"]
-    assert rows[3]["Items"] == "100" and rows[0]["Items"] == ""
-    assert float(rows[3]["CI low"]) == 45.0 and float(rows[3]["CI high"]) == 55.0
-    api = records(df)
-    assert api["headers"] == list(df.columns)
-    assert api["data"][3][:3] == [1, "b", 50.0] and api["data"][0][3] is None  # no NaN in JSON
+def test_metadata_says_each_fact_once() -> None:
+    entry = FakeEntry(
+        3,
+        "m",
+        make_report(0.5),
+        info=ModelInfo(7.0, "open", False, "org/m-7b"),
+        flag="duplicate of #2 under another name",
+    )
+    meta = dict(zip(*metadata_frame(entry).T.values, strict=True))
+    assert meta["On the Hub"] == "https://huggingface.co/org/m-7b"
+    assert meta["Parameters"] == "7B" and meta["Weights"] == "open weights"
+    assert meta["Reasoning model"] == "no" and meta["Made with"] == "file"
+    assert meta["Flagged by the operator"] == "duplicate of #2 under another name"
+    assert "Scored with evaluator" not in meta and "Link" not in meta  # no empty rows
+    assert list(meta).count("Scored with") == 1
 
 
 HOSTILE = [
@@ -234,22 +329,31 @@ HOSTILE = [
 
 @pytest.mark.parametrize("name", HOSTILE)
 def test_board_html_keeps_every_user_string_text(name: str) -> None:
-    """Model names, links and parameter counts are escaped: the parsed table reads back the
-    exact strings, and no markup of theirs survives in the HTML."""
-    entry = FakeEntry(7, name, make_report(0.5), params=name, link=name)
+    """Model names, links, parameter counts and flags are escaped: the parsed table reads back
+    the exact strings, and no markup of theirs survives in the HTML."""
+    entry = FakeEntry(7, name, make_report(0.5), params=name, link=name, flag=name)
     board = board_html(
-        leaderboard_frame([entry]), f"caption {name}", csv_href=f"board.csv?{name}", status=name
+        leaderboard_frame([entry]),
+        "Overview",
+        f"caption {name}",
+        csv_href=f"board.csv?{name}",
+        status=name,
     )
-    headers, rows = parse_board(board)
-    assert [(r["Model"], r["Params"], r["Link"]) for r in rows] == [(name, name, name)]
+    _, rows = parse_board(board)
+    assert [(r["Model"], r["Link"]) for r in rows] == [(name, name)]
+    assert rows[0]["_title"]["Type"] == f"flagged by the operator: {name}"
     assert rows[0]["_key"] == "e:7"
     tags = _Tags()
     tags.feed(board)
-    # the table's own tags, the CSV link and the record notice; nothing of the user's
-    allowed = {"p", "div", "table", "thead", "tbody", "tr", "th", "td", "a"}
+    # the table's own tags, its menus, the CSV link and the record notice; none of the user's
+    allowed = {"p", "div", "table", "thead", "tbody", "tr", "th", "td", "a", "span"}
+    allowed |= {"details", "summary", "label", "input", "select", "option"}
     assert tags.names <= allowed, tags.names
-    allowed_attrs = {"class", "data-heading", "data-type", "title", "style", "data-key", "id"}
-    assert tags.attrs <= allowed_attrs | {"href", "download", "role"}
+    allowed_attrs = {"class", "data-heading", "data-name", "data-type", "title", "data-key", "id"}
+    allowed_attrs |= {"href", "download", "role", "colspan", "data-coverage", "type", "min"}
+    allowed_attrs |= {"step", "aria-label", "value", "checked", "data-filter", "data-col"}
+    allowed_attrs |= {"data-kind", "data-made", "data-params", "data-weights", "data-reasoning"}
+    assert tags.attrs <= allowed_attrs, tags.attrs - allowed_attrs
     assert tags.keys == ["e:7"]
 
 
@@ -268,9 +372,12 @@ class _Tags(HTMLParser):
         self.keys += [v for k, v in attrs if k == "data-key"]
 
 
-def test_legend_explains_missing_and_bleu() -> None:
+def test_legend_explains_missing_small_and_bleu() -> None:
     text = legend(TRANSLATION_VIEW, 10)
     assert "brevity penalty" in text and "no padding" in text
     assert "fewer than 10 private" in text and "not reported in the paper" in text
+    assert "BLEU without padding (the mean over the target languages" in text
+    assert "fewer than 30 items" in legend("Overview")
+    assert "**Gram.** Grammar" in legend("Content type")
     assert "The paper reports no numbers" in legend("Source")
     assert "The paper reports no numbers" not in legend("Content type")

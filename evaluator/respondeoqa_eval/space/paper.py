@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from ..published import PUBLISHED
 from ..report import Report
 from ..sources import SOURCES
+from .metadata import ModelInfo
 from .rows import PAPER
 
 
@@ -19,10 +20,18 @@ class PaperRow:
     model: str
     report: Report = field(repr=False)
     note: str = ""
+    info: ModelInfo = field(default_factory=ModelInfo)
     kind: str = PAPER
     sources: tuple[str, ...] = SOURCES
 
 
 PAPER_ROWS: tuple[PaperRow, ...] = tuple(
-    PaperRow(key=p.key, model=p.model, report=p.report, note=p.note) for p in PUBLISHED
+    PaperRow(
+        key=p.key,
+        model=p.model,
+        report=p.report,
+        note=p.note,
+        info=ModelInfo(p.params_b, p.weights, p.reasoning, p.hub_model),
+    )
+    for p in PUBLISHED
 )

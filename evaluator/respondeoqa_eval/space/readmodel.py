@@ -29,7 +29,7 @@ from .rows import Row, coverage_label, key_of, parse_key, picker_label
 from .store import Entry, Store
 from .views import frames
 from .views.board import board_html
-from .views.columns import column_widths, view_of
+from .views.columns import OVERVIEW, view_of
 
 log = logging.getLogger(__name__)
 
@@ -107,9 +107,17 @@ class Snapshot:
     def coverages(self) -> list[str]:
         return self._once("coverages", lambda: frames.coverage_choices(self.rows))
 
+    def default_coverage(self) -> str:
+        return self._once("default coverage", lambda: frames.default_coverage(self.rows))
+
     def coverage_of(self, value: object) -> str:
-        """A coverage the board knows (else all coverages): a client string is never a key."""
-        return value if value in self.coverages() else frames.ALL_COVERAGES  # type: ignore[return-value]
+        """The coverage a choice names (`MOST_ENTRIES`, and anything the board does not know,
+        is the default one): a client's string never becomes a cache key."""
+        if value == frames.ALL_COVERAGES or (
+            value in self.coverages() and value != frames.MOST_ENTRIES
+        ):
+            return value  # type: ignore[return-value]
+        return self.default_coverage()
 
     # -- tables ----------------------------------------------------------------------------
 
@@ -131,17 +139,26 @@ class Snapshot:
         def build() -> str:
             df = self.frame(view, coverage)
             top = self._top(view, coverage)
-            caption = (
-                BOARD_LABEL
-                if len(top) == len(df)
-                else f"{BOARD_LABEL}: the best {BOARD_MAX_ROWS} rows of each coverage "
-                f"({len(top):,} of {len(df):,} rows; the CSV holds every entry)"
+            shown = (
+                "every coverage, one section each"
+                if coverage == frames.ALL_COVERAGES
+                else f"{coverage}"
+                + (
+                    " (the coverage most entries share)"
+                    if coverage == self.default_coverage()
+                    else ""
+                )
             )
-            submitter = frames.SUBMITTER in df.columns
+            caption = f"{BOARD_LABEL}: {shown}."
+            if len(top) < len(df):
+                caption += (
+                    f" The best {BOARD_MAX_ROWS} rows of each coverage ({len(top):,} of "
+                    f"{len(df):,}; the CSV holds every entry)."
+                )
             return board_html(
                 top,
+                view,
                 caption,
-                column_widths(view, submitter),
                 csv_href=f"{CSV_ROUTE}?{board_query(view, coverage)}",
                 status=self.status,
             )
@@ -179,7 +196,7 @@ class Snapshot:
         seconds)."""
 
         def build() -> list[tuple[str, str]]:
-            shown = set(self._top("Overview", frames.ALL_COVERAGES).index)
+            shown = set(self._top(OVERVIEW, frames.ALL_COVERAGES).index)
             return [(picker_label(r), key_of(r)) for r in self.rows if key_of(r) in shown]
 
         return self._once("choices", build)

@@ -15,30 +15,34 @@ import traceback
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import plotly.graph_objects as go
 
+from .. import jsonl
 from ..aggregate import Bootstrap
 from ..errors import InputError
 from ..gold import GoldSet, load_gold
-from ..numbers import percent_text
-from ..predictions import Predictions
+from ..numbers import SMALL_GROUP, SMALL_MARK, percent_text
+from ..predictions import Predictions, load_predictions
 from ..records import PRIVATE_SOURCES
 from . import privacy
 from .config import ENV_GOLD_REPO, SpaceConfig
-from .metadata import clean_metadata
+from .metadata import clean_metadata, clean_model_info, suggested_fields
 from .readmodel import ReadModel, Snapshot
 from .rows import coverage_label, is_scored, parse_entry_id, short_label
 from .store import Entry, Store, entry_path
 from .store.hub import HubRepo, HubUnavailable
 from .store.sync import OFF, RecordStatus, Syncer
-from .submission import Intake
+from .submission import Intake, NeedsConfirmation, uploaded_files
 from .views import compare, figures
+from .views.columns import percent
 from .views.detail import EntryDetail, compare_shape, coverage_warning, entry_detail
 from .views.entry import breakdown_frame
+from .views.frames import ALL_COVERAGES
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +55,7 @@ class SubmitOutcome:
     message: str
     breakdown: pd.DataFrame
     entry: Entry | None = None
+    needs_confirmation: bool = False  # most answers unreadable: stored only if confirmed
 
 
 @dataclass
@@ -75,12 +80,11 @@ def _refused(prefix: str, reason: str) -> SubmitOutcome:
     return SubmitOutcome(False, f"{prefix}: {reason}", EMPTY_BREAKDOWN)
 
 
-def _without_folders(message: str, file_path: Any) -> str:
-    """A message without the server folder of the uploaded file (only its name stays)."""
-    if not file_path:
-        return message
-    folder = str(Path(file_path).parent)
-    return message.replace(folder + "/", "").replace(folder, "")
+def _without_folders(message: str, paths: list[Path]) -> str:
+    """A message without the server folders of the uploaded files (only their names stay)."""
+    for folder in {str(p.parent) for p in paths}:
+        message = message.replace(folder + "/", "").replace(folder, "")
+    return message
 
 
 def _gold_of(config: SpaceConfig) -> GoldSet:
@@ -220,8 +224,9 @@ class Space:
         )
         return entry.stale or other_gold
 
-    def table(self, view: str = "Overview", coverage: str | None = None) -> pd.DataFrame:
-        """A copy of the leaderboard frame of a view (the kept one is shared by every read)."""
+    def table(self, view: str = "Overview", coverage: str = ALL_COVERAGES) -> pd.DataFrame:
+        """A copy of the leaderboard frame of a view (the kept one is shared by every read);
+        every coverage unless one is named."""
         snap = self.snapshot()
         return snap.frame(view, snap.coverage_of(coverage)).copy()
 
@@ -239,6 +244,44 @@ class Space:
             return entry_detail(row, items, stale=stale)
 
         return self.reads.cached(snap, ("detail", key), build)
+
+    @cached_property
+    def _example(self) -> bytes:
+        from ..example import example_predictions
+
+        public = [r for r in self.gold.records if not r.is_private]
+        return jsonl.encode(example_predictions(public, accuracy=0.6, seed=0)).encode("utf-8")
+
+    def example_jsonl(self) -> bytes:
+        """An example submission on the public items (synthetic responses, about 60% right)."""
+        return self._example
+
+    def size_figure(self) -> go.Figure:
+        """Overall accuracy against parameter count, every shown row that states its size."""
+        snap = self.snapshot()
+
+        def build() -> go.Figure:
+            points, without = [], 0
+            for row in snap.rows:
+                info = getattr(row, "info", None)
+                accuracy = percent(row.report.accuracy.overall)
+                if accuracy is None:
+                    continue
+                if info is None or info.params_b is None:
+                    without += 1
+                    continue
+                points.append(
+                    figures.SizePoint(
+                        row.model,
+                        info.params_b,
+                        accuracy,
+                        coverage_label(row.sources),
+                        not is_scored(row),
+                    )
+                )
+            return figures.safe_figure(figures.size_scatter, points, without, what="size chart")
+
+        return self.reads.cached(snap, "size", build)
 
     def items_csv(self, key: object) -> tuple[str, bytes] | None:
         """(file name, bytes) of a shown entry's public per-item results, decided at request
@@ -264,40 +307,62 @@ class Space:
 
     def submit(
         self,
-        file_path: str | Path | None,
+        files: str | Path | list[Any] | None,
         model: Any,
         link: Any = "",
         params: Any = "",
         note: Any = "",
         client: str = "",
         submitter: str = "",
+        *,
+        weights: Any = "",
+        reasoning: Any = None,
+        hub_model: Any = "",
+        confirmed: bool = True,
     ) -> SubmitOutcome:
         """Validate, score, store; every failure becomes a plain-words message.
 
-        `client` is the quota key (hashed address, or "hf:<user>" when logged in); `submitter`
-        the Hugging Face username shown on the entry ("" when not logged in).
+        `files`: one predictions file, or several that make one submission (a harness run's
+        logs, a .zip of them). `client` is the quota key (hashed address, or "hf:<user>" when
+        logged in); `submitter` the Hugging Face username shown on the entry ("" when not
+        logged in). Not `confirmed`: mostly unreadable answers are not stored (the outcome
+        says so and asks for a confirmation).
         """
+        paths = [Path(f) for f in (files if isinstance(files, list) else [files]) if f]
         try:
             closed = self._closed()
             if closed:
                 raise InputError(closed)
             if self.config.oauth and not submitter:
                 raise InputError("please log in with Hugging Face (button above) to submit")
-            if not file_path:
+            if not paths:
                 raise InputError(
-                    "no file: upload a predictions file (.jsonl, .csv, .json, or a harness log: "
-                    "lm-eval samples .jsonl, lighteval details .parquet)"
+                    "no file: upload a predictions file (.jsonl, .csv, .json, a harness log: "
+                    "lm-eval samples .jsonl, lighteval details .parquet, or a .zip of them)"
                 )
-            path = Path(file_path)
-            if path.name.startswith("."):
-                raise InputError(
-                    f"{path.name}: file names beginning with a dot are not accepted; "
-                    "rename the file, e.g. predictions.jsonl"
-                )
+            for path in paths:
+                if path.name.startswith("."):
+                    raise InputError(
+                        f"{path.name}: file names beginning with a dot are not accepted; "
+                        "rename the file, e.g. predictions.jsonl"
+                    )
             meta = clean_metadata(model, link, params, note, self.limits)
-            accepted = self.intake.submit(path, meta, client=client, submitter=submitter)
+            info = clean_model_info(params, weights, reasoning, hub_model)
+            accepted = self.intake.submit(
+                paths,
+                meta,
+                client=client,
+                submitter=submitter,
+                info=info,
+                confirmed=confirmed,
+            )
+        except NeedsConfirmation as exc:
+            text = _without_folders(str(exc), paths)
+            return SubmitOutcome(
+                False, f"{SUBMIT_REFUSED}: {text}", EMPTY_BREAKDOWN, needs_confirmation=True
+            )
         except InputError as exc:
-            return _refused(SUBMIT_REFUSED, _without_folders(str(exc), file_path))
+            return _refused(SUBMIT_REFUSED, _without_folders(str(exc), paths))
         except Exception as exc:  # never show a traceback (or anything it may quote)
             # where it failed, but not the message: it could quote a private gold string
             frames = traceback.extract_tb(exc.__traceback__)[-4:]
@@ -328,6 +393,20 @@ class Space:
         if privacy.suppressed_cells(report):
             message += " " + privacy.note(self.limits.min_private_items)
         return SubmitOutcome(True, message, breakdown_frame(report), entry)
+
+    def suggest(self, files: Any) -> dict[str, str]:
+        """Form fields an uploaded file's own record of its run suggests (model name, Hub id,
+        size, a note), or {} when it records nothing or cannot be read (the submission says
+        why)."""
+        paths = [Path(f) for f in (files if isinstance(files, list) else [files]) if f]
+        if not paths:
+            return {}
+        try:
+            with uploaded_files(paths, self.limits.max_file_bytes) as (found, _, _):
+                preds = load_predictions(found, self.gold)
+        except InputError:
+            return {}
+        return suggested_fields(preds.provenance)
 
     def withdraw(self, entry_id: Any, username: str) -> SubmitOutcome:
         """Delete an entry on behalf of the logged-in Hugging Face user who submitted it.
@@ -402,9 +481,14 @@ class Space:
         if len(rows) < 2:
             return self._compare_message("Pick two or more entries to compare.")
         labels = [short_label(r) for r in rows]
-        pairs = list(zip(labels, [r.report for r in rows], strict=True))
-        by_content = figures.safe_figure(figures.grouped_bars, pairs, "by_content", what="chart")
-        by_pair = figures.safe_figure(figures.grouped_bars, pairs, "by_language_pair", what="chart")
+        series = [
+            figures.Series(label, r.report, r.id if is_scored(r) else None)  # type: ignore[attr-defined]
+            for label, r in zip(labels, rows, strict=True)
+        ]
+        by_content = figures.safe_figure(figures.grouped_bars, series, "by_content", what="chart")
+        by_pair = figures.safe_figure(
+            figures.grouped_bars, series, "by_language_pair", what="chart"
+        )
         drawn, paired = compare_shape(rows)
         warning = coverage_warning(rows)
         empty_diff = compare.differences_frame([])
@@ -429,9 +513,13 @@ class Space:
         public_b = {i: it for i, it in b_items.items() if it.source not in PRIVATE_SOURCES}
         dis = compare.disagreements(public, public_b, self.gold)
         n = diffs[0].n if diffs else 0
+        tested = sum(1 for d in diffs if d.ci is not None)
         msg = (
             f"A = {labels[0]}; B = {labels[1]}. Paired bootstrap over the {n} scored items both "
-            f"were scored on; {len(dis)} public items where they disagree are listed below."
+            f"were scored on; {len(dis)} public items where they disagree are listed below. "
+            f"{tested} differences are tested at once: even with no real difference, about one "
+            'in 20 of their 95% intervals excludes 0 by chance, so read a lone "yes" with '
+            f"care; groups of fewer than {SMALL_GROUP} items are marked {SMALL_MARK}."
         )
         return CompareOutcome(
             msg,

@@ -9,12 +9,15 @@ scored again here, so no number on the board is taken on trust (`Intake.verify`)
 
 from __future__ import annotations
 
+import tempfile
 import threading
 import time
+import zipfile
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from .._version import __version__
@@ -23,7 +26,7 @@ from ..gold import GoldSet
 from ..predictions import Predictions, load_predictions
 from ..report import Report
 from .config import Limits
-from .metadata import Metadata
+from .metadata import Metadata, ModelInfo
 from .store import (
     DuplicateContentError,
     DuplicateSubmissionError,
@@ -93,6 +96,111 @@ def point_values(report: Report) -> dict[str, Any]:
     return _points({k: data[k] for k in keys} | {"files": sorted(data["gold"]["files"])})
 
 
+MOSTLY_UNANSWERED = 0.5
+"""Share of covered accuracy items without an extractable answer above which a submission is
+stored only when the submitter confirms it."""
+
+
+class NeedsConfirmation(InputError):
+    """Most covered items have no answer the paper's extraction can read."""
+
+
+def check_answered(report: Report) -> None:
+    """NeedsConfirmation when most of the report's accuracy items have no extractable answer
+    (or no prediction): the message says how many and what the paper's format is."""
+    n = report.accuracy.overall.n or 0
+    unread = sum(
+        1 for it in report.items if it.score is not None and (it.missing or it.extracted is None)
+    )
+    if n and unread > MOSTLY_UNANSWERED * n:
+        raise NeedsConfirmation(
+            f"not stored yet: {unread} of {n} covered items have no answer the paper's "
+            "extraction can read. It reads the last line of a response, 'Answer: X' (multiple "
+            "choice: the letter; short answer: one word; scansion and feet: the list after "
+            "'Answer:'), so explanations after the answer or a missing 'Answer:' score 0. "
+            "Check the format (respondeoqa-eval prompts shows the paper's prompts), or tick "
+            '"Store it anyway" and submit again.'
+        )
+
+
+MAX_FILES = 200  # files of one submission (a harness run writes one log per task)
+
+
+@contextmanager
+def uploaded_files(
+    paths: Sequence[Path], limit: int | None
+) -> Iterator[tuple[list[Path], str, str]]:
+    """The files of one submission, `.zip` archives unpacked (into a temporary folder removed
+    afterwards); with their duplicate key (the sha256 of a single file's bytes, else of the
+    files' hashes in name order) and a name to show. `limit`: the most bytes, unpacked."""
+    with tempfile.TemporaryDirectory(prefix="respondeoqa-upload-") as tmp:
+        found: list[Path] = []
+        total = 0
+        for path in paths:
+            try:
+                if path.is_dir():
+                    raise InputError(f"{path.name}: is a folder, not a predictions file")
+                total += path.stat().st_size
+                if path.suffix.lower() == ".zip":
+                    found += _unzip(path, Path(tmp) / str(len(found)), limit)
+                else:
+                    found.append(path)
+            except OSError as exc:
+                raise InputError(f"{path.name}: cannot read ({exc.strerror})") from None
+        total = max(total, sum(p.stat().st_size for p in found))
+        if limit is not None and total > limit:
+            what = paths[0].name if len(paths) == 1 else f"{len(paths)} files"
+            raise InputError(
+                f"{what}: {total / 1e6:.1f} MB is over the {limit // (1024 * 1024)} MB limit"
+            )
+        if not found:
+            raise InputError("no predictions file in the upload")
+        if len(found) > MAX_FILES:
+            raise InputError(f"{len(found)} files: one submission takes at most {MAX_FILES}")
+        names = sorted(p.name for p in found)
+        if len(set(names)) < len(names):
+            raise InputError("two of the files have the same name; give each its own")
+        if len(found) == 1:
+            digest = sha256_bytes(found[0].read_bytes())
+        else:
+            parts = sorted((p.name, sha256_bytes(p.read_bytes())) for p in found)
+            digest = sha256_bytes("\n".join(f"{n}\t{h}" for n, h in parts).encode("utf-8"))
+        shown = names[0] if len(names) == 1 else f"{len(names)} files: " + ", ".join(names)
+        yield found, digest, shown[:255]
+
+
+def _unzip(archive: Path, folder: Path, limit: int | None) -> list[Path]:
+    """The files of a zip archive written into `folder`: plain names only (folders inside it
+    flattened), no dot files, at most `limit` bytes unpacked; InputError on a bad archive."""
+    try:
+        with zipfile.ZipFile(archive) as zf:
+            members = [m for m in zf.infolist() if not m.is_dir()]
+            if len(members) > MAX_FILES:
+                raise InputError(f"{archive.name}: more than {MAX_FILES} files")
+            size = sum(m.file_size for m in members)
+            if limit is not None and size > limit:
+                raise InputError(
+                    f"{archive.name}: unpacks to {size / 1e6:.1f} MB, over the "
+                    f"{limit // (1024 * 1024)} MB limit"
+                )
+            folder.mkdir(parents=True)
+            out = []
+            for member in members:
+                name = PurePosixPath(member.filename.replace("\\", "/")).name
+                if not name or name.startswith(".") or name.startswith("__MACOSX"):
+                    continue
+                target = folder / name
+                with zf.open(member) as src:
+                    data = src.read(member.file_size + 1)
+                if len(data) > member.file_size:
+                    raise InputError(f"{archive.name}: {name} is larger than the archive says")
+                target.write_bytes(data)
+                out.append(target)
+            return out
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError):
+        raise InputError(f"{archive.name}: not a readable zip archive") from None
+
+
 @dataclass(frozen=True)
 class Accepted:
     """A stored entry, and whether an earlier try of the same client had stored it."""
@@ -125,45 +233,49 @@ class Intake:
         self._scoring = threading.BoundedSemaphore(limits.submit_concurrency)
 
     def submit(
-        self, path: Path, meta: Metadata, *, client: str | None, submitter: str = ""
+        self,
+        files: Path | Sequence[Path],
+        meta: Metadata,
+        *,
+        client: str | None,
+        submitter: str = "",
+        info: ModelInfo | None = None,
+        confirmed: bool = True,
     ) -> Accepted:
-        """Score and store the predictions file at `path` (InputError with the reason).
+        """Score and store predictions (InputError with the reason): one file, or several that
+        together make one submission (a harness run's logs), a `.zip` of them included.
 
         `client` is the quota key (a hashed address, "hf:<user>"), None for the operator: no
         quota and no size limit then; the duplicate checks and the coverage rule always apply.
+        Unless `confirmed`, predictions of which most covered items have no answer the paper's
+        extraction can read are not stored (NeedsConfirmation) and use no stored-entry slot.
         """
+        paths = [Path(files)] if isinstance(files, (str, Path)) else [Path(f) for f in files]
+        if not paths:
+            raise InputError("no file: upload a predictions file")
         # the attempt is counted (and the limit checked) in one transaction before scoring:
         # concurrent requests of one client cannot all pass the check
         reservation = (
             None if client is None else self.store.reserve(client, self.limits, self.clock())
         )
         entry: Entry | None = None
+        limit = None if client is None else self.limits.max_file_bytes
         try:
-            with self._scoring:
-                try:
-                    size = path.stat().st_size
-                    if path.is_dir():
-                        raise InputError(f"{path.name}: is a folder, not a predictions file")
-                    if client is not None and size > self.limits.max_file_bytes:
-                        raise InputError(
-                            f"{path.name}: {size / 1e6:.1f} MB is over the "
-                            f"{self.limits.max_file_mb} MB limit"
-                        )
-                    digest = sha256_bytes(path.read_bytes())
-                except OSError as exc:
-                    raise InputError(f"{path.name}: cannot read ({exc.strerror})") from None
+            with self._scoring, uploaded_files(paths, limit) as (found, digest, name):
                 if self.store.record_problem(entry_path(digest)) is not None:
                     raise InputError(
                         "the leaderboard's record holds these predictions in a file it could "
                         "not read; the operator has been told, so they were not stored again"
                     )
-                preds = load_predictions(path, self.gold)
+                preds = load_predictions(found, self.gold)
                 key = content_key(preds)
                 existing = self.store.duplicate_of(digest, key)
                 if existing is not None:
-                    return Accepted(self._earlier(existing, digest, client), True)
+                    return Accepted(self._earlier(existing, digest, client, meta), True)
                 report = score_for_board(preds, self.gold, self.bootstrap, self.min_coverage)
-                report = replace(report, predictions=path.name)  # no server folder
+                report = replace(report, predictions=name)  # no server folder
+                if not confirmed:
+                    check_answered(report)
                 sub = Submission.of(
                     preds,
                     model=meta.model,
@@ -171,23 +283,30 @@ class Intake:
                     link=meta.link,
                     params=meta.params,
                     note=meta.note,
-                    file_name=path.name,
+                    file_name=name,
                     submitter=submitter,
                     gold_fingerprint=self.gold_fingerprint,
+                    info=info or ModelInfo(),
                 )
                 try:
                     entry = self.store.add(sub, report, reservation=reservation, content_key=key)
                 except DuplicateSubmissionError as exc:  # stored meanwhile by a concurrent try
-                    return Accepted(self._earlier(exc.existing, digest, client), True)
+                    return Accepted(self._earlier(exc.existing, digest, client, meta), True)
         finally:
             if entry is None and reservation is not None:
                 self.store.release(reservation)
         return Accepted(entry)
 
-    def _earlier(self, existing: Entry, digest: str, client: str | None) -> Entry:
-        """A resend of predictions already stored: the entry when this client stored it (a
-        retry after a lost reply), else the duplicate error naming the entry."""
+    def _earlier(self, existing: Entry, digest: str, client: str | None, meta: Metadata) -> Entry:
+        """A resend of predictions already stored: the entry when this client stored it under
+        the same name (a retry after a lost reply), else a refusal naming the entry."""
         if client is not None and self.store.stored_by(existing.id, client):
+            if existing.model != meta.model:
+                raise InputError(
+                    f"these predictions are already your entry #{existing.id} "
+                    f"({existing.model}); an entry keeps its name: to change it, withdraw the "
+                    "entry and submit again"
+                )
             return existing
         if existing.file_sha256 == digest:
             raise DuplicateSubmissionError(existing)

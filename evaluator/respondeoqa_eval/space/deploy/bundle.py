@@ -32,7 +32,20 @@ from ...errors import InputError
 from ...sources import UPSTREAM_URL
 from ..config import ENV_GOLD_REPO, ENV_MIRROR
 
-TAGS = ("leaderboard", "latin", "question-answering", "translation", "evaluation")
+TAGS = (
+    "leaderboard",
+    # what the Hub's leaderboard finder reads
+    "submission:semiautomatic",
+    "test:mix",
+    "judge:auto",
+    "modality:text",
+    "language:latin",
+    "language:english",
+    "latin",
+    "question-answering",
+    "translation",
+    "evaluation",
+)
 VENDOR = "vendor"  # the unpacked wheel of a `--wheel` bundle
 EXTRA = "space"
 

@@ -22,6 +22,7 @@ the UI modules only ever read public items.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 import time
@@ -35,6 +36,7 @@ from typing import Any, NamedTuple
 from ...errors import InputError
 from ...records import PUBLIC_SOURCES
 from ...report import ItemResult, Report
+from ..metadata import ModelInfo
 from ..rows import MAX_ENTRY_ID
 from . import compact, quota, record, schema
 from .models import (
@@ -94,6 +96,8 @@ def _entry(row: Sequence[Any]) -> Entry:
         answers_extracted,
         evaluator_version,
         gold_fingerprint,
+        model_info,
+        flag,
     ) = row
     return Entry(
         id=int(id_),
@@ -112,7 +116,16 @@ def _entry(row: Sequence[Any]) -> Entry:
         answers_extracted=bool(answers_extracted),
         scored_with=evaluator_version,
         gold_fingerprint=gold_fingerprint,
+        info=_model_info(model_info),
+        flag=flag,
     )
+
+
+def _model_info(text: str) -> ModelInfo:
+    try:
+        return ModelInfo.from_dict(json.loads(text or "{}"))
+    except (ValueError, InputError):  # written by this store: only a hand-edited file fails
+        return ModelInfo()
 
 
 def _scores_of(report: Report) -> tuple[Report, tuple[str, ...], int]:
@@ -284,6 +297,7 @@ class Store:
         record_identity: str | None = None,
         reservation: Reservation | None = None,
         content_key: str = "",
+        flag: str = "",
     ) -> Entry:
         """Store a scored submission, its per-item scores and its predictions in one transaction.
 
@@ -306,6 +320,7 @@ class Store:
                 record_identity=record_identity,
                 reservation=reservation,
                 content_key=content_key,
+                flag=flag,
             )
 
     def _insert(
@@ -320,6 +335,7 @@ class Store:
         record_identity: str | None,
         reservation: Reservation | None,
         content_key: str,
+        flag: str = "",
     ) -> Entry:
         """`add`, inside the caller's open write transaction."""
         slim, sources, n_items = _scores_of(report)
@@ -342,8 +358,9 @@ class Store:
         con.execute(
             "INSERT INTO submissions (id, created, model, link, params, note, file_name,"
             " file_sha256, n_items, sources, report, submitter, hidden, answers_extracted,"
-            " evaluator_version, gold_fingerprint, version, pushed_version, record_identity)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
+            " evaluator_version, gold_fingerprint, model_info, flag, version, pushed_version,"
+            " record_identity)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
             (
                 entry_id,
                 created,
@@ -361,6 +378,8 @@ class Store:
                 int(sub.answers_extracted),
                 report.evaluator.version,
                 sub.gold_fingerprint,
+                json.dumps(sub.info.to_dict()),
+                flag,
                 0 if record_identity is None else 1,
                 record_identity,
             ),
@@ -390,6 +409,8 @@ class Store:
             answers_extracted=sub.answers_extracted,
             scored_with=report.evaluator.version,
             gold_fingerprint=sub.gold_fingerprint,
+            info=sub.info,
+            flag=flag,
         )
 
     def _get(self, con: sqlite3.Connection, entry_id: int) -> Entry:
@@ -504,6 +525,16 @@ class Store:
 
     # -- changes -------------------------------------------------------------------------
 
+    def set_flag(self, entry_id: int, flag: str) -> bool:
+        """Set (or, with "", clear) the operator's public note on an entry; False if none."""
+        with self._write() as con:
+            cur = con.execute(
+                "UPDATE submissions SET flag = ?, version = version + 1 WHERE id = ?",
+                (flag, entry_id),
+            )
+            self._changed(con)
+        return cur.rowcount == 1
+
     def set_hidden(self, entry_id: int, hidden: bool) -> bool:
         """Hide or show an entry; False if there is no such entry."""
         with self._write() as con:
@@ -568,6 +599,7 @@ class Store:
         created: str,
         hidden: bool,
         record_identity: str,
+        flag: str = "",
     ) -> Entry:
         """An entry whose record file was changed elsewhere (`space admin`, another process)
         replaced by the record's version in one transaction: same id, nothing to push."""
@@ -583,6 +615,7 @@ class Store:
                 record_identity=record_identity,
                 reservation=None,
                 content_key=quota.content_key_of_rows(sub.rows or ()),
+                flag=flag,
             )
 
     def audit(self, actor: str, action: str, entry_id: int | None, detail: str = "") -> None:

@@ -10,6 +10,7 @@ from ..._version import __version__
 from ...errors import InputError
 from ...predictions import Predictions
 from ...report import Report
+from ..metadata import ModelInfo
 from ..rows import SCORED
 
 PredictionRow = dict[str, str]
@@ -41,6 +42,7 @@ class Submission:
     submitter: str = ""  # Hugging Face username when logged in
     answers_extracted: bool = False
     gold_fingerprint: str = ""
+    info: ModelInfo = field(default_factory=ModelInfo)
     rows: tuple[PredictionRow, ...] | None = field(default=None, repr=False)
     """The kept prediction rows (None: none kept, entries stored before schema 3)."""
 
@@ -75,6 +77,8 @@ class Entry:
     answers_extracted: bool = False  # the rows gave extracted answers, not raw responses
     scored_with: str = ""  # evaluator version that produced the scores
     gold_fingerprint: str = ""
+    info: ModelInfo = field(default_factory=ModelInfo)
+    flag: str = ""  # the operator's public note on the entry ("" when not flagged)
 
     kind = SCORED
 

@@ -28,7 +28,7 @@ from typing import Any
 from ... import jsonl
 from ...errors import InputError
 from ...report import Report
-from ..metadata import TextLimits, clean_metadata
+from ..metadata import ModelInfo, TextLimits, clean_metadata
 from ..rows import MAX_ENTRY_ID
 from .models import PredictionRow
 
@@ -118,6 +118,8 @@ class RecordEntry:
     hidden: bool
     answers_extracted: bool
     gold_fingerprint: str
+    info: ModelInfo
+    flag: str
     rows: tuple[PredictionRow, ...]
     report: Report  # as the file claims it, items included; not trusted until verified
 
@@ -138,6 +140,8 @@ def to_record(entry: Any, report: Report, rows: list[PredictionRow] | None) -> d
         "hidden": entry.hidden,
         "answers_extracted": entry.answers_extracted,
         "gold_fingerprint": entry.gold_fingerprint,
+        "model_info": entry.info.to_dict(),
+        "flag": entry.flag,
         "predictions": rows,
         "report": entry.report.to_dict(),
         "items": [i.to_dict() for i in report.items],
@@ -216,10 +220,17 @@ def parse(data: dict[str, Any], path: str, limits: TextLimits) -> RecordEntry:
         raise RecordError("created: not an ISO date and time") from None
     try:
         meta = clean_metadata(
-            data.get("model"), data.get("link"), data.get("params"), data.get("note"), limits
+            data.get("model"),
+            data.get("link"),
+            data.get("params"),
+            data.get("note"),
+            limits,
+            strict=False,
         )
+        info = ModelInfo.from_dict(data.get("model_info"))
     except InputError as exc:
         raise RecordError(str(exc)) from None
+    flag = " ".join(_string(data, "flag", 500).split())
     submitter = _string(data, "submitter", 100)
     if submitter and not re.fullmatch(r"[A-Za-z0-9][\w.\-]*", submitter):
         raise RecordError("submitter: not a Hugging Face username")
@@ -250,6 +261,8 @@ def parse(data: dict[str, Any], path: str, limits: TextLimits) -> RecordEntry:
         hidden=_flag(data, "hidden"),
         answers_extracted=_flag(data, "answers_extracted"),
         gold_fingerprint=fingerprint,
+        info=info,
+        flag=flag,
         rows=rows,
         report=report,
     )

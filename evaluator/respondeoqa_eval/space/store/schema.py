@@ -4,7 +4,7 @@
 blobs, outbox, audit; 4: shared item sets, compact item and prediction blobs, compressed
 reports; 5: the record's bookkeeping (each entry's record file identity, unreadable record
 files, the largest id the record gave out), and the never-read `overall` / `client` columns
-dropped.
+dropped; 6: what is known about the model (`model_info`, JSON) and the operator's public flag.
 
 `migrate` runs inside the store's opening `BEGIN IMMEDIATE` transaction: a database is either
 fully migrated or left as it was.
@@ -22,7 +22,7 @@ from ... import jsonl
 from ...report import ItemResult, Report
 from . import compact, quota
 
-VERSION = 5
+VERSION = 6
 
 TABLES = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -82,12 +82,14 @@ ADDED_COLUMNS = (
     ("version", "INTEGER NOT NULL DEFAULT 1"),  # bumped by every change to the entry
     ("pushed_version", "INTEGER NOT NULL DEFAULT 0"),  # the version the Hub repo holds
     ("record_identity", "TEXT"),  # the identity of its record file when last read or written
+    ("model_info", "TEXT NOT NULL DEFAULT '{}'"),  # metadata.ModelInfo as JSON
+    ("flag", "TEXT NOT NULL DEFAULT ''"),  # the operator's public note ("" when not flagged)
 )
 DROPPED_COLUMNS = ("overall", "client")  # written by versions 1-4, never read
 
 ENTRY_COLUMNS = (
     "id, created, model, link, params, note, file_name, file_sha256, n_items, sources, report,"
-    " submitter, hidden, answers_extracted, evaluator_version, gold_fingerprint"
+    " submitter, hidden, answers_extracted, evaluator_version, gold_fingerprint, model_info, flag"
 )
 
 

@@ -214,6 +214,7 @@ class Syncer:
             submitter=rec.submitter,
             answers_extracted=rec.answers_extracted,
             gold_fingerprint=fingerprint,
+            info=rec.info,
             rows=rec.rows,
         )
         rescored = fingerprint != rec.gold_fingerprint or report.evaluator.version != (
@@ -230,6 +231,7 @@ class Syncer:
                     created=rec.created,
                     hidden=rec.hidden,
                     record_identity=remote.identity,
+                    flag=rec.flag,
                 )
                 result.replaced += 1
             else:
@@ -246,7 +248,11 @@ class Syncer:
     def _add(self, rec: RecordEntry, sub: Submission, report: Report, identity: str) -> None:
         key = quota.content_key_of_rows(rec.rows)
         kwargs = dict(
-            entry_id=rec.id, created=rec.created, hidden=rec.hidden, record_identity=identity
+            entry_id=rec.id,
+            created=rec.created,
+            hidden=rec.hidden,
+            record_identity=identity,
+            flag=rec.flag,
         )
         try:
             self.store.add(sub, report, content_key=key, **kwargs)

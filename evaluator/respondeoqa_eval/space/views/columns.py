@@ -1,8 +1,11 @@
-"""What each leaderboard view shows: its breakdown columns and how each reads a report.
+"""What each leaderboard view shows: its score columns, how each reads a report, and the
+board's other columns.
 
 One view per breakdown dimension of the registry (`breakdowns.DIMENSIONS`), an Overview of the
-headline groups, and a Translation view where the paper's padded BLEU always stands beside BLEU
-without padding and chrF (never alone: PROTOCOL 5, the padding quirk).
+headline groups, and a Translation view ranked by BLEU without padding, where the paper's
+padded BLEU always stands beside it and chrF (never alone: PROTOCOL 5, the padding quirk).
+Every score column reads a `Cell`: the value as shown (percent or points), the items it rests
+on and its 95% interval, so every view can show each number's n and uncertainty.
 """
 
 from __future__ import annotations
@@ -19,60 +22,122 @@ from ...breakdowns import (
     DIMENSIONS,
     LANGUAGE_LABELS,
 )
-from ...report import Report, Score
+from ...report import BleuScore, Report, Score
 
 
 @dataclass(frozen=True)
-class Column:
-    """A breakdown column: its header and how to read its value from a report."""
+class Cell:
+    """One number of the board: value (percent or points), its items, its interval."""
 
-    header: str
-    read: Callable[[Report], float | None]  # the value as shown (percent or BLEU points)
+    value: float | None
+    n: int | None = None
+    low: float | None = None
+    high: float | None = None
+
+
+EMPTY = Cell(None)
+
+
+def accuracy_cell(node: Score | None) -> Cell:
+    """An accuracy node in percent (EMPTY when missing or suppressed)."""
+    if node is None or node.score is None or math.isnan(node.score):
+        return Cell(None, None if node is None else node.n)
+    low, high = (None, None) if node.ci is None else (node.ci[0] * 100, node.ci[1] * 100)
+    return Cell(node.score * 100.0, node.n, low, high)
 
 
 def percent(node: Score | None) -> float | None:
     """An accuracy node in percent (None when missing or suppressed)."""
-    if node is None or node.score is None or math.isnan(node.score):
-        return None
-    return node.score * 100.0
+    return accuracy_cell(node).value
 
 
-def _acc(dim: str, group: str, header: str | None = None) -> Column:
-    return Column(header or DIMENSIONS[dim].label(group), lambda r: percent(r.group(dim, group)))
+@dataclass(frozen=True)
+class Column:
+    """A score column: its full name (CSV, API, tooltip, legend), its header on the board,
+    how it reads a report, and whether the board shows it before a reader picks it."""
+
+    header: str
+    short: str
+    read: Callable[[Report], Cell]
+    optional: bool = False
+    interval: bool = True  # whether the report has an interval for it
+
+
+def _acc(dim: str, group: str) -> Column:
+    d = DIMENSIONS[dim]
+    return Column(d.label(group), d.short(group), lambda r: accuracy_cell(r.group(dim, group)))
 
 
 BLEU_PAPER = BLEU_VARIANT_LABELS["score"]
 BLEU_PLAIN = BLEU_VARIANT_LABELS["variable_refs"]
+_TARGET_SHORT = {"english": "En", "latin": "La"}
+_SPLIT_SHORT = {"overall": "", "constrained": " c.", "unconstrained": " u."}
 
 
-def _bleu_header(metric: str, target: str, split: str, variant: str = "") -> str:
+def _bleu_cell(node: BleuScore | None, field: str) -> Cell:
+    value = None if node is None else getattr(node, field)
+    if value is None or math.isnan(value):
+        return Cell(None, None if node is None else node.n)
+    # the report's BLEU interval is that of the paper's (padded) BLEU
+    ci = node.ci if field == "score" else None
+    return Cell(float(value), node.n, *(ci if ci else (None, None)))
+
+
+def _bleu_column(metric: str, target: str, split: str, field: str, optional: bool) -> Column:
     header = f"{metric} \u2192 {LANGUAGE_LABELS[target]}"
     if split != "overall":
         header += f", {BLEU_SPLIT_LABELS[split]}"
-    return f"{header} ({variant})" if variant else header
+    short = f"{metric}\u2192{_TARGET_SHORT[target]}{_SPLIT_SHORT[split]}"
+    if metric == "BLEU":
+        variant = BLEU_PAPER if field == "score" else BLEU_PLAIN
+        header += f" ({variant})"
+        short += " pad" if field == "score" else ""
+    read = lambda r: _bleu_cell(r.bleu_score(target, split), field)  # noqa: E731
+    return Column(header, short, read, optional, interval=field == "score")
 
 
-def _bleu_read(target: str, split: str, field: str) -> Callable[[Report], float | None]:
-    def read(r: Report) -> float | None:
-        node = r.bleu_score(target, split)
-        value = None if node is None else getattr(node, field)
-        return None if value is None or math.isnan(value) else float(value)
-
-    return read
-
-
-def bleu_columns(target: str, split: str, chrf: bool = True) -> list[Column]:
-    """The paper's padded BLEU, BLEU without padding and (optionally) chrF: never one alone."""
+def bleu_columns(
+    target: str, split: str, chrf: bool = True, optional: bool = False
+) -> list[Column]:
+    """BLEU without padding, the paper's padded BLEU beside it and (optionally) chrF."""
     cols = [
-        Column(_bleu_header("BLEU", target, split, BLEU_PAPER), _bleu_read(target, split, "score")),
-        Column(
-            _bleu_header("BLEU", target, split, BLEU_PLAIN),
-            _bleu_read(target, split, "variable_refs"),
-        ),
+        _bleu_column("BLEU", target, split, "variable_refs", optional),
+        _bleu_column("BLEU", target, split, "score", optional),
     ]
     if chrf:
-        cols.append(Column(_bleu_header("chrF", target, split), _bleu_read(target, split, "chrf")))
+        cols.append(_bleu_column("chrF", target, split, "chrf", optional))
     return cols
+
+
+def translation_score(report: Report) -> Cell:
+    """The Translation view's ranking score: BLEU without padding, the mean over the target
+    languages the entry was scored on (entries of one coverage share them)."""
+    nodes = [report.bleu_score(t, "overall") for t in BLEU_TARGETS]
+    values = [n.variable_refs for n in nodes if n is not None and n.variable_refs is not None]
+    values = [v for v in values if not math.isnan(v)]
+    if not values:
+        return EMPTY
+    return Cell(sum(values) / len(values), sum(n.n for n in nodes if n is not None and n.n))
+
+
+@dataclass(frozen=True)
+class View:
+    """A board view: the score it ranks by (first, with its interval) and its columns."""
+
+    name: str
+    score_header: str
+    score_short: str
+    score: Callable[[Report], Cell]
+    columns: list[Column]
+
+
+OVERVIEW = "Overview"
+TRANSLATION_VIEW = "Translation (BLEU, chrF)"
+ACCURACY = "Overall accuracy"
+
+
+def _accuracy(report: Report) -> Cell:
+    return accuracy_cell(report.accuracy.overall)
 
 
 _OVERVIEW = [
@@ -81,27 +146,31 @@ _OVERVIEW = [
     _acc("by_content", "scansion"),
     _acc("by_category", "knowledge"),
     _acc("by_category", "skill"),
-    *(c for t in BLEU_TARGETS for c in bleu_columns(t, "overall", chrf=False)),
+    *(c for t in BLEU_TARGETS for c in bleu_columns(t, "overall", chrf=False)[:1]),
+    *(c for t in BLEU_TARGETS for c in bleu_columns(t, "overall", chrf=False, optional=True)[1:]),
 ]
 
-OVERVIEW = "Overview"
-TRANSLATION_VIEW = "Translation (BLEU, chrF)"
-
-VIEWS: dict[str, list[Column]] = {
-    OVERVIEW: _OVERVIEW,
+VIEWS: dict[str, View] = {
+    OVERVIEW: View(OVERVIEW, ACCURACY, "Overall", _accuracy, _OVERVIEW),
     **{
-        dim.name: [_acc(key, g) for g in dim.groups]
+        dim.name: View(dim.name, ACCURACY, "Overall", _accuracy, [_acc(key, g) for g in dim.groups])
         for key, dim in DIMENSIONS.items()
         if key not in ("by_category", "by_multihop")
     },
-    TRANSLATION_VIEW: [
-        c
-        for t in BLEU_TARGETS
-        for s in BLEU_SPLITS
-        for c in bleu_columns(t, s, chrf=s == "overall")
-    ],
+    TRANSLATION_VIEW: View(
+        TRANSLATION_VIEW,
+        "BLEU (no padding), mean over target languages",
+        "BLEU",
+        translation_score,
+        [
+            c
+            for t in BLEU_TARGETS
+            for s in BLEU_SPLITS
+            for c in bleu_columns(t, s, chrf=s == "overall", optional=s != "overall")
+        ],
+    ),
 }
-"""View name -> breakdown columns (one view per breakdown dimension of the registry)."""
+"""View name -> its ranking score and columns (one view per breakdown dimension)."""
 
 VIEW_DIMENSION = {dim.name: key for key, dim in DIMENSIONS.items()}
 
@@ -111,33 +180,19 @@ def view_of(value: object) -> str:
     return value if isinstance(value, str) and value in VIEWS else OVERVIEW
 
 
-# every view: Rank and Model (pinned), the overall score, the view's columns, then the rest
-LEAD_COLUMNS = ["Rank", "Model", "Overall"]
-TAIL_COLUMNS = ["Coverage", "Items", "Type", "Date", "Params", "Link", "Entry"]
-SUBMITTER = "Submitter"
-CI_HEADER = "95% CI"
+# the board's other columns: (full name, header, shown before a reader picks it)
+INFO_COLUMNS = [
+    ("Items", "Items", True),
+    ("Type", "Type", True),
+    ("Coverage", "Coverage", False),
+    ("Params", "Params", False),
+    ("Weights", "Weights", False),
+    ("Reasoning", "Reasoning", False),
+    ("Made with", "Made with", False),
+    ("Date", "Date", False),
+    ("Submitter", "Submitter", False),
+    ("Link", "Link", False),
+    ("Entry", "Entry", False),
+]
 CI_LOW, CI_HIGH = "CI low", "CI high"
-
-SCORE_COLUMNS = {"Overall", *(c.header for cols in VIEWS.values() for c in cols)}
-INTEGER_COLUMNS = {"Rank", "Items"}
-
-
-def columns(view: str, submitter: bool = False) -> list[str]:
-    """The data columns of a view, in order (the interval as two numeric columns)."""
-    tail = [SUBMITTER, *TAIL_COLUMNS] if submitter else TAIL_COLUMNS
-    return [*LEAD_COLUMNS, CI_LOW, CI_HIGH, *(c.header for c in VIEWS[view]), *tail]
-
-
-def display_columns(view: str, submitter: bool = False) -> list[str]:
-    """The columns the page shows: the interval as one text column after Overall."""
-    tail = [SUBMITTER, *TAIL_COLUMNS] if submitter else TAIL_COLUMNS
-    return [*LEAD_COLUMNS, CI_HEADER, *(c.header for c in VIEWS[view]), *tail]
-
-
-def column_widths(view: str, submitter: bool = False) -> list[str]:
-    """Minimum widths of the board's columns (Rank and Model are pinned at fixed offsets by the
-    board's stylesheet)."""
-    widths = {"Rank": "64px", "Model": "220px", CI_HEADER: "120px", "Coverage": "330px"}
-    widths |= {"Date": "120px", "Link": "220px", "Entry": "80px", "Type": "170px"}
-    other = "150px" if view == TRANSLATION_VIEW else "118px"
-    return [widths.get(c, other) for c in display_columns(view, submitter)]
+N_SUFFIX = " n"

@@ -17,7 +17,7 @@ from pandas.io.formats.style import Styler
 from ...aggregate import Bootstrap, Difference, paired_differences
 from ...breakdowns import DIMENSIONS, SOURCE_LABELS, TASK_LABELS
 from ...gold import GoldSet
-from ...numbers import interval_text, round1, score_text
+from ...numbers import SMALL_MARK, interval_text, is_small, round1, score_text
 from ...report import ItemResult
 
 
@@ -61,7 +61,7 @@ def differences_frame(diffs: list[Difference]) -> pd.DataFrame:
     rows = [
         {
             "Breakdown": _label(d)[0],
-            "Group": _label(d)[1],
+            "Group": _label(d)[1] + (SMALL_MARK if is_small(d.n) else ""),
             "Items": d.n,
             "A %": round1(d.a * 100),
             "B %": round1(d.b * 100),

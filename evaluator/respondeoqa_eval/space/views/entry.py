@@ -7,7 +7,6 @@ beside BLEU without padding.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -24,58 +23,54 @@ from ...breakdowns import (
     SOURCE_LABELS,
     TASK_LABELS,
 )
-from ...numbers import count_text, interval_text, round1, score_text
+from ...numbers import SMALL_MARK, count_text, interval_text, is_small, round1, score_text
 from ...report import ItemResult, Report, Score
 from ...sources import PUBLIC_SOURCES
+from ..metadata import WEIGHTS, ModelInfo, params_text
 from ..rows import PAPER_LABEL, SCORED, Row, coverage_label
-from .columns import BLEU_PAPER, BLEU_PLAIN, CI_HEADER, CI_HIGH, CI_LOW, percent
-from .frames import STALE_MARK
+from .columns import BLEU_PAPER, BLEU_PLAIN, CI_HIGH, CI_LOW, Cell, accuracy_cell
+from .frames import STALE_MARK, made_with
 
-BREAKDOWN_COLUMNS = ["Breakdown", "Group", "Metric", "Score", CI_LOW, CI_HIGH, "Items"]
-ACCURACY = "accuracy %"
+CI_HEADER = "95% CI"
+BREAKDOWN_COLUMNS = ["Breakdown", "Group", "Score", CI_LOW, CI_HIGH, "Items"]
 METRIC_NAMES = {
-    "score": f"BLEU ({BLEU_PAPER})",
     "variable_refs": f"BLEU ({BLEU_PLAIN})",
+    "score": f"BLEU ({BLEU_PAPER})",
     "chrf": "chrF",
 }
 
 
 def breakdown_frame(report: Report) -> pd.DataFrame:
-    """The full breakdown of one report: one row per group and metric, with display names.
-
-    Accuracy in percent, BLEU and chrF in points, all with one decimal; the interval as two
-    numeric columns. The paper's padded BLEU is always listed beside BLEU without padding.
-    """
+    """The full breakdown of one report: one row per group (and per BLEU number), with display
+    names. Accuracy rows in percent, translation rows (BLEU, chrF) in points, one decimal; the
+    interval as two numeric columns. The paper's padded BLEU is listed beside BLEU without
+    padding."""
     rows: list[dict[str, Any]] = []
 
-    def add(
-        breakdown: str, group: str, metric: str, value: float | None, ci: Any, n: int | None
-    ) -> None:
+    def add(breakdown: str, group: str, cell: Cell) -> None:
         rows.append(
             {
                 "Breakdown": breakdown,
                 "Group": group,
-                "Metric": metric,
-                "Score": round1(value),
-                CI_LOW: math.nan if ci is None else round1(ci[0]),
-                CI_HIGH: math.nan if ci is None else round1(ci[1]),
-                "Items": n,
+                "Score": round1(cell.value),
+                CI_LOW: round1(cell.low),
+                CI_HIGH: round1(cell.high),
+                "Items": cell.n,
             }
         )
 
     def add_acc(breakdown: str, group: str, node: Score | None) -> None:
         if node is not None:
-            ci = None if node.ci is None else (node.ci[0] * 100, node.ci[1] * 100)
-            add(breakdown, group, ACCURACY, percent(node), ci, node.n)
+            add(breakdown, group, accuracy_cell(node))
 
     acc = report.accuracy
-    add_acc("Overall", "all scored items", acc.overall)
+    add_acc("Overall accuracy", "all scored items (not translation)", acc.overall)
     for key, dim in DIMENSIONS.items():
         groups = acc.breakdowns.get(key, {})
         for group in sorted(groups, key=dim.order):
             add_acc(dim.name, dim.label(group), groups[group])
     add_acc(
-        "Extra",
+        "Beyond the paper",
         EXTRA_LABELS["short_answer_macron_sensitive"],
         report.extra.get("short_answer_macron_sensitive"),
     )
@@ -84,17 +79,23 @@ def breakdown_frame(report: Report) -> pd.DataFrame:
             node = report.bleu_score(target, split)
             if node is None:
                 continue
-            name = f"Translation \u2192 {LANGUAGE_LABELS[target]}"
+            name = f"Translation \u2192 {LANGUAGE_LABELS[target]} (points)"
             for field, metric in METRIC_NAMES.items():
                 ci = node.ci if field == "score" else None  # the interval is of the paper's BLEU
-                add(name, BLEU_SPLIT_LABELS[split], metric, getattr(node, field), ci, node.n)
+                value = getattr(node, field)
+                add(
+                    name,
+                    f"{BLEU_SPLIT_LABELS[split]}: {metric}",
+                    Cell(value, node.n, *(ci if ci else (None, None))),
+                )
     df = pd.DataFrame(rows, columns=BREAKDOWN_COLUMNS)
     df["Items"] = pd.array(df["Items"].tolist(), dtype="Int64")
     return df
 
 
 def breakdown_display(df: pd.DataFrame) -> Styler:
-    """`breakdown_frame` as the page shows it (one decimal, "—", the interval as one cell)."""
+    """`breakdown_frame` as the page shows it (one decimal, "—", the interval as one cell,
+    scores on fewer than SMALL_GROUP items marked)."""
     shown = df.drop(columns=[CI_LOW, CI_HIGH])
     shown.insert(
         shown.columns.get_loc("Score") + 1,
@@ -102,51 +103,69 @@ def breakdown_display(df: pd.DataFrame) -> Styler:
         [interval_text(lo, hi) for lo, hi in zip(df[CI_LOW], df[CI_HIGH], strict=True)],
     )
     shown["Items"] = [None if pd.isna(v) else int(v) for v in df["Items"]]
-    styler = shown.style.format(score_text, subset=["Score"])
-    return styler.format(count_text, subset=["Items"])
+    shown["Score"] = [
+        score_text(v) + (SMALL_MARK if is_small(n) and not pd.isna(v) else "")
+        for v, n in zip(df["Score"], shown["Items"], strict=True)
+    ]
+    return shown.style.format(count_text, subset=["Items"])
 
 
-BREAKDOWN_DATATYPES = ["str", "str", "str", "number", "str", "number"]
+BREAKDOWN_DATATYPES = ["str", "str", "str", "str", "number"]
 
 
 def metadata_frame(
     row: Row, provenance: Mapping[str, Any] | None = None, stale: bool | None = None
 ) -> pd.DataFrame:
-    """What is known about one entry, as (field, value) text rows: user strings stay text.
-    `stale` (None: the entry's own version check) adds the re-score note."""
+    """What is known about one entry, as (field, value) text rows, each said once and only
+    when known: user strings stay text. `stale` (None: the entry's own version check) adds the
+    re-score note."""
     report = row.report
+    info: ModelInfo = getattr(row, "info", None) or ModelInfo()
     fields: list[tuple[str, Any]] = [("Model", row.model)]
+    if info.hub_model:
+        fields.append(("On the Hub", info.hub_url))
+    fields += [
+        ("Parameters", params_text(info.params_b) or getattr(row, "params", "")),
+        ("Weights", WEIGHTS.get(info.weights, "")),
+        ("Reasoning model", {True: "yes", False: "no"}.get(info.reasoning, "")),
+    ]
     if row.kind == SCORED:
-        fields += [("Entry", f"#{row.id}"), ("Submitted", getattr(row, "created", ""))]
-        for attr, name in (
-            ("submitter", "Submitter"),
-            ("link", "Link"),
-            ("params", "Parameters"),
-            ("note", "How produced"),
-            ("file_name", "File"),
-            ("file_sha256", "File SHA-256"),
-            ("scored_with", "Scored with evaluator"),
-        ):
-            value = getattr(row, attr, None)
-            if value not in (None, ""):
-                fields.append((name, value))
+        flag = getattr(row, "flag", "")
+        if flag:
+            fields.append(("Flagged by the operator", flag))
+        fields += [
+            ("Entry", f"#{row.id}"),  # type: ignore[attr-defined]
+            ("Submitted", getattr(row, "created", "")),
+            ("Submitter", getattr(row, "submitter", "")),
+            ("Link", getattr(row, "link", "")),
+            ("How produced", getattr(row, "note", "")),
+            ("Made with", made_with(row)),
+            ("File", getattr(row, "file_name", "")),
+            ("File SHA-256", getattr(row, "file_sha256", "")),
+        ]
         if getattr(row, "stale", False) if stale is None else stale:
             fields.append(("Note", f"scored with an {STALE_MARK}"))
     else:
         fields += [("Type", PAPER_LABEL), ("Note", getattr(row, "note", ""))]
     fields.append(("Coverage", coverage_label(row.sources)))
     if report.evaluator.version:
-        fields.append(("Evaluator", f"{report.evaluator.name} {report.evaluator.version}"))
+        fields.append(("Scored with", f"{report.evaluator.name} {report.evaluator.version}"))
     if row.kind == SCORED:
+        n_acc = report.accuracy.overall.n
         fields += [
-            ("Items scored", report.n_items),
+            ("Accuracy items", n_acc),
+            ("Translation items", None if n_acc is None else report.n_items - n_acc),
             ("Covered items without a prediction", report.missing),
             ("Items without an extractable answer", report.unanswered),
         ]
     for key, value in _flatten(provenance or {}, "Provenance"):
         fields.append((key, value))
     return pd.DataFrame(
-        [{"Field": k, "Value": "" if v is None else str(v)} for k, v in fields],
+        [
+            {"Field": k, "Value": str(v)}
+            for k, v in fields
+            if v is not None and str(v) not in ("", "[]", "{}")
+        ],
         columns=["Field", "Value"],
     )
 

@@ -10,6 +10,7 @@ import html
 import logging
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import plotly.graph_objects as go
@@ -41,19 +42,67 @@ def _count(n: int | None) -> str:
     return "n not reported" if n is None else f"n={n}"
 
 
-def grouped_bars(entries: Sequence[tuple[str, Report]], dim: str) -> go.Figure:
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000", "#F0E442")
+"""Okabe and Ito's colours, told apart with every common colour-vision deficiency."""
+PAPER_GREYS = ("#7f7f7f", "#a6a6a6", "#555555")
+PUBLISHED = "published number, no interval"
+
+
+@dataclass(frozen=True)
+class Series:
+    """One entry in a chart: its label (a user string, escaped here), its report, and who it
+    is: a stable number (an entry's id) gives it the same colour in every comparison; None
+    marks one of the paper's published rows."""
+
+    label: str
+    report: Report
+    number: int | None
+
+
+def colours(series: Sequence[Series]) -> list[str]:
+    """A colour per series that depends on the entry, not on the pick order: entry n takes
+    PALETTE[n mod 8], the next free one when two picked entries would share it; the paper's
+    rows take greys."""
+    taken: set[str] = set()
+    out: list[str] = []
+    for index, s in enumerate(series):
+        if s.number is None:
+            out.append(PAPER_GREYS[index % len(PAPER_GREYS)])
+            continue
+        start = s.number % len(PALETTE)
+        colour = next(
+            PALETTE[(start + k) % len(PALETTE)]
+            for k in range(len(PALETTE))
+            if PALETTE[(start + k) % len(PALETTE)] not in taken or k == len(PALETTE) - 1
+        )
+        taken.add(colour)
+        out.append(colour)
+    return out
+
+
+def grouped_bars(series: Sequence[Series], dim: str) -> go.Figure:
     """Grouped bar chart: one bar group per group of a breakdown dimension, one bar per entry.
 
-    Each bar carries its item count (label and hover) and, when the report has one, its 95%
-    bootstrap interval as an error bar. `entries` are (label, report) pairs; labels are user
-    strings and get escaped.
+    Every bar says its item count and 95% interval on hover; a group's count is in its axis
+    label when every entry rests on the same items there. The paper's rows are hatched grey
+    bars: published numbers, no interval and no count.
     """
     dimension = DIMENSIONS[dim]
-    present = [g for g in dimension.groups if any(_node(r, dim, g) is not None for _, r in entries)]
-    names = [dimension.label(g) for g in present]
+    present = [
+        g for g in dimension.groups if any(_node(s.report, dim, g) is not None for s in series)
+    ]
+    names = []
+    for g in present:
+        counts = {
+            node.n
+            for s in series
+            if s.number is not None and (node := _node(s.report, dim, g)) is not None
+        }
+        label = dimension.label(g)
+        names.append(f"{label} (n={counts.pop()})" if len(counts) == 1 else label)
     fig = go.Figure()
-    for label, report in entries:
-        nodes = [_node(report, dim, g) for g in present]
+    for s, colour in zip(series, colours(series), strict=True):
+        nodes = [_node(s.report, dim, g) for g in present]
         ys = [None if n is None else n.score * 100.0 for n in nodes]
         counts = [None if n is None else n.n for n in nodes]
         up = [
@@ -64,28 +113,35 @@ def grouped_bars(entries: Sequence[tuple[str, Report]], dim: str) -> go.Figure:
         ]
         has_ci = any(n is not None and n.ci is not None for n in nodes)
         ci_text = [
-            ""
+            f"<br>{PUBLISHED}"
+            if s.number is None
+            else ""
             if n is None or n.ci is None
             else f"<br>95% CI {interval_text(n.ci[0] * 100, n.ci[1] * 100)}"
             for n in nodes
         ]
         shown = [None if y is None else score_text(y) for y in ys]
+        paper = s.number is None
         fig.add_trace(
             go.Bar(
-                name=plot_text(label),
-                x=names,
-                y=ys,
-                text=[
-                    "" if n is None else ("" if c is None else f"n={c}")
-                    for n, c in zip(nodes, counts, strict=True)
-                ],
-                textposition="inside",
-                insidetextanchor="start",
-                textangle=-90,
+                name=plot_text(f"{s.label}: {PUBLISHED}" if paper else s.label),
+                # horizontal: group names read whole at any width, a phone's too
+                orientation="h",
+                y=names,
+                x=ys,
+                marker={
+                    "color": colour,
+                    "pattern": {
+                        "shape": "/" if paper else "",
+                        "fgcolor": "#ffffff",
+                        "solidity": 0.3,
+                    },
+                },
                 customdata=[
-                    [_count(c), t, v] for c, t, v in zip(counts, ci_text, shown, strict=True)
+                    [_count(c) if not paper else "items not published", t, v]
+                    for c, t, v in zip(counts, ci_text, shown, strict=True)
                 ],
-                error_y={
+                error_x={
                     "type": "data",
                     "symmetric": False,
                     "array": up,
@@ -93,19 +149,87 @@ def grouped_bars(entries: Sequence[tuple[str, Report]], dim: str) -> go.Figure:
                     "visible": has_ci,
                     "thickness": 1.2,
                     "width": 3,
+                    "color": "#333333",
                 },
-                hovertemplate="%{x}: %{customdata[2]}% (%{customdata[0]})%{customdata[1]}"
+                hovertemplate="%{y}: %{customdata[2]}% (%{customdata[0]})%{customdata[1]}"
                 "<extra>%{fullData.name}</extra>",
             )
         )
     fig.update_layout(
         # short lines: the title must fit a phone-wide chart too
-        title=f"Accuracy by {dimension.name.lower()}<br><sup>bars: 95% interval; n: items</sup>",
+        title=f"Accuracy by {dimension.name.lower()}<br><sup>bars: 95% interval<br>"
+        "hatched: published, no interval</sup>",
         barmode="group",
-        yaxis={"title": "accuracy (%)", "range": [0, 105]},
-        legend={"orientation": "h", "y": -0.3},
-        margin={"l": 50, "r": 20, "t": 50, "b": 40},
-        uniformtext={"minsize": 8, "mode": "hide"},
+        xaxis={"title": "accuracy (%)", "range": [0, 105]},
+        yaxis={"automargin": True, "autorange": "reversed"},
+        legend={"orientation": "h", "y": -0.15, "yanchor": "top"},
+        margin={"l": 10, "r": 10, "t": 80, "b": 40},
+        height=max(320, 120 + len(present) * (14 + 10 * len(series))),
+    )
+    return fig
+
+
+SIZE_TICKS = [0.1, 0.3, 1, 3, 10, 30, 100, 300, 1000, 3000]
+
+
+@dataclass(frozen=True)
+class SizePoint:
+    """One entry on the size chart."""
+
+    label: str  # a user string (escaped here)
+    params_b: float
+    accuracy: float  # percent
+    coverage: str
+    published: bool  # one of the paper's rows
+
+
+def size_scatter(points: Sequence[SizePoint], without_size: int = 0) -> go.Figure:
+    """Overall accuracy against parameter count (log scale), one point per entry, one colour
+    per coverage (entries of different coverages are not ranked together: compare within a
+    colour); the paper's rows are diamonds. `without_size`: entries not drawn (no size)."""
+    if not points:
+        return error_figure(
+            "No entry states its parameter count yet"
+            + (f" ({without_size} entries without one)." if without_size else ".")
+        )
+    fig = go.Figure()
+    coverages = sorted({p.coverage for p in points})
+    for index, coverage in enumerate(coverages):
+        mine = [p for p in points if p.coverage == coverage]
+        fig.add_trace(
+            go.Scatter(
+                name=plot_text(coverage, 80),
+                x=[p.params_b for p in mine],
+                y=[p.accuracy for p in mine],
+                mode="markers",
+                marker={
+                    "size": 11,
+                    "color": PALETTE[index % len(PALETTE)],
+                    "symbol": ["diamond" if p.published else "circle" for p in mine],
+                    "line": {"width": 1, "color": "#333333"},
+                },
+                customdata=[[plot_text(p.label), score_text(p.accuracy)] for p in mine],
+                hovertemplate="%{customdata[0]}: %{customdata[1]}% at %{x:.3~g}B parameters"
+                "<extra>%{fullData.name}</extra>",
+            )
+        )
+    note = f"; {without_size} entries give no size" if without_size else ""
+    sizes = [p.params_b for p in points]
+    ticks = [t for t in SIZE_TICKS if min(sizes) / 3 <= t <= max(sizes) * 3] or SIZE_TICKS
+    fig.update_layout(
+        title="Overall accuracy against model size<br><sup>one colour per coverage; diamonds: "
+        f"the paper's published numbers{note}</sup>",
+        xaxis={
+            "title": "parameters (billions, log scale)",
+            "type": "log",
+            "automargin": True,
+            "tickvals": ticks,
+            "ticktext": [f"{t:g}B" for t in ticks],
+        },
+        yaxis={"title": "overall accuracy (%)", "range": [0, 100]},
+        legend={"orientation": "h", "y": -0.25, "yanchor": "top"},
+        margin={"l": 50, "r": 20, "t": 60, "b": 40},
+        height=440,
     )
     return fig
 
@@ -138,7 +262,8 @@ def difference_figure(diffs: Sequence[Difference], label_a: str, label_b: str) -
                 "array": [(h - d.diff) * 100 for d, h in zip(diffs, hi, strict=True)],
                 "arrayminus": [(d.diff - low) * 100 for d, low in zip(diffs, lo, strict=True)],
             },
-            marker={"color": ["#2a7" if d.diff >= 0 else "#c44" for d in diffs]},
+            # blue and orange: told apart with every common colour-vision deficiency
+            marker={"color": [PALETTE[0] if d.diff >= 0 else PALETTE[1] for d in diffs]},
             customdata=[
                 [signed_text(d.diff * 100), interval_text(low * 100, h * 100)]
                 for d, low, h in zip(diffs, lo, hi, strict=True)

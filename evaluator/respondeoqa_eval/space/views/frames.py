@@ -1,66 +1,156 @@
-"""The leaderboard as tables: pure functions from rows (stored entries and the paper's rows).
+"""The leaderboard as a table: pure functions from rows (stored entries and the paper's rows).
 
-`leaderboard_frame` is the data (numbers as numbers, the interval as two numeric columns, Rank
-and Items integers, indexed by row key); the CSV (`to_csv`) and the API (`records`) are made
-from it, and `display_frame` is what the page shows (one decimal, the interval as one "55.6 to
-62.3" cell, "—" for a missing value).
+`leaderboard_frame` is the data: one row per entry, ranked within its coverage (entries scored
+on different sources are never ranked together), indexed by row key. Numbers are numbers with
+one decimal; every score comes with the items it rests on ("<column> n") and its interval
+("<column> CI low/high") where the report has one; the rank with the range the intervals allow.
+The CSV (`to_csv`) and the API (`records`) are made from it; the board's HTML (`board.py`) too.
 """
 
 from __future__ import annotations
 
 import io
 import math
-from collections.abc import Collection, Iterable, Sequence
+from collections import Counter
+from collections.abc import Collection, Sequence
 from typing import Any
 
 import pandas as pd
 
-from ...numbers import interval_text, round1
+from ...numbers import round1
+from ...provenance import LIGHTEVAL, LM_EVAL, RUNNER
+from ..metadata import WEIGHTS, ModelInfo
 from ..rows import ALL_SOURCES, PAPER_LABEL, SCORED, Row, coverage_label, entry_cell, key_of
-from .columns import CI_HEADER, CI_HIGH, CI_LOW, SUBMITTER, VIEWS, columns, percent
+from .columns import CI_HIGH, CI_LOW, N_SUFFIX, VIEWS, Cell, View
 
 STALE_MARK = "older version/gold: will be re-scored"
-"""Beside SCORED in the Type cell of an entry scored with an older evaluator version or against
-other gold than the running Space's (`Space.is_stale`), until `space admin rescore`."""
+"""Beside the Type of an entry scored with an older evaluator version or against other gold
+than the running Space's (`Space.is_stale`), until `space admin rescore`."""
 ALL_COVERAGES = "all coverages"
+MOST_ENTRIES = "most entries"
+"""The coverage choice that means: the coverage most scored entries share (the default)."""
+SUBMITTED = "submitted"
+
+MADE_WITH = {RUNNER: "runner", LM_EVAL: "lm-eval log", LIGHTEVAL: "lighteval log"}
+"""How the predictions were made, from their provenance (a hand-made file says nothing)."""
+HAND_MADE = "file"
+
+RANK, RANK_LOW, RANK_HIGH = "Rank", "Rank low", "Rank high"
+INFO = [
+    "Type",
+    "Made with",
+    "Flag",
+    "Params (B)",
+    "Weights",
+    "Reasoning",
+    "Hub model",
+    "Date",
+    "Submitter",
+    "Link",
+    "Entry",
+]
 
 
-def _has_submitter(rows: Sequence[Row]) -> bool:
-    return any(getattr(r, "submitter", "") for r in rows)
+def made_with(row: Row) -> str:
+    """How a row's predictions were made: runner, lm-eval log, lighteval log, file; "paper"."""
+    if row.kind != SCORED:
+        return PAPER_LABEL
+    provenance = row.report.provenance
+    return MADE_WITH.get(provenance.tool if provenance else None, HAND_MADE)
 
 
 def type_label(row: Row, stale: bool = False) -> str:
-    """The Type cell: "reported in paper", "scored", or "scored, <stale mark>"."""
+    """The Type cell: "reported in paper", "submitted", or "submitted, <stale mark>"."""
     if row.kind != SCORED:
         return PAPER_LABEL
-    return f"{SCORED}, {STALE_MARK}" if stale else SCORED
+    return f"{SUBMITTED}, {STALE_MARK}" if stale else SUBMITTED
 
 
-def _row(row: Row, view: str, submitter: bool, stale: bool = False) -> dict[str, Any]:
+def score_columns(view: View) -> list[str]:
+    """The data columns of a view's score and its breakdown columns, in order."""
+    out = [view.score_header, CI_LOW, CI_HIGH, "Items"]
+    for col in view.columns:
+        out += [col.header, col.header + N_SUFFIX]
+        if col.interval:
+            out += [f"{col.header} {CI_LOW}", f"{col.header} {CI_HIGH}"]
+    return out
+
+
+def columns(view: str) -> list[str]:
+    """Every data column of a view (the CSV's and the API's), in order."""
+    return [RANK, RANK_LOW, RANK_HIGH, "Model", "Coverage", *score_columns(VIEWS[view]), *INFO]
+
+
+def _number(value: float | None) -> float:
+    return math.nan if value is None else round1(value)
+
+
+def _put(out: dict[str, Any], header: str, cell: Cell, interval: bool) -> None:
+    out[header] = _number(cell.value)
+    out[header + N_SUFFIX] = cell.n
+    if interval:
+        out[f"{header} {CI_LOW}"] = _number(cell.low)
+        out[f"{header} {CI_HIGH}"] = _number(cell.high)
+
+
+def _yes_no(value: bool | None) -> str:
+    return "" if value is None else ("yes" if value else "no")
+
+
+def _row(row: Row, view: View, stale: bool) -> dict[str, Any]:
     scored = row.kind == SCORED
-    overall = row.report.accuracy.overall
-    ci = overall.ci
+    score = view.score(row.report)
+    info: ModelInfo = getattr(row, "info", None) or ModelInfo()
     out: dict[str, Any] = {
-        "Rank": 0,
         "Model": row.model,
-        "Overall": round1(percent(overall)),
-        CI_LOW: math.nan if ci is None else round1(ci[0] * 100.0),
-        CI_HIGH: math.nan if ci is None else round1(ci[1] * 100.0),
-        "_score": percent(overall),  # unrounded, for the rank
+        "Coverage": coverage_label(row.sources),
+        view.score_header: _number(score.value),
+        CI_LOW: _number(score.low),
+        CI_HIGH: _number(score.high),
+        "Items": score.n,
+        "_score": score.value,  # unrounded, for the rank
+        "_low": score.low,
+        "_high": score.high,
         "_key": key_of(row),
     }
-    for col in VIEWS[view]:
-        out[col.header] = round1(col.read(row.report))
-    if submitter:
-        out[SUBMITTER] = str(getattr(row, "submitter", "") or "")
-    out["Coverage"] = coverage_label(row.sources)
-    out["Items"] = overall.n
-    out["Type"] = type_label(row, stale)
-    out["Date"] = str(getattr(row, "created", ""))[:10] if scored else "2026 (paper)"
-    out["Params"] = str(getattr(row, "params", "")) if scored else ""
-    out["Link"] = str(getattr(row, "link", "")) if scored else ""
-    out["Entry"] = entry_cell(row)
+    for col in view.columns:
+        _put(out, col.header, col.read(row.report), col.interval)
+    out |= {
+        "Type": type_label(row, stale),
+        "Made with": made_with(row),
+        "Flag": str(getattr(row, "flag", "") or ""),
+        "Params (B)": info.params_b,
+        "Weights": WEIGHTS.get(info.weights, ""),
+        "Reasoning": _yes_no(info.reasoning),
+        "Hub model": info.hub_model,
+        "Date": str(getattr(row, "created", ""))[:10] if scored else "2026 (paper)",
+        "Submitter": str(getattr(row, "submitter", "") or ""),
+        "Link": str(getattr(row, "link", "")) if scored else "",
+        "Entry": entry_cell(row),
+    }
     return out
+
+
+def _rank_ranges(df: pd.DataFrame) -> tuple[list[int], list[int]]:
+    """The ranks each row could take given the 95% intervals, within its coverage: a row ranks
+    surely below another only when their intervals do not overlap. Rows without an interval
+    (the paper's) get their rank itself."""
+    low, high = list(df[RANK]), list(df[RANK])
+    for _, idx in df.groupby("Coverage").groups.items():
+        part = df.loc[idx]
+        spans = [
+            (pos, lo, hi)
+            for pos, lo, hi in zip(part.index, part["_low"], part["_high"], strict=True)
+            if lo is not None and hi is not None and not (math.isnan(lo) or math.isnan(hi))
+        ]
+        at = {pos: i for i, pos in enumerate(df.index)}
+        for pos, lo, hi in spans:
+            others = [(lo2, hi2) for p2, lo2, hi2 in spans if p2 != pos]
+            surely_above = sum(1 for lo2, _ in others if lo2 > hi)
+            maybe_above = sum(1 for _, hi2 in others if hi2 >= lo)
+            low[at[pos]] = 1 + surely_above
+            high[at[pos]] = 1 + maybe_above
+    return low, high
 
 
 def leaderboard_frame(
@@ -69,69 +159,68 @@ def leaderboard_frame(
     coverage: str | None = None,
     stale: Collection[int] = (),
 ) -> pd.DataFrame:
-    """One table row per entry, ranked by overall accuracy within each coverage, indexed by
-    row key (`rows.key_of`).
+    """One table row per entry, ranked by the view's score within each coverage, indexed by row
+    key (`rows.key_of`).
 
     Entries scored on different sources are not comparable: `Rank` counts only within the same
-    coverage (ties share the best rank), and the table lists the largest coverage first.
-    `coverage` (a `coverage_label`) keeps only that coverage; None or ALL_COVERAGES keeps all.
-    Scores are in percent (BLEU and chrF in points) with one decimal; NaN where missing.
-    Entries whose id is in `stale` are marked in their Type cell (STALE_MARK).
+    coverage (ties share the best rank), with the range its interval allows (`Rank low/high`);
+    coverages with more submitted entries come first (the default coverage first). `coverage` (a `coverage_label`) keeps only that
+    coverage; None or ALL_COVERAGES keeps all. Scores in percent (BLEU and chrF in points),
+    one decimal, NaN where missing. Entries whose id is in `stale` are marked in their Type.
     """
     if view not in VIEWS:
         raise ValueError(f"unknown view {view!r}; one of {', '.join(VIEWS)}")
-    submitter = _has_submitter(rows)
-    records = [
-        _row(r, view, submitter, r.kind == SCORED and getattr(r, "id", None) in stale) for r in rows
-    ]
+    spec = VIEWS[view]
+    records = [_row(r, spec, r.kind == SCORED and getattr(r, "id", None) in stale) for r in rows]
     if coverage and coverage != ALL_COVERAGES:
         records = [r for r in records if r["Coverage"] == coverage]
-    cols = columns(view, submitter)
-    df = pd.DataFrame(records, columns=[*cols, "_score", "_key"])
+    cols = columns(view)
+    df = pd.DataFrame(records, columns=[*cols, "_score", "_low", "_high", "_key"])
     if df.empty:
-        empty = df[cols].astype({"Rank": "int64", "Items": "Int64"})
+        empty = df[cols].astype({RANK: "int64", "Items": "Int64"})
         return empty.set_axis(pd.Index([], name="key", dtype=object))
-    df["Rank"] = df.groupby("Coverage")["_score"].rank(method="min", ascending=False)
+    df[RANK] = df.groupby("Coverage")["_score"].rank(method="min", ascending=False)
+    paper = df["Type"] == PAPER_LABEL
+    submitted = (~paper).groupby(df["Coverage"]).transform("sum")
     size = df.groupby("Coverage")["Model"].transform("size")
-    order = df.assign(_size=size, _cov=df["Coverage"] != ALL_SOURCES)
+    order = df.assign(_submitted=submitted, _size=size, _paper=paper)
     order = order.sort_values(
-        ["_cov", "_size", "Coverage", "_score", "Type"],
-        ascending=[True, False, True, False, True],
+        ["_submitted", "_size", "Coverage", "_score", "_paper"],
+        ascending=[False, False, True, False, False],
         na_position="last",
         kind="stable",
     )
-    keys = pd.Index(df.loc[order.index, "_key"].tolist(), name="key")
-    df = df.loc[order.index, cols].set_axis(keys)
-    df["Rank"] = df["Rank"].fillna(0).astype("int64")
-    df["Items"] = pd.array(df["Items"].tolist(), dtype="Int64")
+    df = df.loc[order.index].reset_index(drop=True)
+    df[RANK] = df[RANK].fillna(0).astype("int64")
+    df[RANK_LOW], df[RANK_HIGH] = _rank_ranges(df)
+    df.loc[df["_score"].isna(), [RANK, RANK_LOW, RANK_HIGH]] = 0  # nothing to rank by
+    keys = pd.Index(df["_key"].tolist(), name="key")
+    df = df[cols].set_axis(keys)
+    for col in (RANK, RANK_LOW, RANK_HIGH):
+        df[col] = df[col].astype("int64")
+    for col in [c for c in cols if c == "Items" or c.endswith(N_SUFFIX)]:
+        df[col] = pd.array(df[col].tolist(), dtype="Int64")
     return df
 
 
-def display_frame(df: pd.DataFrame) -> pd.DataFrame:
-    """The data frame as the page shows it: the interval as one text cell after Overall."""
-    out = df.drop(columns=[CI_LOW, CI_HIGH])
-    ci = [interval_text(lo, hi) for lo, hi in zip(df[CI_LOW], df[CI_HIGH], strict=True)]
-    out.insert(out.columns.get_loc("Overall") + 1, CI_HEADER, ci)
-    out["Items"] = [None if pd.isna(v) else int(v) for v in df["Items"]]
-    out["Rank"] = out["Rank"].astype("int64")
-    return out
+def default_coverage(rows: Sequence[Row]) -> str:
+    """The coverage most submitted entries share (ties: the one with more sources, then by
+    name); all sources when only the paper's rows exist."""
+    counts = Counter(coverage_label(r.sources) for r in rows if r.kind == SCORED)
+    if not counts:
+        return ALL_SOURCES
+    sizes = {coverage_label(r.sources): len(r.sources) for r in rows}
+    return min(counts, key=lambda c: (-counts[c], -sizes.get(c, 0), c))
 
 
-def best_mask(df: pd.DataFrame, columns_: Iterable[str], group: str = "Coverage") -> pd.DataFrame:
-    """True where a value is the best of its column among rows of the same `group` (ties all
-    count); a group with fewer than two values in a column has no best there."""
-    mask = pd.DataFrame(False, index=df.index, columns=df.columns)
-    positions = pd.RangeIndex(len(df))
-    for col in columns_:
-        if col not in df.columns:
-            continue
-        values = pd.Series(pd.to_numeric(df[col], errors="coerce").to_numpy(), index=positions)
-        at = mask.columns.get_loc(col)
-        for _, idx in values.groupby(df[group].to_numpy()).groups.items():
-            part = values.loc[idx].dropna()
-            if len(part) >= 2 and part.nunique() > 1:
-                mask.iloc[part.index[part == part.max()], at] = True
-    return mask
+def coverage_choices(rows: Sequence[Row]) -> list[str]:
+    """The coverage filter's choices: the default, all, then each coverage present."""
+    seen: list[str] = []
+    for r in rows:
+        label = coverage_label(r.sources)
+        if label not in seen:
+            seen.append(label)
+    return [MOST_ENTRIES, ALL_COVERAGES, *sorted(seen, key=lambda s: (s != ALL_SOURCES, s))]
 
 
 def records(df: pd.DataFrame) -> dict[str, list[Any]]:
@@ -147,16 +236,6 @@ def records(df: pd.DataFrame) -> dict[str, list[Any]]:
 def _plain(value: Any) -> Any:
     # numpy scalars (int64, float64) as the built-in numbers JSON knows
     return value.item() if hasattr(value, "item") else value
-
-
-def coverage_choices(rows: Sequence[Row]) -> list[str]:
-    """The coverage filter's choices: all, then each coverage present."""
-    seen: list[str] = []
-    for r in rows:
-        label = coverage_label(r.sources)
-        if label not in seen:
-            seen.append(label)
-    return [ALL_COVERAGES, *sorted(seen, key=lambda s: (s != ALL_SOURCES, s))]
 
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")

@@ -4,49 +4,63 @@ Our own text only (Markdown)."""
 from __future__ import annotations
 
 from ...breakdowns import DIMENSIONS, PADDING_SENTENCE
-from ...numbers import MISSING
+from ...numbers import MISSING, SMALL_GROUP, SMALL_MARK
 from ..paper import PAPER_ROWS
-from ..rows import PAPER_LABEL, SCORED
-from .columns import BLEU_PAPER, BLEU_PLAIN, VIEW_DIMENSION, VIEWS
-from .frames import STALE_MARK
+from ..rows import PAPER_LABEL
+from .columns import BLEU_PAPER, BLEU_PLAIN, TRANSLATION_VIEW, VIEW_DIMENSION, VIEWS
+from .frames import HAND_MADE, MADE_WITH, STALE_MARK, SUBMITTED
 
 
 def paper_missing(view: str) -> bool:
     """True when the paper reports none of this view's breakdown columns."""
-    return all(c.read(p.report) is None for p in PAPER_ROWS for c in VIEWS[view])
-
-
-def _overview_legend() -> list[str]:
-    task, cat = DIMENSIONS["by_task"], DIMENSIONS["by_category"]
-    return [
-        f"**Multiple choice**, **Short answer**: accuracy by task. {task.description}",
-        "**Scansion**: accuracy on the scansion content type.",
-        f"**Knowledge**, **Skill**: {cat.description}",
-    ]
+    return all(c.read(p.report).value is None for p in PAPER_ROWS for c in VIEWS[view].columns)
 
 
 def legend(view: str, min_private: int | None = None) -> str:
     """The legend under the table: what every column of `view` means and why a cell reads "—".
     Our own text only (Markdown)."""
+    spec = VIEWS[view]
+    ranked_by = (
+        "BLEU without padding (the mean over the target languages an entry was scored on)"
+        if view == TRANSLATION_VIEW
+        else "overall accuracy"
+    )
     lines = [
-        "**Rank** and **Model** stay in view when you scroll sideways. **Rank** orders entries "
-        "by overall accuracy among entries scored on the same sources (**Coverage**); "
-        "**bold, shaded**: the best value of a column among those entries.",
-        "**Overall**: accuracy in % over every scored item except translations; **95% CI**: "
-        "bootstrap interval over items (1,000 resamples). Scores in %, BLEU and chrF in "
-        "points (0-100), all with one decimal; **Items**: accuracy items scored.",
+        f"**Rank** orders entries by {ranked_by} among entries scored on the same sources: one "
+        "section per coverage, ranks restart in each. Under a rank, the ranks its 95% interval "
+        "allows: an entry is surely above another only when their intervals do not overlap. "
+        "**Rank** and **Model** stay in view when you scroll sideways; ↗ opens the model on "
+        "the Hugging Face Hub.",
+        f"**{spec.score_short}**: {spec.score_header}"
+        + (
+            " in %, over every scored item except translations"
+            if view != TRANSLATION_VIEW
+            else ", in points"
+        )
+        + "; under it, its 95% bootstrap interval over items (1,000 resamples). Scores in %, "
+        "BLEU and chrF in points (0-100), all with one decimal. **Items**: what the score "
+        "rests on. Hover any number for its items and interval.",
+        f"**bold, shaded**: the best value of a column among the section's entries; "
+        f"**\\{SMALL_MARK}** (grey, italic): it rests on fewer than {SMALL_GROUP} items, so one or "
+        "two items move it a lot: it is never shaded best.",
+        "Columns: "
+        + "; ".join(f"**{c.short}** {c.header}" for c in spec.columns if c.short != c.header)
+        + ". More columns (model size, weights, reasoning, how the predictions were made, "
+        "date, link, entry number) are in the **Columns** menu; **Filters** keep the rows "
+        "you want (size, open weights or API, reasoning models, the paper's rows).",
     ]
-    if view == "Overview":
-        lines += _overview_legend()
-    elif view in VIEW_DIMENSION:
+    if view in VIEW_DIMENSION:
         dim = DIMENSIONS[VIEW_DIMENSION[view]]
         lines.append(f"**{dim.name}**: {dim.description}")
-    if any(c.header.startswith(("BLEU", "chrF")) for c in VIEWS[view]):
+    elif view != TRANSLATION_VIEW:
+        task, cat = DIMENSIONS["by_task"], DIMENSIONS["by_category"]
+        lines.append(f"Tasks: {task.description} **Knowledge**, **Skill**: {cat.description}")
+    if any(c.header.startswith(("BLEU", "chrF")) for c in spec.columns):
         lines.append(
-            f"**BLEU ({BLEU_PAPER})**: the paper's corpus BLEU (sacreBLEU). {PADDING_SENTENCE} "
-            f"**BLEU ({BLEU_PLAIN})**: the same BLEU with each item's own references; "
-            "**chrF**: character n-gram F-score. *constrained* / *unconstrained*: translation "
-            "items flagged `constrained` in the upstream files, and the rest."
+            f"**BLEU** ({BLEU_PLAIN}): corpus BLEU (sacreBLEU) with each item's own "
+            f"references. **pad** ({BLEU_PAPER}): the paper's number. {PADDING_SENTENCE} "
+            "**chrF**: character n-gram F-score. *c.* / *u.*: translation items flagged "
+            "`constrained` in the upstream files, and the rest."
         )
     hidden = (
         f"hidden because it rests on fewer than {min_private} private (Certamen, NLE) items"
@@ -61,10 +75,13 @@ def legend(view: str, min_private: int | None = None) -> str:
         lines.append(
             f"The paper reports no numbers for this breakdown: its rows read {MISSING} here."
         )
+    made = ", ".join(f"*{name}*" for name in MADE_WITH.values())
     lines.append(
-        f"**Type**: *{PAPER_LABEL}* rows are the published numbers, never re-scored; "
-        f"*{SCORED}* rows were scored here; *{SCORED}, {STALE_MARK}*: scored with an "
-        "older evaluator version or against gold files corrected since, shown as scored until "
-        "the operator re-scores every entry. Pick a row to see the entry's detail below."
+        f"**Type**: *{PAPER_LABEL}*: the published numbers, never re-scored; *{SUBMITTED}*: "
+        f"a submitted file scored here; *{STALE_MARK}*: scored with an older evaluator version "
+        "or against gold files corrected since, until the operator re-scores it; ⚑: flagged "
+        f"by the operator (hover for the reason). **Made with**: {made} (from what the file "
+        f"records), or *{HAND_MADE}* when it records nothing. Pick a row to see the entry's "
+        "detail below."
     )
     return "\n".join(f"- {line}" for line in lines)

@@ -30,7 +30,7 @@ from ..service import Space  # noqa: E402
 from ..views import compare  # noqa: E402
 from ..views.columns import OVERVIEW, VIEWS, view_of  # noqa: E402
 from ..views.entry import BREAKDOWN_DATATYPES, breakdown_display  # noqa: E402
-from ..views.frames import ALL_COVERAGES  # noqa: E402
+from ..views.frames import MOST_ENTRIES  # noqa: E402
 from ..views.legend import legend  # noqa: E402
 from . import clients, copy  # noqa: E402
 from .routes import ITEMS_ROUTE, read_routes  # noqa: E402
@@ -43,6 +43,8 @@ def static(name: str) -> str:
     """A file of `static/` (the board's script, stylesheet and template)."""
     return resources.files(__package__).joinpath("static", name).read_text(encoding="utf-8")
 
+
+UPLOAD_TYPES = [".jsonl", ".csv", ".json", ".parquet", ".zip"]
 
 # Reads run outside Gradio's queue: a page load (routes.py: no Gradio call at all) and the
 # events a reader fires (view, coverage, legend, entry detail, pickers) never wait behind a
@@ -90,18 +92,24 @@ def build_app(space: Space) -> gr.Blocks:
         analytics_enabled=False,
         delete_cache=clients.delete_cache(space.limits),
     ) as demo:
-        gr.Markdown(copy.HEADER)
+        gr.Markdown(copy.HEADER, elem_id="page-title")
+        gr.Markdown(copy.INTRO, elem_id="page-intro")
         with gr.Tabs():
-            with gr.Tab("Leaderboard", id="leaderboard"):
-                with gr.Row():
-                    view = gr.Radio(list(VIEWS), value=OVERVIEW, label="Breakdown", elem_id="view")
+            with gr.Tab("Board", id="leaderboard"):
+                with gr.Row(equal_height=True):
+                    view = gr.Dropdown(
+                        list(VIEWS),
+                        value=OVERVIEW,
+                        label="Breakdown",
+                        elem_id="view",
+                        min_width=200,
+                    )
                     coverage = gr.Dropdown(
                         space.snapshot().coverages(),
-                        value=ALL_COVERAGES,
+                        value=MOST_ENTRIES,
                         label="Coverage",
                         elem_id="coverage",
-                        scale=0,
-                        min_width=260,
+                        min_width=140,
                     )
                 # the page's config holds no rows: the board's script fetches them
                 board = gr.HTML(
@@ -110,24 +118,29 @@ def build_app(space: Space) -> gr.Blocks:
                     js_on_load=static("board.js"),
                     apply_default_css=False,
                     elem_id="leaderboard-table",
-                    board_src=f"{BOARD_ROUTE}?{board_query(OVERVIEW, ALL_COVERAGES)}",
+                    board_src=f"{BOARD_ROUTE}?{board_query(OVERVIEW, MOST_ENTRIES)}",
                     board_error=copy.BOARD_ERROR,
                 )
-                legend_md = gr.Markdown(legend(OVERVIEW, min_private), elem_id="legend")
+                with gr.Accordion("How to read the board", open=False, elem_id="legend-box"):
+                    legend_md = gr.Markdown(legend(OVERVIEW, min_private), elem_id="legend")
+                with gr.Accordion(
+                    "Accuracy against model size", open=False, elem_id="size-box"
+                ) as size_box:
+                    size_plot = gr.Plot(label="Accuracy against model size", elem_id="plot-size")
                 gr.Markdown(copy.DETAIL_HELP)
                 detail_pick = gr.Dropdown(
                     [], value=None, label="Entry to show", elem_id="detail-pick"
                 )  # choices when it gets the focus
                 detail_msg = gr.Textbox(
-                    label="Entry", interactive=False, visible=False, elem_id="detail-msg"
+                    label="About the entry", interactive=False, visible=False, elem_id="detail-msg"
                 )
-                with gr.Row():
+                with gr.Column():
                     detail_meta = gr.Dataframe(
                         headers=["Field", "Value"],
                         datatype=["str", "str"],
                         interactive=False,
                         wrap=True,
-                        column_widths=["35%", "65%"],
+                        column_widths=["30%", "70%"],
                         label="About this entry",
                         visible=False,
                         elem_id="detail-meta",
@@ -195,8 +208,9 @@ def build_app(space: Space) -> gr.Blocks:
                 if space.config.oauth:  # a Space with `hf_oauth: true`: submitting needs a login
                     gr.LoginButton(elem_id="login")
                 upload = gr.File(
-                    label="Predictions file",
-                    file_types=[".jsonl", ".csv", ".json", ".parquet"],
+                    label="Predictions file(s): .jsonl, .csv, .json, .parquet, or a .zip",
+                    file_types=UPLOAD_TYPES,
+                    file_count="multiple",
                     type="filepath",
                     elem_id="upload",
                 )
@@ -204,10 +218,37 @@ def build_app(space: Space) -> gr.Blocks:
                     model = gr.Textbox(
                         label="Model name", max_length=space.limits.max_model_chars, elem_id="model"
                     )
-                    link = gr.Textbox(label="Link (optional, http/https)", elem_id="link")
-                    params = gr.Textbox(label="Parameters (optional, e.g. 70B)", elem_id="params")
+                    hub_model = gr.Textbox(
+                        "",  # an initial value: API clients may leave it out
+                        label="Hugging Face model id (optional, e.g. Qwen/QwQ-32B)",
+                        max_length=200,
+                        elem_id="hub-model",
+                    )
+                with gr.Row():
+                    params = gr.Textbox(
+                        label="Parameters (optional, e.g. 70B, 0.5B, 8x7B)", elem_id="params"
+                    )
+                    weights = gr.Radio(
+                        ["not said", "open weights", "API only"],
+                        value="not said",
+                        label="Weights",
+                        elem_id="weights",
+                    )
+                    reasoning = gr.Radio(
+                        ["not said", "yes", "no"],
+                        value="not said",
+                        label="Reasoning model",
+                        elem_id="reasoning",
+                    )
+                link = gr.Textbox(label="Link (optional, http/https)", elem_id="link")
                 note = gr.Textbox(
                     label="How the predictions were produced (optional)", lines=3, elem_id="note"
+                )
+                confirm = gr.Checkbox(
+                    False,
+                    label="Store it anyway: most answers cannot be read by the paper's extraction",
+                    visible=False,
+                    elem_id="confirm",
                 )
                 submit_btn = gr.Button("Submit", variant="primary", elem_id="submit-btn")
                 submit_msg = gr.Textbox(
@@ -223,6 +264,9 @@ def build_app(space: Space) -> gr.Blocks:
                 # whether it was stored (API clients read it too); no gr.State: a stateful
                 # component makes every page keep a heartbeat connection open
                 submit_ok = gr.Checkbox(False, visible=False, label="Stored", elem_id="submit-ok")
+                submit_ask = gr.Checkbox(
+                    False, visible=False, label="Needs confirmation", elem_id="submit-ask"
+                )
                 if space.config.oauth:  # withdrawing needs to know who is asking: a login
                     gr.Markdown(copy.WITHDRAW_HELP)
                     with gr.Row():
@@ -240,20 +284,24 @@ def build_app(space: Space) -> gr.Blocks:
             with gr.Tab("About", id="about"):
                 gr.Markdown(copy.ABOUT)
 
-        def leaderboard(view: str = OVERVIEW, coverage: str = ALL_COVERAGES) -> dict:
+        def leaderboard(view: str = OVERVIEW, coverage: str = MOST_ENTRIES) -> dict:
             """Every row of one breakdown view and coverage, as the CSV has them: {"view",
             "coverage", "headers", "data"}; numbers as numbers, null where missing."""
             return space.snapshot().api(view, coverage)
 
         def do_submit(
-            path: str | None,
+            files: Any,
             m: str,
             lk: str,
             pm: str,
             nt: str,
             v: str,
             cov: str | None,
-            request: gr.Request,
+            hub: str = "",
+            wt: str = "not said",
+            rs: str = "not said",
+            sure: bool = False,
+            request: gr.Request = None,  # type: ignore[assignment]
             profile: Any = None,
         ) -> tuple[Any, ...]:
             # logged in: the quota is per Hugging Face user and the entry shows the username
@@ -261,29 +309,61 @@ def build_app(space: Space) -> gr.Blocks:
             client = (
                 f"hf:{user}" if user else clients.client_of(request, space.config.trusted_proxies)
             )
-            outcome = space.submit(path, m, lk, pm, nt, client=client, submitter=user)
+            outcome = space.submit(
+                files,
+                m,
+                lk,
+                pm,
+                nt,
+                client=client,
+                submitter=user,
+                weights=wt,
+                reasoning=rs,
+                hub_model=hub,
+                confirmed=bool(sure),
+            )
             shown = breakdown_display(outcome.breakdown) if outcome.ok else outcome.breakdown
             # API outputs stay plain values; look and visibility follow in `style_submit`
-            return (outcome.message, shown, *page_after_write(v, cov), outcome.ok)
+            return (
+                outcome.message,
+                shown,
+                *page_after_write(v, cov),
+                outcome.ok,
+                outcome.needs_confirmation,
+            )
 
         def do_submit_logged_in(
-            path: str | None,
+            files: Any,
             m: str,
             lk: str,
             pm: str,
             nt: str,
             v: str,
             cov: str | None,
-            request: gr.Request,
-            profile: gr.OAuthProfile | None,
+            hub: str = "",
+            wt: str = "not said",
+            rs: str = "not said",
+            sure: bool = False,
+            request: gr.Request = None,  # type: ignore[assignment]
+            profile: gr.OAuthProfile | None = None,
         ) -> tuple[Any, ...]:
-            return do_submit(path, m, lk, pm, nt, v, cov, request, profile)
+            return do_submit(files, m, lk, pm, nt, v, cov, hub, wt, rs, sure, request, profile)
 
-        def style_submit(message: str | None, ok: bool) -> tuple[Any, Any, Any]:
+        def style_submit(message: str | None, ok: bool, ask: bool) -> tuple[Any, ...]:
             return (
                 _message(message or "", bool(ok)),
                 gr.Dataframe(visible=bool(ok)),
                 gr.update(choices=space.snapshot().choices()),
+                gr.Checkbox(visible=bool(ask), value=False),
+            )
+
+        def prefill(files: Any, m: str, hub: str, pm: str, nt: str) -> tuple[Any, ...]:
+            """What the uploaded file records of its run, in the fields still empty."""
+            found = space.suggest(files)
+            current = {"model": m, "hub_model": hub, "params": pm, "note": nt}
+            return tuple(
+                gr.update(value=found[k]) if found.get(k) and not current[k] else gr.update()
+                for k in ("model", "hub_model", "params", "note")
             )
 
         def do_withdraw(
@@ -360,16 +440,38 @@ def build_app(space: Space) -> gr.Blocks:
         # OAuth app) those need a local HF login, so the address-limited handler is used there
         submit_btn.click(
             do_submit_logged_in if space.config.oauth else do_submit,
-            [upload, model, link, params, note, view, coverage],
-            [submit_msg, breakdown, board, coverage, pick, submit_ok],
+            [
+                upload,
+                model,
+                link,
+                params,
+                note,
+                view,
+                coverage,
+                hub_model,
+                weights,
+                reasoning,
+                confirm,
+            ],
+            [submit_msg, breakdown, board, coverage, pick, submit_ok, submit_ask],
             api_name="submit",
             concurrency_limit=space.limits.submit_concurrency,
             concurrency_id="submit",
         ).then(
             style_submit,
-            [submit_msg, submit_ok],
-            [submit_msg, breakdown, detail_pick],
+            [submit_msg, submit_ok, submit_ask],
+            [submit_msg, breakdown, detail_pick, confirm],
             api_visibility="private",
+        )
+        upload.upload(
+            prefill,
+            [upload, model, hub_model, params, note],
+            [model, hub_model, params, note],
+            api_visibility="private",
+            concurrency_id="submit",  # reads the file like a submission: in line with them
+        )
+        size_box.expand(
+            lambda: space.size_figure(), None, [size_plot], api_visibility="private", **READ
         )
         if space.config.oauth:
             withdraw_btn.click(

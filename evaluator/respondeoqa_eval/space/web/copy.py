@@ -6,11 +6,12 @@ from __future__ import annotations
 from ...breakdowns import PADDING_SENTENCE
 from ...sources import PAPER_BIBTEX
 
-HEADER = """# RespondeoQA leaderboard
-Latin-English question answering: multiple choice, 1-word short answers, scansion and
-translation, scored with the paper's protocol (Hudspeth, Burns and O'Connor 2026).
-Rows marked *reported in paper* are the published numbers; every other row was scored here.
-Ranks count only among entries scored on the same sources (the *Coverage* column)."""
+HEADER = """# RespondeoQA leaderboard"""
+
+INTRO = """Latin-English question answering (multiple choice, one-word answers, scansion,
+translation), scored with the paper's protocol (Hudspeth, Burns and O'Connor 2026). Entries
+scored on different sources are ranked apart: one section per coverage. Rows marked *reported
+in paper* are the published numbers; every other row was scored here."""
 
 ABOUT = f"""## The benchmark
 RespondeoQA has 7,829 Latin-English questions from the NJCL Certamen (1996-2009), the National
@@ -52,17 +53,28 @@ disagreement table in Compare and the per-item download of an entry list public 
 """
 
 SUBMIT_HELP = """Upload predictions in any format the evaluator accepts (`.jsonl`, `.csv` or the
-paper's `.json` layout), or a harness log as it is: an lm-evaluation-harness `samples_*.jsonl`
-file or a lighteval `details_*.parquet` file (raw generations, scored with the paper's
-extraction). The file is scored at once and appears on the leaderboard; the same predictions are
-not stored twice. Model name, link and note are shown as plain text; links must be http(s)."""
+paper's `.json` layout), or a harness run as it is: every lm-evaluation-harness
+`samples_*.jsonl` file of one run, lighteval `details_*.parquet` files, or a `.zip` of them
+(raw generations, scored with the paper's extraction). One row per item: `id` and `response`
+(the raw output) or `answer` (already extracted); an [example file](example.jsonl) shows the
+format (or `respondeoqa-eval example -o preds.jsonl`; `respondeoqa-eval prompts` writes the
+paper's prompts).
+
+- **Coverage**: a submission must answer at least 90% of the items of every upstream file it
+  touches; it is scored on those files and ranked with entries of the same coverage.
+- The file is scored at once and appears on the leaderboard; the same predictions are not stored
+  twice. A file whose answers mostly cannot be read (no `Answer:` last line) is stored only when
+  you confirm it. Model name, link and note are shown as plain text; links must be http(s).
+- Model facts (size, open weights or API, reasoning model, its Hub id) let readers filter the
+  board and plot accuracy against size; a harness or runner log fills in what it records."""
 
 WITHDRAW_HELP = """**Withdraw my entry**: logged in, you can remove an entry you submitted
 (its number is in the *Entry* column). It leaves the leaderboard, Compare and the CSV at once."""
 
-COMPARE_HELP = """Pick two or more entries and press Compare: bars by content type and by language
-pair (95% intervals as error bars, item counts on the bars). For exactly two scored submissions,
-also the paired difference per category and the public items where they disagree."""
+COMPARE_HELP = """Pick two or more entries (at most six) and press Compare: bars by content type
+and by language pair (95% intervals as error bars, item counts under the groups and on hover;
+each entry keeps its colour). For exactly two scored submissions, also the paired difference per
+category and the public items where they disagree."""
 
 DETAIL_HELP = """**Entry detail**: pick an entry here or click its row in the table: its full
 breakdown, what is known about it, and a download of its per-item results on public items."""

@@ -4,7 +4,8 @@ Gradio builds the page for every request (a deep copy of the app's config, the A
 the template): about 12 ms of the one server process's CPU, most of a page load's cost since the
 board comes from the app's own route. The page holds no data, and Gradio renders the same bytes
 for requests that agree on what it reads from them: the origin headers it builds the root URL
-from and the cookies it reads the user from. Those form the key; a request with a query string
+from and the cookies it reads the user from (`access-token-*`: visitors' other cookies, which
+real browsers always carry, do not change the page). Those form the key; a request with a query string
 (Gradio's deep links, `?view=`...) is passed through, and only a 200 HTML answer is kept. Keys
 come from clients, so the cache holds at most `max_entries` pages (least recently used goes).
 """
@@ -24,7 +25,19 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 # what Gradio's page depends on besides the app (gradio.route_utils.get_request_origin and the
 # user lookup); the answer's encoding is the outer middleware's business, not ours
-KEY_HEADERS = (b"host", b"x-forwarded-host", b"x-gradio-server", b"x-forwarded-proto", b"cookie")
+KEY_HEADERS = (b"host", b"x-forwarded-host", b"x-gradio-server", b"x-forwarded-proto")
+USER_COOKIE = "access-token"  # gradio.routes get_current_user: access-token[-unsecure]-<id>
+
+
+def user_cookies(values: list[bytes]) -> tuple[str, ...]:
+    """The cookies of Cookie header values that Gradio renders the page from, in order."""
+    out = []
+    for value in values:
+        for part in value.decode("latin-1").split(";"):
+            name, _, cookie = part.strip().partition("=")
+            if name.startswith(USER_COOKIE):
+                out.append(f"{name}={cookie}")
+    return tuple(sorted(out))
 
 
 class PageCache:
@@ -45,9 +58,9 @@ class PageCache:
             or scope.get("query_string")
         ):
             return None
-        headers = {}
+        headers: dict[bytes, list[bytes]] = {}
         for name, value in scope.get("headers") or ():
-            if name in KEY_HEADERS:
+            if name in KEY_HEADERS or name == b"cookie":
                 headers.setdefault(name, []).append(value)
         return (
             scope.get("method"),
@@ -55,6 +68,7 @@ class PageCache:
             tuple(scope.get("server") or ()),
             scope.get("root_path", ""),
             tuple((h, tuple(headers.get(h, ()))) for h in KEY_HEADERS),
+            user_cookies(headers.get(b"cookie", [])),
         )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

@@ -4,6 +4,8 @@
 - `GET /board.csv?view=&coverage=`: the same table as CSV, every entry;
 - `GET /entry.csv?entry=e:12`: an entry's public per-item results, decided at request time (a
   hidden or withdrawn entry's download answers 404);
+- `GET /example.jsonl`: an example submission on the public items (synthetic responses, about
+  60% right): the format to follow;
 - `POST /record/pull`: read the record again now (the operator, after `space admin --repo`;
   needs the Space's own Hub token in `X-Record-Token`; 404 when the Space keeps no record).
 
@@ -19,6 +21,7 @@ from ..readmodel import BOARD_ROUTE, CSV_ROUTE
 from ..service import Space
 
 ITEMS_ROUTE = "entry.csv"
+EXAMPLE_ROUTE = "example.jsonl"
 PULL_ROUTE = "record/pull"
 TOKEN_HEADER = "x-record-token"
 NO_STORE = {"Cache-Control": "no-store"}
@@ -50,6 +53,13 @@ def read_routes(space: Space) -> list[Any]:
         name, data = found
         return Response(data, media_type="text/csv; charset=utf-8", headers=_attachment(name))
 
+    def example(request: Any) -> Response:
+        return Response(
+            space.example_jsonl(),
+            media_type="application/jsonl; charset=utf-8",
+            headers={**_attachment("respondeoqa-example.jsonl"), "Cache-Control": "max-age=3600"},
+        )
+
     def pull(request: Any) -> Response:
         token = space.config.hub_token
         if space.syncer is None or not token:
@@ -64,5 +74,6 @@ def read_routes(space: Space) -> list[Any]:
         Route(f"/{BOARD_ROUTE}", board),
         Route(f"/{CSV_ROUTE}", board_csv),
         Route(f"/{ITEMS_ROUTE}", items_csv),
+        Route(f"/{EXAMPLE_ROUTE}", example),
         Route(f"/{PULL_ROUTE}", pull, methods=["POST"]),
     ]

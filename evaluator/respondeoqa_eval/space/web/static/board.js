@@ -1,10 +1,21 @@
 // The board's own script: the HTML component runs it once, with `element` its root, `props`
 // its properties and `trigger` its events. A page load fetches the table from the app's board
-// route (cached HTML, no Gradio event, no session, no queue); then it sorts on a header click,
-// filters as the search box is typed in, and a click on an entry's row fires `select` with the
-// row's key (the entry detail). Listeners sit on the root, which Gradio keeps when a new table
-// arrives; sort and filter are re-applied then.
-let query = "", sortCol = null, sortDir = 1;
+// route (cached HTML, no Gradio event, no session, no queue). Then, all in the page:
+// - a header click sorts the rows of each coverage section (ranks restart per section);
+// - the search box and the Filters menu (size, weights, reasoning, the paper's rows, entries
+//   the leaderboard evaluated) hide rows; the Columns menu shows the optional columns;
+// - a click on an entry's row fires `select` with the row's key (the entry detail) and scrolls
+//   the detail into view.
+// Listeners sit on the root, which Gradio keeps when a new table arrives (another view or
+// coverage); sort, filters and picked columns are applied again then, and the picks are kept
+// in localStorage.
+const VERIFIED = "leaderboard run";  // frames.py: how entries the leaderboard ran are made
+const state = {query: "", sortCol: null, sortDir: 1, filters: {paper: true}, cols: {}};
+try {
+  state.cols = JSON.parse(localStorage.getItem("respondeoqa-columns") || "{}");
+} catch (e) {
+  state.cols = {};
+}
 if (!props.value) {
   fetch(new URL(props.board_src, location.href), {cache: "no-store"})
     .then((r) => (r.ok ? r.text() : Promise.reject(r.status)))
@@ -13,57 +24,129 @@ if (!props.value) {
       if (!props.value) props.value = props.board_error;
     });
 }
-const rows = () => Array.from(element.querySelectorAll("table.board tbody tr"));
-function filterRows() {
-  const q = query.trim().toLowerCase();
-  for (const tr of rows()) tr.hidden = q !== "" && !tr.textContent.toLowerCase().includes(q);
+const sections = () => Array.from(element.querySelectorAll("table.board tbody"));
+const rows = () => Array.from(element.querySelectorAll("table.board tbody tr[data-key]"));
+
+function keep(tr) {
+  const f = state.filters, d = tr.dataset;
+  const q = state.query.trim().toLowerCase();
+  if (q !== "" && !tr.textContent.toLowerCase().includes(q)) return false;
+  if (!f.paper && d.kind === "paper") return false;
+  if (f.verified && d.made !== VERIFIED) return false;
+  if (f.weights && d.weights !== f.weights) return false;
+  if (f.reasoning && d.reasoning !== f.reasoning) return false;
+  const size = d.params === "" ? null : Number(d.params);
+  const min = f.min === undefined || f.min === "" ? null : Number(f.min);
+  const max = f.max === undefined || f.max === "" ? null : Number(f.max);
+  if ((min !== null || max !== null) && size === null) return false;  // size not known
+  if (min !== null && size < min) return false;
+  if (max !== null && size > max) return false;
+  return true;
 }
+
+function filterRows() {
+  for (const tr of rows()) tr.hidden = !keep(tr);
+  for (const body of sections()) {
+    const shown = body.querySelectorAll("tr[data-key]:not([hidden])").length;
+    body.hidden = shown === 0;
+  }
+}
+
 function sortRows() {
-  const body = element.querySelector("table.board tbody");
-  const th = element.querySelector(`table.board th[data-heading="${sortCol}"]`);
-  if (!body || !th) return;
+  const th = element.querySelector(`table.board th[data-heading="${state.sortCol}"]`);
+  if (!th) return;
   const num = th.dataset.type === "num";
+  const col = state.sortCol;
   const key = (tr) => {
-    const td = tr.children[sortCol];
+    const td = tr.children[col];
     if (!td) return null;
-    const text = td.textContent;
+    const text = td.firstChild ? td.firstChild.textContent : "";
     if (!num) return text;
     const value = parseFloat(text);
     return Number.isNaN(value) ? null : value;  // the missing mark
   };
-  const sorted = rows().sort((a, b) => {
-    const x = key(a), y = key(b);
-    if (x === null || y === null) return (x === null) - (y === null);  // missing values last
-    return (num ? x - y : String(x).localeCompare(String(y))) * sortDir;
-  });
-  for (const tr of sorted) body.appendChild(tr);
-  for (const h of element.querySelectorAll("table.board th")) h.removeAttribute("aria-sort");
-  th.setAttribute("aria-sort", sortDir > 0 ? "ascending" : "descending");
+  for (const body of sections()) {
+    const sorted = Array.from(body.querySelectorAll("tr[data-key]")).sort((a, b) => {
+      const x = key(a), y = key(b);
+      if (x === null || y === null) return (x === null) - (y === null);  // missing values last
+      return (num ? x - y : String(x).localeCompare(String(y))) * state.sortDir;
+    });
+    for (const tr of sorted) body.appendChild(tr);
+  }
+  for (const h of element.querySelectorAll("table.board th[data-heading]")) {
+    h.removeAttribute("aria-sort");
+  }
+  th.setAttribute("aria-sort", state.sortDir > 0 ? "ascending" : "descending");
 }
+
+function showColumns() {
+  for (const box of element.querySelectorAll(".board-columns input[data-col]")) {
+    const col = Number(box.dataset.col);
+    const head = element.querySelector(`table.board th[data-heading="${col}"]`);
+    const on = Boolean(state.cols[head ? head.dataset.name : col]);
+    box.checked = on;
+    if (head) head.classList.toggle("on", on);
+    for (const tr of rows()) {
+      const td = tr.children[col];
+      if (td) td.classList.toggle("on", on);
+    }
+  }
+}
+
+function restoreControls() {
+  const box = element.querySelector(".board-search");
+  if (box && box.value !== state.query) box.value = state.query;
+  for (const input of element.querySelectorAll("[data-filter]")) {
+    const value = state.filters[input.dataset.filter];
+    if (input.type === "checkbox") input.checked = Boolean(value);
+    else if (value !== undefined) input.value = value;
+  }
+}
+
 element.addEventListener("input", (e) => {
-  if (!e.target.classList.contains("board-search")) return;
-  query = e.target.value;
+  const t = e.target;
+  if (t.classList.contains("board-search")) {
+    state.query = t.value;
+  } else if (t.dataset.filter) {
+    state.filters[t.dataset.filter] = t.type === "checkbox" ? t.checked : t.value;
+  } else if (t.dataset.col !== undefined) {
+    const head = element.querySelector(`table.board th[data-heading="${t.dataset.col}"]`);
+    state.cols[head ? head.dataset.name : t.dataset.col] = t.checked;
+    try {
+      localStorage.setItem("respondeoqa-columns", JSON.stringify(state.cols));
+    } catch (err) { /* private browsing: the pick lasts for this page */ }
+    showColumns();
+    return;
+  } else {
+    return;
+  }
   filterRows();
 });
+element.addEventListener("change", (e) => {
+  if (e.target.tagName === "SELECT") e.target.dispatchEvent(new Event("input", {bubbles: true}));
+});
 element.addEventListener("click", (e) => {
-  const th = e.target.closest("table.board th");
+  const th = e.target.closest("table.board thead th[data-heading]");
   if (th) {
     const col = Number(th.dataset.heading);
     const higherFirst = th.dataset.type === "num" && col !== 0;
-    sortDir = col === sortCol ? -sortDir : (higherFirst ? -1 : 1);
-    sortCol = col;
+    state.sortDir = col === state.sortCol ? -state.sortDir : (higherFirst ? -1 : 1);
+    state.sortCol = col;
     sortRows();
     return;
   }
+  if (e.target.closest("a")) return;  // a link in a row (the model's Hub page)
   const tr = e.target.closest("table.board tbody tr[data-key]");
   if (!tr) return;
   for (const r of rows()) r.classList.remove("picked");
   tr.classList.add("picked");
   trigger("select", {index: [rows().indexOf(tr), 0], value: tr.dataset.key, selected: true});
+  const detail = document.getElementById("detail-pick");
+  if (detail) detail.scrollIntoView({behavior: "smooth", block: "start"});
 });
 new MutationObserver(() => {
-  const box = element.querySelector(".board-search");
-  if (box && box.value !== query) box.value = query;
-  if (sortCol !== null) sortRows();
+  restoreControls();
+  if (state.sortCol !== null) sortRows();
+  showColumns();
   filterRows();
 }).observe(element, {childList: true});
