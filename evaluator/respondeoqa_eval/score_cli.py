@@ -48,6 +48,7 @@ def _score(args: argparse.Namespace) -> int:
             args.eval_results,
             report.to_dict(),
             args.eval_dataset,
+            dataset_revision=args.eval_dataset_revision,
             source_url=args.eval_source,
         )
         print(f"Hub evaluation results written to {written}", file=sys.stderr)
@@ -96,12 +97,19 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--eval-results",
         metavar="DIR",
         help="write the headline numbers to DIR/.eval_results/respondeoqa.yaml for a Hub model "
-        "repository (accuracy in percent, BLEU per target language)",
+        "repository (accuracy in percent; per target language the paper's padded BLEU, BLEU "
+        "without padding and chrF)",
     )
     hub.add_argument(
         "--eval-dataset",
         metavar="ORG/NAME",
         help="the benchmark's Hub dataset id the results refer to (needed with --eval-results)",
+    )
+    hub.add_argument(
+        "--eval-dataset-revision",
+        metavar="SHA",
+        help="the benchmark dataset repository's commit the results were computed on "
+        "(written as dataset.revision)",
     )
     hub.add_argument(
         "--eval-source", metavar="URL", help="optional link to the logs behind the results"
