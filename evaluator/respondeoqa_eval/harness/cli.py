@@ -1,13 +1,38 @@
-"""`respondeoqa-eval harness path`: where the lm-evaluation-harness task files are."""
+"""`respondeoqa-eval harness path`: where the harness task files are."""
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import os
+import sys
+from pathlib import Path
 
-from . import task_dir
+from ..runner.prompts import SYSTEM_PROMPT
+from . import local_task_dir, task_dir
+
+LIGHTEVAL_MODULE = "respondeoqa_eval.harness.lighteval_tasks"
+
+
+def _cache_dir() -> Path:
+    return Path(os.environ.get("RESPONDEOQA_CACHE") or Path.home() / ".cache" / "respondeoqa")
 
 
 def _path(args: argparse.Namespace) -> int:
+    if args.lighteval:
+        # the file, not an import: the module imports lighteval, which lives in its own venv
+        print(Path(__file__).with_name("lighteval_tasks.py"))
+        print(
+            f"lighteval accelerate MODEL_ARGS,system_prompt=... 'respondeoqa|respondeoqa|0' "
+            f"--custom-tasks {LIGHTEVAL_MODULE} (or this file); the paper's system prompt: "
+            f"{SYSTEM_PROMPT!r}",
+            file=sys.stderr,
+        )
+        return 0
+    if args.dataset:
+        key = hashlib.sha256(str(Path(args.dataset).resolve()).encode()).hexdigest()[:12]
+        print(local_task_dir(args.dataset, _cache_dir() / "lm_eval_tasks" / key))
+        return 0
     print(task_dir())
     return 0
 
@@ -16,7 +41,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     """Add `harness path`."""
     parser = subparsers.add_parser(
         "harness",
-        help="run RespondeoQA inside lm-evaluation-harness (task files)",
+        help="run RespondeoQA inside lm-evaluation-harness, lighteval or Inspect (task files)",
         description="RespondeoQA as an lm-evaluation-harness task group: "
         "lm_eval --model hf --model_args pretrained=MODEL "
         "--include_path $(respondeoqa-eval harness path) --tasks respondeoqa "
@@ -27,7 +52,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=lambda _args: parser.print_help() or 2)
     path = sub.add_parser(
         "path",
-        help="print the folder to pass to lm_eval --include_path",
+        help="print the folder to pass to lm_eval --include_path (or the lighteval module)",
         description="Print the folder of the lm-eval task YAMLs shipped in this package.",
+    )
+    path.add_argument(
+        "--dataset",
+        metavar="DIR",
+        help="a `respondeoqa-eval dataset build` folder: print a copy of the task folder whose "
+        "tasks read it instead of the Hub dataset (Certamen / NLE included when it has them)",
+    )
+    path.add_argument(
+        "--lighteval",
+        action="store_true",
+        help="print the lighteval custom-task file (lighteval --custom-tasks)",
     )
     path.set_defaults(func=_path)
