@@ -72,6 +72,22 @@ TASKS: dict[str, HarnessTask] = _task_table()
 language of translations, and the pooled translations per target language."""
 
 
+LIGHTEVAL_SUITES = {"respondeoqa": "public", "respondeoqa_full": "all"}
+"""lighteval task-name prefix -> dataset config; each has `_accuracy` (every non-translation
+item) and `_translation_<language>` tasks (no `suite:task` names: lighteval's `_average` of such
+a superset would mix accuracy and BLEU tasks)."""
+
+
+def lighteval_tasks(prefix: str = "respondeoqa") -> list[str]:
+    """The lighteval task names of one suite (`respondeoqa` or `respondeoqa_full`)."""
+    return [f"{prefix}_accuracy", *(f"{prefix}_translation_{lang}" for lang in TARGET_LANGUAGES)]
+
+
+def lighteval_task_arg(prefix: str = "respondeoqa") -> str:
+    """The `lighteval ... TASKS` argument that runs one suite zero-shot."""
+    return ",".join(f"{name}|0" for name in lighteval_tasks(prefix))
+
+
 def task_dir() -> Path:
     """The folder of the lm-eval task YAMLs (inside the installed package, also from a wheel)."""
     resource = files(TASK_PACKAGE)

@@ -8,10 +8,26 @@ import os
 import sys
 from pathlib import Path
 
-from ..runner.prompts import SYSTEM_PROMPT
-from . import local_task_dir, task_dir
+from ..runner.hf import DEFAULT_MAX_NEW_TOKENS
+from ..runner.prompts import SYSTEM_PROMPT, TEMPERATURE, TOP_P
+from . import lighteval_task_arg, local_task_dir, task_dir
 
 LIGHTEVAL_MODULE = "respondeoqa_eval.harness.lighteval_tasks"
+
+
+def model_yaml(model: str) -> str:
+    """A lighteval model config with the paper's system prompt and sampling."""
+    import json
+
+    return (
+        "model_parameters:\n"
+        f"  model_name: {json.dumps(model)}\n"
+        f"  system_prompt: {json.dumps(SYSTEM_PROMPT)}\n"
+        "  generation_parameters:\n"
+        f"    temperature: {TEMPERATURE}\n"
+        f"    top_p: {TOP_P}\n"
+        f"    max_new_tokens: {DEFAULT_MAX_NEW_TOKENS}\n"
+    )
 
 
 def _cache_dir() -> Path:
@@ -23,9 +39,11 @@ def _path(args: argparse.Namespace) -> int:
         # the file, not an import: the module imports lighteval, which lives in its own venv
         print(Path(__file__).with_name("lighteval_tasks.py"))
         print(
-            f"lighteval accelerate MODEL_ARGS,system_prompt=... 'respondeoqa|respondeoqa|0' "
-            f"--custom-tasks {LIGHTEVAL_MODULE} (or this file); the paper's system prompt: "
-            f"{SYSTEM_PROMPT!r}",
+            f"lighteval accelerate model.yaml '{lighteval_task_arg()}' --custom-tasks "
+            f"{LIGHTEVAL_MODULE} --save-details  (whole benchmark: "
+            f"'{lighteval_task_arg('respondeoqa_full')}' with $RESPONDEOQA_DATASET set to your "
+            "private export); model.yaml carries the paper's system prompt and sampling:\n"
+            f"{model_yaml('MODEL')}",
             file=sys.stderr,
         )
         return 0
