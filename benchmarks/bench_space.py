@@ -10,7 +10,7 @@ Gold: the six public files plus synthetic Certamen/NLE stand-ins at the paper's 
 - http: `--clients` threads at once, each doing what a browser does: GET / (the page and its
   config), then the board's HTML from the URL the page's script fetches (read from the config),
   plus any Gradio load event the config declares. A refusal (any non-200) is counted, not retried.
-- chromium: `--pages` Debian chromium pages (playwright, tests/space/helpers.py CHROMIUM_ARGS)
+- chromium: `--pages` Debian chromium pages (playwright, tests/kit/browser.py CHROMIUM_ARGS)
   opened at once; each clock stops when the table shows a stored entry's row.
 - floor: the chromium measure on two pages that do no app work, served on the same machine:
   the board's HTML as a static file (python -m http.server) and a Gradio app with one Markdown.
@@ -50,21 +50,22 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
 from gradio_client import Client  # noqa: E402
+from kit.browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from kit.net import stop, wait_for_http  # noqa: E402
+from kit.space_server import start_server  # noqa: E402
 from respondeoqa_eval import evaluate, load_predictions  # noqa: E402
 from respondeoqa_eval.example import example_predictions  # noqa: E402
 from respondeoqa_eval.gold import read_folder  # noqa: E402
-from respondeoqa_eval.space.app import BOARD_MAX_ROWS  # noqa: E402
+from respondeoqa_eval.space.readmodel import BOARD_MAX_ROWS  # noqa: E402
 from respondeoqa_eval.space.store import (  # noqa: E402
     Store,
     Submission,
-    encode_predictions,
+    prediction_rows,
     sha256_bytes,
 )
 from synthetic import write_private  # noqa: E402
-from wheelkit import stop, wait_for_http  # noqa: E402
 
-from tests.space.conftest import start_server  # noqa: E402
-from tests.space.helpers import CHROMIUM, CHROMIUM_ARGS, submit  # noqa: E402
+from tests.space.helpers import submit  # noqa: E402
 
 SIZES = {"n_mc": 315, "n_sa": 4596, "n_tr": 916, "n_nle": 190, "max_refs": 12}
 DISTINCT = 5  # distinct scored submissions; the other entries copy their rows
@@ -98,7 +99,7 @@ def populate(db: Path, gold, entries: int) -> float:
             link=f"https://example.org/{seed}",
             params="7B",
             file_name="predictions.jsonl",
-            predictions=encode_predictions(preds),
+            rows=tuple(prediction_rows(preds)),
         )
         store.add(sub, report)
     con = sqlite3.connect(db, isolation_level=None)

@@ -25,7 +25,7 @@ from respondeoqa_eval.gold import read_folder  # noqa: E402
 from respondeoqa_eval.space.store import (  # noqa: E402
     Store,
     Submission,
-    encode_predictions,
+    prediction_rows,
     sha256_bytes,
 )
 from synthetic import write_private  # noqa: E402
@@ -54,7 +54,7 @@ def main() -> None:
                 Submission(
                     f"model {i}",
                     sha256_bytes(f"{i}".encode()),
-                    predictions=encode_predictions(preds),
+                    rows=tuple(prediction_rows(preds)),
                 ),
                 report,
             )

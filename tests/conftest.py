@@ -1,5 +1,10 @@
 """Shared fixtures: the public upstream folder, its GoldSet, a local HTTP file server; and the
 one way a test may give up for lack of a package or a browser (`require`, `require_chromium`).
+
+The public files are found at start-up (`synthetic.public_dir`: `$RESPONDEOQA_DATA_DIR`, else
+the sibling `../shared/upstream/final_dataset`, else the pinned download); without them the run
+stops with one line saying what to set. `$RESPONDEOQA_DATA_DIR` is then removed from the
+environment, so that no test (nor any process it starts) reads it by accident.
 """
 
 from __future__ import annotations
@@ -18,11 +23,14 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from synthetic import PUBLIC_DIR  # noqa: E402
+import synthetic  # noqa: E402
+from respondeoqa_eval.datadir import ENV_DATA_DIR, NoData  # noqa: E402
+from respondeoqa_eval.errors import InputError  # noqa: E402
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 
 
 # Under CI every test must run: a missing package or browser is a failure there, never a skip.
@@ -52,6 +60,17 @@ def require_chromium(path: str | Path) -> Path:
     return path
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Find the public files before anything is collected; one line if they cannot be had."""
+    try:
+        synthetic.public_dir()
+    except NoData as exc:  # the variable is the one way to name a folder for the suite
+        raise pytest.UsageError(exc.said_as(None)) from None
+    except InputError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    os.environ.pop(ENV_DATA_DIR, None)
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Safety net under CI=true: any skip (however it was raised) fails the run."""
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
@@ -67,9 +86,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 @pytest.fixture(scope="session")
 def public_dir() -> Path:
-    """The public upstream files (read-only, from ../shared)."""
-    assert PUBLIC_DIR.is_dir(), f"missing {PUBLIC_DIR}"
-    return PUBLIC_DIR
+    """The six public upstream files, verified (read-only)."""
+    return synthetic.public_dir()
 
 
 @pytest.fixture(scope="session")

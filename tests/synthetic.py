@@ -1,21 +1,55 @@
-"""Synthetic stand-ins for the private upstream files (Certamen, NLE), same shape as upstream.
+"""The suite's data: the six public upstream files (`PUBLIC_DIR`), and synthetic stand-ins for
+the private ones (Certamen, NLE), same shape as upstream.
 
-The real files are copyrighted and never available to tests. Every gold answer and passage
+The public files are found as the package's loader finds them: `$RESPONDEOQA_DATA_DIR`, else
+the sibling `../shared/upstream/final_dataset` of the checkout when present, else the pinned
+download. Either way they are verified against their pinned sha256 and copied into the
+download cache (`fetch_public`), so `PUBLIC_DIR` holds exactly the six pinned files whatever
+else the user's folder holds.
+
+The private files are copyrighted and never available to tests. Every gold answer and passage
 written here contains SECRET_MARKER, so a test can search any output for leaked private gold.
 """
 
 from __future__ import annotations
 
+import functools
 import json
-import os
 import shutil
 from pathlib import Path
 
+from respondeoqa_eval.datadir import ENV_DATA_DIR, check_data_dir
+from respondeoqa_eval.errors import InputError
+from respondeoqa_eval.fetch import fetch_public
+from respondeoqa_eval.sources import PUBLIC_FILES
+
 SECRET_MARKER = "ZQXSECRET"
-PUBLIC_DIR = Path(
-    os.environ.get("RESPONDEOQA_TEST_UPSTREAM")
-    or Path(__file__).resolve().parents[1].parent / "shared" / "upstream" / "final_dataset"
-)
+SIBLING = Path(__file__).resolve().parents[2] / "shared" / "upstream" / "final_dataset"
+"""Where a development machine keeps the public files, beside the checkout."""
+
+
+@functools.cache
+def public_dir() -> Path:
+    """The folder of the six verified public files (see the module docstring); an InputError
+    (a `NoData` when offline with nothing else) says what is missing."""
+    source = check_data_dir(None)  # $RESPONDEOQA_DATA_DIR
+    where = f"{ENV_DATA_DIR}={source}"
+    if source is None and SIBLING.is_dir():
+        source, where = SIBLING, str(SIBLING)
+    if source is None:
+        return fetch_public()
+    lacking = [name for name in PUBLIC_FILES if not (source / name).is_file()]
+    if lacking:
+        raise InputError(f"{where} lacks the public files {', '.join(lacking)}")
+    return fetch_public(base_url=source.resolve().as_uri() + "/")
+
+
+def __getattr__(name: str) -> Path:
+    # `PUBLIC_DIR` is computed on first use (tests/conftest.py does it first, at start-up)
+    if name == "PUBLIC_DIR":
+        return public_dir()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 _CONTENTS = [
     "geography",
@@ -178,6 +212,6 @@ def write_private(folder: Path, with_public: bool = False, **sizes: int) -> Path
     for name, rows in private_records(**sizes).items():
         (folder / name).write_text(json.dumps(rows, ensure_ascii=False, indent=1), encoding="utf-8")
     if with_public:
-        for path in PUBLIC_DIR.glob("*.json"):
+        for path in public_dir().glob("*.json"):
             shutil.copy(path, folder / path.name)
     return folder

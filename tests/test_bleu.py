@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 import sacrebleu
 from respondeoqa_eval.metrics.bleu import (
+    NO_PADDING,
+    PAD_TO_GROUP_MAX,
     BleuResult,
     CorpusStatistics,
     bleu_from_stats,
@@ -90,7 +92,8 @@ def test_padding_matters_on_the_real_file(group: str) -> None:
     # The test above is only meaningful if an empty reference was really chosen somewhere.
     hyps, refs = GROUPS[group]
     padded = bleu_stats(hyps, refs, group, max(len(r) for r in refs))
-    plain = bleu_stats(hyps, refs, group, None)
+    plain = bleu_stats(hyps, refs, group, NO_PADDING)
+    assert (bleu_stats(hyps, refs, group, PAD_TO_GROUP_MAX) == padded).all()
     chose_empty = (padded[:, 9] == 0) & (plain[:, 9] > 0)
     assert chose_empty.sum() > 0
     assert (padded[:, :9] == plain[:, :9]).all()  # padding changes only the reference length
@@ -149,8 +152,8 @@ def test_hand_computed_padding_changes_brevity_penalty() -> None:
     # Every hypothesis n-gram is in its reference: p_1 = 9/9, p_2 = 7/7, p_3 = 5/5, p_4 = 3/3.
     # Hypothesis length c = 9. Padded: r = 6 + 0 = 6 <= c, so BP = 1 and BLEU = 100.
     # Unpadded: r = 6 + 10 = 16 > c, BP = exp(1 - r/c), BLEU = 100 * exp(1 - 16/9).
-    stats_padded = bleu_stats(hyps, refs, "english", pad_to=2)
-    stats_plain = bleu_stats(hyps, refs, "english", pad_to=None)
+    stats_padded = bleu_stats(hyps, refs, "english", 2)
+    stats_plain = bleu_stats(hyps, refs, "english", NO_PADDING)
     assert stats_padded.sum(axis=0).tolist() == [9, 7, 5, 3, 9, 7, 5, 3, 9, 6]
     assert stats_plain.sum(axis=0).tolist() == [9, 7, 5, 3, 9, 7, 5, 3, 9, 16]
     assert bleu_from_stats(stats_padded.sum(axis=0)) == pytest.approx(100.0)
@@ -255,13 +258,13 @@ def test_row_sums_of_a_subset_equal_the_subset_statistics() -> None:
 
 def test_bleu_stats_rejects_bad_input() -> None:
     with pytest.raises(ValueError, match="pair up"):
-        bleu_stats(["a"], [], "english", None)
-    with pytest.raises(ValueError, match="more than pad_to"):
+        bleu_stats(["a"], [], "english", NO_PADDING)
+    with pytest.raises(ValueError, match="more than the padding to 2"):
         bleu_stats(["a"], [["a", "b", "c"]], "english", 2)
     with pytest.raises(ValueError, match="non-empty list"):
-        bleu_stats(["a"], [[]], "english", None)
+        bleu_stats(["a"], [[]], "english", NO_PADDING)
     with pytest.raises(ValueError, match="target language"):
-        bleu_stats(["a"], [["a"]], "greek", None)
+        bleu_stats(["a"], [["a"]], "greek", NO_PADDING)
 
 
 # preprocessing and the result object

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import subprocess
 import sys
 
@@ -202,8 +203,8 @@ def test_cli_scores_and_writes_the_report(tmp_path, public_dir):
         "100",
     )
     assert r.returncode == 0, r.stderr
-    assert "Accuracy (all non-translation items)" in r.stdout and "By language pair" in r.stdout
-    assert "sacreBLEU signature" in r.stdout
+    assert "Accuracy (%): mean per-item score over the 797 non-translation items" in r.stdout
+    assert "\n  Language pair\n" in r.stdout and "sacreBLEU signatures:" in r.stdout
     report = json.loads(out.read_text())
     for key in (
         "by_content",
@@ -217,7 +218,13 @@ def test_cli_scores_and_writes_the_report(tmp_path, public_dir):
         assert report["accuracy"][key]
     assert set(report["bleu"]) == {"latin", "english"}
     assert 0 <= report["accuracy"]["overall"]["score"] <= 1
-    assert f"{100 * report['accuracy']['overall']['score']:.2f}" in r.stdout
+    # the summary's headline row: the report's score in percent, one decimal, with its interval
+    overall = report["accuracy"]["overall"]
+    row = next(line for line in r.stdout.splitlines() if "All non-translation items" in line)
+    shown = [float(x) for x in re.findall(r"\d+\.\d", row)]
+    assert shown[0] == pytest.approx(100 * overall["score"], abs=0.05)
+    assert shown[1:] == pytest.approx([100 * v for v in overall["ci"]], abs=0.05)
+    assert row.split()[-1] == str(overall["n"]) == "797"
 
 
 @pytest.mark.parametrize(
@@ -384,3 +391,22 @@ def test_cli_output_piped_into_a_reader_that_stops_early(tmp_path, public_dir):
     assert proc.wait(timeout=120) == 0
     assert "Traceback" not in stderr
     assert (tmp_path / "r.json").exists()
+
+
+def test_example_documents_its_options_and_says_it_is_synthetic(tmp_path, public_dir):
+    r = _cli("example", "--help")
+    help_text = " ".join(r.stdout.split())
+    assert "synthetic" in help_text and "never a result to report" in help_text
+    assert "--accuracy SHARE share of items that get the gold answer, 0 to 1 (default 0.6)" in (
+        help_text
+    )
+    assert "--seed SEED seed of the draw of which items are right (default 0;" in help_text
+    out = tmp_path / "p.jsonl"
+    r = _cli("example", "--data-dir", str(public_dir), "-o", str(out), "--accuracy", "0.25")
+    assert r.returncode == 0
+    assert r.stdout.startswith(f"wrote 1147 synthetic example predictions to {out}")
+    assert "about 25% right, seed 0; not a model's answers" in r.stdout
+    r = _cli("example", "--data-dir", str(public_dir), "-o", str(out), "--accuracy", "1.5")
+    assert r.returncode == 2 and r.stderr.strip() == (
+        "respondeoqa-eval: error: --accuracy 1.5: give a share between 0 and 1"
+    )

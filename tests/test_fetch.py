@@ -62,5 +62,7 @@ def test_missing_file_on_server_and_unreachable_server(tmp_path, file_server):
         fetch_public(tmp_path / "cache", base_url=server.url)
     url = server.url
     server.close()
-    with pytest.raises(InputError, match="--data-dir"):
+    with pytest.raises(InputError, match="Connection refused") as err:
         fetch_public(tmp_path / "cache2", base_url=url, timeout=2)
+    assert "Without internet, set RESPONDEOQA_DATA_DIR=DIR" in str(err.value)
+    assert "copy of the upstream data/final_dataset folder" in str(err.value)

@@ -17,14 +17,8 @@ from pathlib import Path
 
 import pytest
 import tomllib
-from wheelkit import (
-    PACKAGE,
-    ROOT,
-    free_port,
-    stop,
-    venv_env,
-    wait_for_http,
-)
+from kit.net import free_port, stop, wait_for_http
+from wheelkit import PACKAGE, ROOT, venv_env
 from wheelkit import checkout_version as _checkout_version
 from wheelkit import run as _run
 
@@ -115,7 +109,8 @@ def test_example_then_score(venv, workdir, public_dir):
     overall = report["accuracy"]["overall"]
     assert overall["n"] == 1147 - 350  # every public item but the translations
     assert 0 <= overall["score"] <= 1 and len(overall["ci"]) == 2
-    assert f"{100 * overall['score']:.2f}" in out
+    row = next(line for line in out.splitlines() if "All non-translation items" in line)
+    assert float(row.split()[3]) == pytest.approx(100 * overall["score"], abs=0.05)  # one decimal
     version = _checkout_version()
     assert report["evaluator"]["version"] == version
     for signature in report["evaluator"]["signatures"].values():
@@ -156,6 +151,25 @@ def test_prompts(venv, workdir, public_dir):
     assert [m["role"] for m in rows[0]["messages"]] == ["system", "user"]
 
 
+def _leaderboard_over_http(url: str, view: str, coverage: str) -> dict:
+    """The README's plain-HTTP call of the `/leaderboard` API endpoint (Gradio 6): POST the
+    inputs, get an event id, then read the event stream until `event: complete`."""
+    request = urllib.request.Request(
+        f"{url}/gradio_api/call/leaderboard",
+        data=json.dumps({"data": [view, coverage]}).encode(),
+        headers={"Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=30) as resp:
+        event_id = json.load(resp)["event_id"]
+    with urllib.request.urlopen(
+        f"{url}/gradio_api/call/leaderboard/{event_id}", timeout=60
+    ) as resp:
+        lines = resp.read().decode("utf-8").splitlines()
+    complete = lines.index("event: complete")
+    (value,) = json.loads(lines[complete + 1].removeprefix("data: "))
+    return value
+
+
 def test_space_answers_http(venv, workdir, public_dir):
     port = free_port()
     log = workdir / "space.log"
@@ -181,6 +195,10 @@ def test_space_answers_http(venv, workdir, public_dir):
         assert "<html" in body.lower()
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/config", timeout=10) as resp:
             assert json.load(resp)["title"] == "RespondeoQA leaderboard"
+        board = _leaderboard_over_http(f"http://127.0.0.1:{port}", "Overview", "all coverages")
+        assert board["view"] == "Overview" and board["headers"][:3] == ["Rank", "Model", "Overall"]
+        models = {row[1] for row in board["data"]}
+        assert {"LLaMa 3.3 70B", "Qwen QwQ 32B", "o3-mini"} <= models  # the paper's rows
     finally:
         stop(proc)
     assert (workdir / "db" / "leaderboard.sqlite3").is_file()

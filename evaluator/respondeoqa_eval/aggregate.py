@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .breakdowns import BLEU_SPLITS, BLEU_TARGETS, DIMENSIONS, groups_of
-from .metrics.bleu import CorpusStatistics, bleu_of_rows
+from .metrics.bleu import PAD_TO_GROUP_MAX, CorpusStatistics, bleu_of_rows
 from .scoring import ItemScore
 
 LEVEL = 0.95
@@ -177,7 +177,7 @@ def bleu(items: list[ItemScore], boot: Bootstrap) -> dict:
             }
             if boot.resamples:
                 # PROTOCOL 5: empty-reference padding to the largest count in this group
-                rows = stats.paper_rows(mask)
+                rows = stats.rows_for(mask, PAD_TO_GROUP_MAX)
                 # small integers: exact in floating point, where the product is much faster
                 counts = boot.counts(len(rows), salt=1 + 3 * li + si, dtype=float)
                 sampled = (counts @ rows.astype(float)).astype(np.int64)

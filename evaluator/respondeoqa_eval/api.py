@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from .aggregate import Bootstrap
+from .errors import InputError
 from .gold import GoldSet, load_gold
 from .predictions import Predictions, load_predictions
 from .report import Report, build_report
@@ -18,6 +19,7 @@ def evaluate(
     *,
     data_dir: str | Path | None = None,
     restrict_to_covered: bool = False,
+    predicted_only: bool = False,
     bootstrap: int = 1000,
     seed: int = 12345,
 ) -> Report:
@@ -25,10 +27,13 @@ def evaluate(
 
     `predictions`: a path (JSONL, CSV, JSON, or a folder in the paper's layout), a paper-layout
     mapping, a list of rows, or loaded `Predictions`. `gold`: a loaded GoldSet, else
-    `load_gold(data_dir)`. With `restrict_to_covered`, only the upstream files that the
-    predictions touch are scored (how the leaderboard ranks partial submissions); otherwise
-    every gold item counts and those without a prediction score 0.
+    `load_gold(data_dir)`. By default every gold item counts and those without a prediction
+    score 0. With `restrict_to_covered`, only the upstream files that the predictions touch are
+    scored, whole (how the leaderboard ranks partial submissions); with `predicted_only`, only
+    the items that have a prediction (a quick trial such as `run --limit N`).
     """
+    if restrict_to_covered and predicted_only:
+        raise InputError("choose one of restrict_to_covered (--covered-only) and predicted_only")
     gold = gold if gold is not None else load_gold(data_dir)
     preds = (
         predictions if isinstance(predictions, Predictions) else load_predictions(predictions, gold)
@@ -36,6 +41,8 @@ def evaluate(
     records = gold.records
     if restrict_to_covered:
         records = [r for r in records if r.file in preds.files]
+    elif predicted_only:
+        records = [r for r in records if r.id in preds.by_id]
     items = score_items(records, preds)
     boot = Bootstrap(resamples=bootstrap, seed=seed)
     return build_report(items, gold, boot, preds.origin, preds.provenance)

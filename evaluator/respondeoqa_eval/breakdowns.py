@@ -174,3 +174,17 @@ BLEU_SPLIT_LABELS = {
     "constrained": "constrained",
     "unconstrained": "unconstrained",
 }
+BLEU_VARIANT_LABELS = {"score": "paper, padded", "variable_refs": "no padding"}
+"""The two BLEU numbers: the paper's (references padded with empty ones, PROTOCOL 5) and BLEU
+with each item's own references."""
+
+PADDING_SENTENCE = (
+    "The paper pads every item's references with empty ones up to the group's largest count "
+    "(PROTOCOL 5), so a short or empty translation costs nothing in the brevity penalty and "
+    "junk answers can raise its BLEU; BLEU without padding, each item with its own references, "
+    "has no such effect: read the two side by side."
+)
+"""What the paper's BLEU padding does, in the words every view uses."""
+
+EXTRA_LABELS = {"short_answer_macron_sensitive": f"{TASK_LABELS['short_answer']}, macrons kept"}
+"""Display names of the report's `extra` scores (beyond the paper)."""

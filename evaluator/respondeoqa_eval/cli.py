@@ -1,7 +1,8 @@
 """`respondeoqa-eval`: one command, a subcommand per job.
 
 Each area registers its own subcommands (`register(subparsers)` in its `cli` module) and sets
-`func(args) -> int`. Every `InputError` becomes one line on stderr and exit status 2.
+`func(args) -> int`. Every `InputError` becomes one line on stderr and exit status 2 (a
+`NoData` one ends with `--data-dir DIR` as the way to pass a folder).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import os
 import sys
 
 from . import __version__
+from .datadir import CLI_OPTION, NoData
 from .errors import InputError
 
 # area modules that add subcommands; an area whose optional extra is not installed still
@@ -51,6 +53,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return int(args.func(args) or 0)
+    except NoData as exc:
+        print(f"respondeoqa-eval: error: {exc.said_as(CLI_OPTION)}", file=sys.stderr)
+        return 2
     except InputError as exc:
         print(f"respondeoqa-eval: error: {exc}", file=sys.stderr)
         return 2

@@ -9,7 +9,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from .errors import ChecksumError, InputError
+from .datadir import NoData
+from .errors import ChecksumError
 from .sources import PUBLIC_SHA256, UPSTREAM_COMMIT, UPSTREAM_RAW_URL
 
 ENV_BASE_URL = "RESPONDEOQA_BASE_URL"
@@ -37,13 +38,10 @@ def _download(url: str, dest: Path, expected: str, timeout: float) -> None:
         with urllib.request.urlopen(url, timeout=timeout) as resp:
             data = resp.read()
     except urllib.error.HTTPError as exc:
-        raise InputError(f"download failed: {url} answered HTTP {exc.code}") from None
+        raise NoData(f"cannot download the public files: {url} answered HTTP {exc.code}") from None
     except (urllib.error.URLError, OSError) as exc:
         reason = getattr(exc, "reason", exc)
-        raise InputError(
-            f"download failed: {url} ({reason}). Without internet, pass --data-dir with a copy "
-            "of the upstream files."
-        ) from None
+        raise NoData(f"cannot download the public files: {url} ({reason})") from None
     digest = hashlib.sha256(data).hexdigest()
     if digest != expected:
         raise ChecksumError(

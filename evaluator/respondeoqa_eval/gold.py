@@ -9,19 +9,19 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .datadir import ENV_DATA_DIR as ENV_DATA_DIR
+from .datadir import NoData, check_data_dir
+from .datadir import resolve_data_dir as resolve_data_dir
 from .errors import InputError
 from .fetch import fetch_public
 from .records import Record
 from .sources import FILES, PUBLIC_FILES, SOURCE_INFO, UPSTREAM_URL
 from .upstream import read_records
-
-ENV_DATA_DIR = "RESPONDEOQA_DATA_DIR"
 
 
 @dataclass
@@ -77,7 +77,7 @@ class GoldSet:
         )
 
 
-class MissingPrivateFiles(InputError):
+class MissingPrivateFiles(NoData):
     """Certamen / NLE files were asked for but the user's folder does not have them."""
 
     def __init__(self, missing: list[str], folder: Path | None) -> None:
@@ -89,17 +89,9 @@ class MissingPrivateFiles(InputError):
         where = f"{folder} lacks {', '.join(missing)}" if folder else f"needs {', '.join(missing)}"
         super().__init__(
             f"{where}: these files are not redistributed. {origin}; the upstream README "
-            f"({UPSTREAM_URL}) says how to obtain them. Put them in one folder and pass it with "
-            f"--data-dir DIR (command line) or data_dir=DIR (Python; or set {ENV_DATA_DIR})."
+            f"({UPSTREAM_URL}) says how to obtain them",
+            private=True,
         )
-
-
-def resolve_data_dir(data_dir: str | Path | None) -> Path | None:
-    """`data_dir`, else `$RESPONDEOQA_DATA_DIR`, else None (the pinned public files)."""
-    if data_dir:
-        return Path(data_dir)
-    env = os.environ.get(ENV_DATA_DIR)
-    return Path(env) if env else None
 
 
 def files_in(folder: Path | None) -> set[str]:
@@ -135,9 +127,7 @@ def load_gold(
 
     Records come in file-name order, each file's rows in their upstream order.
     """
-    folder = resolve_data_dir(data_dir)
-    if folder is not None and not folder.is_dir():
-        raise InputError(f"{folder}: data folder does not exist or is not a folder")
+    folder = check_data_dir(data_dir)
     present = files_in(folder)
     if files is not None:
         wanted = set(files)

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import jsonl
 from .errors import InputError
 from .gold import GoldSet
 from .io import decode_utf8, parse_json
@@ -167,14 +168,9 @@ def _resolve_row(row: Mapping[str, Any], where: str, col: _Collector, blank_is_n
 
 
 def _jsonl_objects(text: str, origin: str, label: str = "") -> list[tuple[int, dict[str, Any]]]:
-    # split on "\n" only: str.splitlines() also splits on U+2028/U+2029/NEL, which
-    # json.dumps(ensure_ascii=False) leaves raw inside strings
     out = []
     where = f"{origin}: {label}".rstrip(": ")
-    for lineno, line in enumerate(text.split("\n"), 1):
-        line = line.removesuffix("\r")
-        if not line.strip():
-            continue
+    for lineno, line in jsonl.lines(text):
         row = parse_json(line, where, lineno)
         if not isinstance(row, dict):
             raise InputError(f"{origin}: {label}line {lineno}: expected a JSON object")
@@ -183,13 +179,15 @@ def _jsonl_objects(text: str, origin: str, label: str = "") -> list[tuple[int, d
 
 
 def _note_runner_row(row: Mapping[str, Any], col: _Collector) -> None:
-    """Our runner writes `model`, `params` and `prompt_version` on every row."""
+    """Our runner writes `model`, `params`, `prompt_version` and `tool_version` on every row."""
     if not any(k in row for k in ("model", "params", "prompt_version")):
         return
     version = clean_text(row.get("prompt_version"))
+    ours = bool(version and "params" in row)
     col.note(
         Provenance(
-            tool=RUNNER if version and "params" in row else None,
+            tool=RUNNER if ours else None,
+            tool_version=clean_text(row.get("tool_version")) if ours else None,
             model=clean_text(row.get("model")),
             params=clean_params(row.get("params")),
             prompt_version=version,

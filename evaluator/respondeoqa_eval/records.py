@@ -13,7 +13,6 @@ from .sources import SOURCES as SOURCES
 TASKS = ("multiple_choice", "short_answer", "translation", "feet", "meter")
 """Scoring tasks. `translation` items are BLEU-scored; the others count towards accuracy."""
 
-ACCURACY_TASKS = ("multiple_choice", "short_answer", "feet", "meter")
 
 CONTENTS = (
     "geography",

@@ -1,4 +1,4 @@
-"""The report: a typed model of the JSON contract of docs/report.md, and a readable summary.
+"""The report: a typed model of the JSON contract of docs/report.md (its summary: summary.py).
 
 Frozen dataclasses with `to_dict` / `from_dict`; `Report.from_dict(r.to_dict()) == r` and
 `to_dict` emits exactly the documented JSON. The Space, the paper's rows and the tests read
@@ -8,7 +8,6 @@ reports through this model, never by string paths.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -17,7 +16,7 @@ import sacrebleu
 
 from ._version import __version__
 from .aggregate import Bootstrap, accuracy, bleu
-from .breakdowns import BLEU_SPLITS, BLEU_TARGETS, DIMENSIONS, groups_of
+from .breakdowns import groups_of
 from .gold import GoldSet
 from .metrics import EXACT_MATCH_MACRONS, METRICS
 from .provenance import Provenance
@@ -345,6 +344,9 @@ class Report:
         )
 
     def summary(self) -> str:
+        """The summary `respondeoqa-eval score` prints (summary.py)."""
+        from .summary import summarize
+
         return summarize(self)
 
 
@@ -393,65 +395,3 @@ def build_report(
         unanswered=sum(1 for it in items if not it.missing and it.extracted in (None, "")),
         items=tuple(ItemResult.of(it, g) for it, g in zip(items, groups, strict=True)),
     )
-
-
-def _pct(entry: Score | None) -> str:
-    if entry is None:
-        return "-"
-    text = f"{100 * entry.score:6.2f}"
-    if entry.ci:
-        text += f"  [{100 * entry.ci[0]:5.1f}, {100 * entry.ci[1]:5.1f}]"
-    return f"{text:<24} n={entry.n}"
-
-
-def _section(title: str, groups: Mapping[str, Score]) -> list[str]:
-    if not groups:
-        return []
-    width = max(len(k) for k in groups)
-    return [title] + [f"  {key:<{width}}  {_pct(entry)}" for key, entry in groups.items()]
-
-
-def summarize(report: Report) -> str:
-    """A readable summary (percentages, 95% intervals in brackets)."""
-    acc = report.accuracy
-    gold = report.gold
-    lines = [
-        f"RespondeoQA evaluation, paper protocol (respondeoqa-eval {report.evaluator.version})",
-        f"gold: {gold.n_items} items from {len(gold.files)} files ({', '.join(gold.sources)}); "
-        f"missing predictions: {report.missing}; unanswered: {report.unanswered}",
-    ]
-    if gold.unknown_files:
-        lines.append(f"ignored unknown files in the gold folder: {', '.join(gold.unknown_files)}")
-    lines += ["", f"Accuracy (all non-translation items)  {_pct(acc.overall)}"]
-    for key, dim in DIMENSIONS.items():
-        title = f"By {dim.name[0].lower()}{dim.name[1:]}"
-        if key == "by_multihop":
-            title = "Multihop (short-answer items)"
-        section = _section(title, acc.breakdowns.get(key, {}))
-        if section:
-            lines += [""] + section
-    if report.extra:
-        lines += [""] + _section("Beyond the paper", report.extra)
-    lines += ["", "BLEU (paper-compatible; variable-reference BLEU and chrF beside it)"]
-    lines.append(
-        f"  {'target':<8} {'split':<14} {'BLEU':>6}  {'95% CI':<15} {'var-ref':>7} {'chrF':>6}  n"
-    )
-    signature = None
-    for lang in BLEU_TARGETS:
-        for split in BLEU_SPLITS:
-            b = report.bleu_score(lang, split)
-            if b is None:
-                continue
-            ci_text = f"[{b.ci[0]:5.1f}, {b.ci[1]:5.1f}]" if b.ci else ""
-            lines.append(
-                f"  {lang:<8} {split:<14} {b.score:6.2f}  {ci_text:<15} "
-                f"{_num(b.variable_refs):>7} {_num(b.chrf):>6}  {b.n}"
-            )
-            signature = signature or b.signature
-    if signature:
-        lines.append(f"  sacreBLEU signature: {signature}")
-    return "\n".join(lines)
-
-
-def _num(value: float | None) -> str:
-    return "-" if value is None or math.isnan(value) else f"{value:.2f}"

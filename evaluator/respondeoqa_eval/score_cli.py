@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
+from . import jsonl
 from .api import evaluate
 from .errors import InputError
 from .example import example_predictions
 from .gold import load_gold
 from .io import write_text_atomic
 from .predictions import load_predictions
+from .summary import MOSTLY, mostly_unanswered
 
 
 def _add_gold_options(p: argparse.ArgumentParser) -> None:
@@ -34,6 +35,7 @@ def _score(args: argparse.Namespace) -> int:
         predictions,
         gold,
         restrict_to_covered=args.covered_only,
+        predicted_only=args.predicted_only,
         bootstrap=args.bootstrap,
         seed=args.seed,
     )
@@ -74,15 +76,27 @@ def _score(args: argparse.Namespace) -> int:
         print(report.summary())
         if args.report:
             print(f"\nreport written to {args.report}")
+    if args.strict and mostly_unanswered(report):
+        without = report.missing + report.unanswered
+        print(
+            f"respondeoqa-eval: error: --strict: {without} of {report.n_items} items have no "
+            f"prediction or no answer that could be extracted (more than {MOSTLY:.0%})",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 
 def _example(args: argparse.Namespace) -> int:
+    if not 0 <= args.accuracy <= 1:
+        raise InputError(f"--accuracy {args.accuracy:g}: give a share between 0 and 1")
     gold = load_gold(args.data_dir)
     rows = example_predictions(gold.records, accuracy=args.accuracy, seed=args.seed)
-    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
-    write_text_atomic(Path(args.output), text)
-    print(f"wrote {len(rows)} example predictions to {args.output}")
+    write_text_atomic(Path(args.output), jsonl.encode(rows))
+    print(
+        f"wrote {len(rows)} synthetic example predictions to {args.output} (made up from the gold, "
+        f"about {args.accuracy:.0%} right, seed {args.seed}; not a model's answers)"
+    )
     return 0
 
 
@@ -104,11 +118,24 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="bootstrap resamples for the 95%% intervals (0: none; default 1000)",
     )
     p.add_argument("--seed", type=int, default=12345, help="bootstrap seed (default 12345)")
-    p.add_argument(
+    scope = p.add_mutually_exclusive_group()
+    scope.add_argument(
         "--covered-only",
         action="store_true",
-        help="score only the upstream files the predictions touch (default: every gold item "
-        "counts, missing ones score 0)",
+        help="score only the upstream files the predictions touch, whole: their items without "
+        "a prediction still score 0 (the leaderboard's rule; default: every gold item counts)",
+    )
+    scope.add_argument(
+        "--predicted-only",
+        action="store_true",
+        help="score only the items that have a prediction (a `run --limit N` trial); not "
+        "comparable with full runs",
+    )
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help=f"exit with status 1 when more than {MOSTLY * 100:.0f}%% of the items have no prediction or "
+        "no extractable answer (the report and summary are still written)",
     )
     hub = p.add_argument_group("Hub evaluation results (model repository)")
     hub.add_argument(
@@ -159,9 +186,31 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
     p.set_defaults(func=_score)
 
-    p = sub.add_parser("example", help="write an example predictions file for the gold data")
+    p = sub.add_parser(
+        "example",
+        help="write a synthetic example predictions file (not a model's answers)",
+        description="Write a predictions file in the format `score` and the leaderboard take: one "
+        "JSONL row per gold item, {id, response}, each response a made-up reasoning line and "
+        "'Answer: ...'. The responses are synthetic, built from the gold itself (about "
+        "--accuracy of them give the gold answer, the rest a plausible wrong one): for trying "
+        "the tools, never a result to report.",
+    )
     _add_gold_options(p)
-    p.add_argument("--output", "-o", required=True, metavar="PREDS.jsonl")
-    p.add_argument("--accuracy", type=float, default=0.6, help="share of correct answers")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--output", "-o", required=True, metavar="PREDS.jsonl", help="JSONL file to write"
+    )
+    p.add_argument(
+        "--accuracy",
+        type=float,
+        default=0.6,
+        metavar="SHARE",
+        help="share of items that get the gold answer, 0 to 1 (default 0.6)",
+    )
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of the draw of which items are right (default 0; the same seed gives the "
+        "same file)",
+    )
     p.set_defaults(func=_example)

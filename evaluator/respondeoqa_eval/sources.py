@@ -24,8 +24,21 @@ the dataset; nothing here checks that it exists, and a local `dataset build` fol
 
 PAPER_TITLE = "RespondeoQA: a Benchmark for Bilingual Latin-English Question Answering"
 PAPER_AUTHORS = "Hudspeth, Burns and O'Connor"
+# full names as the upstream README (at UPSTREAM_COMMIT) and the arXiv listing give them
+PAPER_AUTHOR_NAMES = ("Marisa Hudspeth", "Patrick J. Burns", "Brendan O'Connor")
 PAPER_ARXIV = "2604.20738"
 PAPER_CITATION = f"{PAPER_AUTHORS} (2026), arXiv:{PAPER_ARXIV}"
+PAPER_BIBTEX = f"""@misc{{hudspeth2026respondeoqa,
+  title         = {{{PAPER_TITLE}}},
+  author        = {{{" and ".join(PAPER_AUTHOR_NAMES)}}},
+  year          = {{2026}},
+  eprint        = {{{PAPER_ARXIV}}},
+  archivePrefix = {{arXiv}},
+  primaryClass  = {{cs.CL}},
+  url           = {{https://arxiv.org/abs/{PAPER_ARXIV}}}
+}}"""
+"""How to cite the benchmark: the one BibTeX entry the README, the dataset card and the
+Space's About page all show."""
 
 
 @dataclass(frozen=True)
@@ -194,7 +207,6 @@ FILES: dict[str, FileSpec] = _files()
 
 PASSAGE_FILES = frozenset(s.passages for s in FILES.values() if s.passages)
 PUBLIC_FILES = tuple(name for name, s in FILES.items() if s.public)
-PRIVATE_FILES = tuple(name for name, s in FILES.items() if not s.public)
 PUBLIC_SHA256 = {name: FILES[name].sha256 for name in PUBLIC_FILES}
 """The pinned sha256 of each public file at UPSTREAM_COMMIT."""
 

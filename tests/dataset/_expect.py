@@ -4,15 +4,13 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from synthetic import PUBLIC_DIR, SECRET_MARKER, private_records, write_private  # noqa: E402
 
-# $RESPONDEOQA_DATA_DIR if set when the tests start, else the shared copy of the public files
-PUBLIC_FILES_DIR = Path(os.environ.get("RESPONDEOQA_DATA_DIR") or PUBLIC_DIR)
+PUBLIC_FILES_DIR = PUBLIC_DIR  # the six verified public files (tests/synthetic.py)
 
 NLE = [
     f"nle_{kind}_questions_{year}.json"

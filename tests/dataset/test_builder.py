@@ -106,7 +106,10 @@ def test_private_configs_without_a_folder_say_where_files_come_from(config, tmp_
     with pytest.raises(InputError) as err:
         build(config, tmp_path)
     msg = str(err.value)
-    assert "--data-dir" in msg and "data_dir=" in msg
+    # the Python API's form: the variable every entry point reads, then its own argument
+    assert "Set RESPONDEOQA_DATA_DIR=DIR, DIR being a folder with them" in msg
+    assert msg.endswith("or pass data_dir=DIR.")
+    assert err.value.said_as("--data-dir DIR").endswith("or pass --data-dir DIR.")  # the CLI's
     assert "github.com/slanglab/RespondeoQA" in msg
     if config in ("certamen", "all", "certamen-short_answer"):
         assert "Junior Classical League" in msg

@@ -300,7 +300,7 @@ def test_default_data_is_the_pinned_download(tmp_path, capsys):
     # conftest), so the build fails with the download error instead of reading anything else
     code = main(["dataset", "build", "--output", str(tmp_path / "out")])
     err = capsys.readouterr().err
-    assert code == 2 and "download failed" in err and "127.0.0.1:9" in err
+    assert code == 2 and "cannot download the public files" in err and "127.0.0.1:9" in err
 
 
 def test_no_data_dir_builds_from_the_pinned_public_download(tmp_path, monkeypatch, file_server):

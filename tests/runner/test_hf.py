@@ -186,3 +186,38 @@ def test_bad_model_and_device(public_dir, tmp_path, capsys):
             == 2
         )
         assert "no CUDA device" in capsys.readouterr().err
+
+
+def test_progress_starts_once_the_model_is_loaded(tiny, public_dir, tmp_path, monkeypatch):
+    """The bar's clock starts with the answering, not while the weights load."""
+    from respondeoqa_eval.runner import hf
+    from respondeoqa_eval.runner.output import PredictionWriter
+    from respondeoqa_eval.runner.progress import Progress
+
+    events: list[str] = []
+    real_load = hf.load_model
+
+    def load_and_note(settings):
+        loaded = real_load(settings)
+        events.append("loaded")
+        return loaded
+
+    class Noted(Progress):
+        def start(self) -> None:
+            if not self.started:
+                events.append("bar")
+            super().start()
+
+        def update(self, n: int = 1) -> None:
+            events.append("answers")
+            super().update(n)
+
+    monkeypatch.setattr(hf, "load_model", load_and_note)
+    records = read_folder(public_dir).records[:4]
+    settings = HFSettings(model=str(tiny), batch_size=2, max_new_tokens=2, device="cpu")
+    bar = Noted(len(records), enabled=False)
+    out = tmp_path / "p.jsonl"
+    with PredictionWriter(out, model=str(tiny), prompt_version="paper-v1") as writer:
+        assert hf.run_hf(records, writer, settings, bar) == 4
+    assert events == ["loaded", "bar", "answers", "answers"]  # two batches of two
+    assert len(rows_of(out)) == 4

@@ -256,25 +256,39 @@ def test_sampling_can_be_left_out(gold, public_dir, tmp_path):
     assert body["max_tokens"] == 77
 
 
+def _cli_env() -> dict[str, str]:
+    path = [str(ROOT / "evaluator"), os.environ.get("PYTHONPATH", "")]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
+
+
+def _start_run(cmd: list[str], out: Path, rows: int) -> subprocess.Popen:
+    """Start the runner in its own process; return once `out` holds `rows` rows."""
+    proc = subprocess.Popen(cmd, env=_cli_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if out.exists() and out.read_bytes().count(b"\n") >= rows:
+            break
+        time.sleep(0.01)
+    return proc
+
+
+def _run_cmd(server, out, public_dir, *extra) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "respondeoqa_eval.cli",
+        *run_args(server, out, public_dir, *extra),
+    ]
+
+
 def test_resume_after_kill(gold, public_dir, tmp_path):
     """SIGKILL the runner mid-run: no torn line, no duplicates, and a rerun answers the rest."""
     n = 60
     out = tmp_path / "preds.jsonl"
-    path = [str(ROOT / "evaluator"), os.environ.get("PYTHONPATH", "")]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
+    env = _cli_env()
     with ChatServer(delay=0.05) as server:
-        cmd = [
-            sys.executable,
-            "-m",
-            "respondeoqa_eval.cli",
-            *run_args(server, out, public_dir, "--limit", str(n), "--concurrency", "3"),
-        ]
-        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if out.exists() and out.read_bytes().count(b"\n") >= 10:
-                break
-            time.sleep(0.01)
+        cmd = _run_cmd(server, out, public_dir, "--limit", str(n), "--concurrency", "3")
+        proc = _start_run(cmd, out, rows=10)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
         assert proc.returncode == -signal.SIGKILL
@@ -399,3 +413,49 @@ print('OK')
     assert proc.stdout.strip().endswith("OK")
     assert "pip install 'respondeoqa-eval[run]'" in proc.stderr
     assert len((tmp_path / "r.jsonl").read_text().splitlines()) == 5
+
+
+def test_ctrl_c_says_how_many_answers_are_saved_and_how_to_resume(gold, public_dir, tmp_path):
+    n = 60
+    out = tmp_path / "preds.jsonl"
+    with ChatServer(delay=0.05) as server:
+        cmd = _run_cmd(server, out, public_dir, "--limit", str(n), "--concurrency", "2")
+        proc = _start_run(cmd, out, rows=5)
+        proc.send_signal(signal.SIGINT)  # what Ctrl-C sends
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    saved = len(read_rows(out))  # counted in the file, after the runner stopped
+    assert 5 <= saved < n
+    assert err.decode().splitlines()[-1] == (
+        f"respondeoqa-eval: interrupted: {saved} answers saved by this run, {saved} of {n} items "
+        f"answered in {out}; rerun the same command to resume"
+    )
+    assert b"Traceback" not in err
+
+
+def test_changed_settings_warn_only_when_something_runs(gold, public_dir, tmp_path, capsys):
+    out = tmp_path / "preds.jsonl"
+    with ChatServer() as server:
+        assert main(run_args(server, out, public_dir, "--limit", "4")) == 0
+        capsys.readouterr()
+        # the same items with --temperature 0: nothing is left to run, so nothing gets mixed
+        assert main(run_args(server, out, public_dir, "--limit", "4", "--temperature", "0")) == 0
+        err = capsys.readouterr().err
+        assert "warning" not in err and "4 already answered" in err
+        # two more items at temperature 0: the warning names the one setting that changed
+        assert main(run_args(server, out, public_dir, "--limit", "6", "--temperature", "0")) == 0
+        err = capsys.readouterr().err
+    (warning,) = [line for line in err.splitlines() if "warning" in line]
+    assert "earlier rows were made with temperature 0.6; this run uses temperature 0.0," in warning
+    assert "top_p" not in warning and "seed" not in warning
+
+
+def test_the_runner_version_reaches_the_report(gold, public_dir, tmp_path):
+    from wheelkit import checkout_version
+
+    out = tmp_path / "preds.jsonl"
+    with ChatServer() as server:
+        assert main(run_args(server, out, public_dir, "--limit", "3")) == 0
+    report = evaluate(out, gold, predicted_only=True, bootstrap=0).to_dict()
+    assert report["provenance"]["tool"] == "respondeoqa-eval"
+    assert report["provenance"]["tool_version"] == checkout_version()

@@ -7,6 +7,7 @@ import json
 import pytest
 from respondeoqa_eval.errors import InputError
 from respondeoqa_eval.runner.output import PredictionWriter, make_row
+from wheelkit import checkout_version
 
 PARAMS = {"temperature": 0.6, "top_p": 0.95, "seed": 0}
 
@@ -55,6 +56,7 @@ def test_append_and_resume(tmp_path):
         "model": "m",
         "prompt_version": "v1",
         "params": PARAMS,
+        "tool_version": checkout_version(),  # the runner's own version, for the provenance
     }
 
 
@@ -128,15 +130,35 @@ def test_hostile_line_on_resume_is_a_clear_error(tmp_path, hostile):
         writer(out).open()
 
 
-def test_changed_sampling_params_warn(tmp_path):
+def _resumed(tmp_path, old_params, new_params):
     out = tmp_path / "p.jsonl"
     out.write_text(
-        json.dumps(row(0, params={**PARAMS, "temperature": 1.0})) + "\n", encoding="utf-8"
+        "".join(json.dumps(row(i, params=old_params)) + "\n" for i in range(3)), encoding="utf-8"
     )
     warnings = []
-    with writer(out, warn=warnings.append) as w:
-        assert w.done == {"id0"}
-    assert len(warnings) == 1 and "temperature" in warnings[0]
+    with writer(out, params=new_params, warn=warnings.append) as w:
+        assert w.done == {"id0", "id1", "id2"}
+    assert warnings == []  # said by the caller, only when something is left to run
+    return w.settings_warning()
+
+
+def test_a_changed_setting_is_named_with_both_values(tmp_path):
+    text = _resumed(tmp_path, {**PARAMS, "temperature": 1.0}, PARAMS)
+    assert "earlier rows were made with temperature 1.0; this run uses temperature 0.6" in text
+    assert "top_p" not in text and "seed" not in text and "--overwrite" in text
+
+
+def test_greedy_names_only_the_temperature(tmp_path):
+    """--temperature 0 after a sampled run: top_p (recorded as None when greedy) did not change."""
+    greedy = {**PARAMS, "temperature": 0.0, "top_p": None, "max_new_tokens": 1024}
+    sampled = {**PARAMS, "max_new_tokens": 1024}
+    text = _resumed(tmp_path, sampled, greedy)
+    assert "made with temperature 0.6; this run uses temperature 0.0," in text
+    assert "top_p" not in text
+    assert _resumed(tmp_path, greedy, {**greedy, "top_p": 0.95}) is None  # greedy both times
+    budget = _resumed(tmp_path, sampled, {**sampled, "max_new_tokens": 64})
+    assert "made with max_new_tokens 1024; this run uses max_new_tokens 64" in budget
+    assert _resumed(tmp_path, PARAMS, PARAMS) is None
 
 
 def test_second_writer_is_refused(tmp_path):

@@ -9,12 +9,7 @@ leak test searches.
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
 import sys
-import time
-import urllib.request
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -22,10 +17,9 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/ for `synthetic`
 # (tests/conftest.py does this too, and provides `public_dir`, `public_gold`, `file_server`)
 
+from kit.space_server import start_server  # noqa: E402
 from respondeoqa_eval.gold import GoldSet, read_folder  # noqa: E402
-from synthetic import PUBLIC_DIR, SECRET_MARKER, write_private  # noqa: E402
-
-__all__ = ["PUBLIC_DIR", "SECRET_MARKER"]
+from synthetic import write_private  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -37,89 +31,6 @@ def private_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def private_gold(private_dir: Path) -> GoldSet:
     return read_folder(private_dir)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@dataclass
-class Server:
-    url: str
-    db: Path
-    log: Path
-    proc: subprocess.Popen
-    data_dir: Path
-
-    def log_text(self) -> str:
-        return self.log.read_text(encoding="utf-8", errors="replace")
-
-    def stop(self, timeout: float = 30) -> None:
-        """Terminate the server (a clean shutdown: pushes what waits), killing it if it hangs."""
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-
-
-def start_server(
-    data_dir: Path,
-    workdir: Path,
-    env_extra: dict[str, str] | None = None,
-    cmd: list[str] | None = None,
-) -> Server:
-    """Start `respondeoqa-eval space` (or `cmd`) on a free port and wait until it answers."""
-    port = free_port()
-    workdir.mkdir(parents=True, exist_ok=True)
-    db = workdir / "leaderboard.sqlite3"
-    log = workdir / "server.log"
-    env = dict(os.environ)
-    env.update(
-        {
-            "GRADIO_ANALYTICS_ENABLED": "False",
-            "RESPONDEOQA_SPACE_DAILY": "1000",
-            "RESPONDEOQA_SPACE_ATTEMPTS": "1000",
-            "RESPONDEOQA_SPACE_UPLOADS": "1000",
-            "GRADIO_TEMP_DIR": str(workdir / "gradio-tmp"),
-            "PYTHONUNBUFFERED": "1",
-        }
-    )
-    env.update(env_extra or {})
-    env["GRADIO_SERVER_PORT"] = str(port)
-    if cmd:
-        cmd = [str(port) if part == "PORT" else part for part in cmd]
-    cmd = cmd or [
-        sys.executable,
-        "-m",
-        "respondeoqa_eval.cli",
-        "space",
-        "--data-dir",
-        str(data_dir),
-        "--db",
-        str(db),
-        "--port",
-        str(port),
-        "--host",
-        "127.0.0.1",
-    ]
-    with log.open("wb") as out:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, cwd=workdir, env=env)
-    url = f"http://127.0.0.1:{port}/"
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"server exited with {proc.returncode}:\n{log.read_text()}")
-        try:
-            with urllib.request.urlopen(url + "gradio_api/info", timeout=2) as resp:
-                if resp.status == 200:
-                    return Server(url, db, log, proc, data_dir)
-        except OSError:
-            time.sleep(0.3)
-    proc.terminate()
-    raise RuntimeError(f"server did not start in 90 s:\n{log.read_text()}")
 
 
 @pytest.fixture(scope="session")
@@ -134,8 +45,7 @@ def server(private_dir: Path, tmp_path_factory: pytest.TempPathFactory):
 def browser():
     """Debian's chromium through playwright (a failure under CI=true when either is missing)."""
     from conftest import require, require_chromium
-
-    from .helpers import CHROMIUM, CHROMIUM_ARGS
+    from kit.browser import CHROMIUM, CHROMIUM_ARGS
 
     sync_api = require("playwright.sync_api")
     executable = require_chromium(CHROMIUM)
@@ -150,3 +60,24 @@ def screenshot_dir() -> Path:
     folder = Path(os.environ.get("SCREENSHOT_DIR") or "screenshots")
     folder.mkdir(parents=True, exist_ok=True)
     return folder
+
+
+@pytest.fixture
+def hub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """The loopback Hub stand-in (tests/kit/hubstub.py), with HF_ENDPOINT / HF_TOKEN pointing
+    at it for code that reads them; huggingface_hub's own backoff between retries is skipped
+    (its `time.sleep`), so an outage costs no wall-clock time in-process."""
+    import types
+
+    import huggingface_hub.constants
+    import huggingface_hub.utils._http as hf_http
+    from kit.hubstub import TOKEN, HubStub
+
+    # the suite runs with HF_HUB_OFFLINE=1 (tests/conftest.py); these tests reach 127.0.0.1 only
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setattr(hf_http, "time", types.SimpleNamespace(sleep=lambda seconds: None))
+    stub = HubStub(tmp_path / "hub", token=TOKEN).start()
+    monkeypatch.setenv("HF_ENDPOINT", stub.url)
+    monkeypatch.setenv("HF_TOKEN", TOKEN)
+    yield stub
+    stub.stop()

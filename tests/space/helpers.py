@@ -13,19 +13,12 @@ from respondeoqa_eval.breakdowns import groups_of
 from respondeoqa_eval.gold import GoldSet
 from respondeoqa_eval.records import Record
 from respondeoqa_eval.report import Accuracy, BleuScore, GoldInfo, ItemResult, Report, Score
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
-"""Debian's chromium, started the way this machine's closed network needs (never `playwright install`)."""
+from respondeoqa_eval.space.config import Limits
+from respondeoqa_eval.space.metadata import clean_metadata
+from respondeoqa_eval.space.store import Entry, Store
+from respondeoqa_eval.space.store.hub import HubRepo
+from respondeoqa_eval.space.store.sync import Syncer
+from respondeoqa_eval.space.submission import Intake
 
 WRONG = "zzqqxx"  # never a gold answer; an extracted answer that scores 0
 
@@ -230,3 +223,36 @@ def page_board(url: str, view: str = "Overview", coverage: str = "all coverages"
     resp = httpx.get(url + path, params={"view": view, "coverage": coverage}, timeout=60)
     resp.raise_for_status()
     return resp.text
+
+
+# -- real entries, and a record on the Hub stand-in ---------------------------------------
+
+
+def intake_of(store: Store, gold: GoldSet, bootstrap: int = 20) -> Intake:
+    """The Space's one path from predictions to entries, on `store` and `gold`."""
+    return Intake(store, gold, limits=Limits(), bootstrap=bootstrap)
+
+
+def stored(
+    intake: Intake, folder: Path, rows: list[dict[str, Any]], model: str, submitter: str = ""
+) -> Entry:
+    """`rows` written to a file in `folder`, scored and stored as the operator would."""
+    path = write_jsonl(folder / f"{model.replace(' ', '-')}.jsonl", rows)
+    meta = clean_metadata(model, "", "", "", Limits())
+    return intake.submit(path, meta, client=None, submitter=submitter).entry
+
+
+def record_repo(hub: Any, cache: Path) -> HubRepo:
+    """The record repo on the stand-in (created; retries without waiting)."""
+    from kit.hubstub import RECORD_REPO, TOKEN
+
+    repo = HubRepo(
+        RECORD_REPO, token=TOKEN, endpoint=hub.url, cache_dir=cache, sleep=lambda s: None
+    )
+    repo.create(private=True)
+    return repo
+
+
+def syncer_of(store: Store, repo: HubRepo, gold: GoldSet, **kwargs: Any) -> Syncer:
+    """A Syncer that verifies what it reads against `gold`, as the Space does."""
+    return Syncer(store, repo, verify=intake_of(store, gold).verify, limits=Limits(), **kwargs)

@@ -16,15 +16,16 @@ from typing import Any
 import httpx
 import pytest
 from gradio_client import Client
+from kit.space_server import start_server
 from respondeoqa_eval.breakdowns import DIMENSIONS
-from respondeoqa_eval.space import privacy, table
-from respondeoqa_eval.space.limits import Limits, client_address, client_of
-from respondeoqa_eval.space.quota import DAY, PENDING_TTL, RateLimitError
+from respondeoqa_eval.space import privacy
+from respondeoqa_eval.space.config import Limits
 from respondeoqa_eval.space.service import Space, SpaceConfig
 from respondeoqa_eval.space.store import Store, Submission
-from respondeoqa_eval.space.uploads import UploadBudget
+from respondeoqa_eval.space.store.quota import DAY, PENDING_TTL, RateLimitError
+from respondeoqa_eval.space.views.columns import VIEWS
+from respondeoqa_eval.space.web.clients import UploadBudget, client_address, client_of
 
-from .conftest import start_server
 from .helpers import file_records, k_correct_predictions, make_report, submit, write_jsonl
 
 FEET = "prosody_feet_questions_latin.json"
@@ -183,7 +184,7 @@ def test_probing_single_items_reveals_nothing_below_k(space: Space, private_gold
     checked = 0
     for key, g in small:
         dim = DIMENSIONS[key]
-        if dim.name not in table.VIEWS:
+        if dim.name not in VIEWS:
             continue
         frame = space.table(dim.name)
         for entry_id in ids:
@@ -191,7 +192,9 @@ def test_probing_single_items_reveals_nothing_below_k(space: Space, private_gold
             assert math.isnan(row[dim.label(g)]), (dim.name, dim.label(g), row.to_dict())
             checked += 1
     assert checked >= 10
-    csv_rows = list(csv.DictReader(io.StringIO(space.csv_file("Content type").read_text("utf-8"))))
+    csv_rows = list(
+        csv.DictReader(io.StringIO(space.snapshot().csv("Content type", None)[1].decode("utf-8")))
+    )
     for r in csv_rows:
         if r["Entry"] in {f"#{i}" for i in ids}:
             assert r["Literary devices"] in ("", "nan", "—"), r

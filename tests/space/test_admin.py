@@ -20,7 +20,18 @@ SHORT = "junior_scholarship_short_answer.json"
 
 def admin(db: Path, data_dir: Path, *args: str) -> int:
     return main(
-        ["space", "admin", "--db", str(db), "--data-dir", str(data_dir), "--actor", "tester", *args]
+        [
+            "space",
+            "admin",
+            "--db",
+            str(db),
+            "--create",
+            "--data-dir",
+            str(data_dir),
+            "--actor",
+            "tester",
+            *args,
+        ]
     )
 
 

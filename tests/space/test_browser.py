@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from conftest import require
 from gradio_client import Client
-from respondeoqa_eval.space.table import display_columns as columns_of
+from respondeoqa_eval.space.views.columns import display_columns as columns_of
+from synthetic import SECRET_MARKER
 
-from .conftest import SECRET_MARKER
 from .helpers import (
     file_records,
     k_correct_predictions,
@@ -336,7 +336,7 @@ def test_browser_leaderboard_at_a_glance(
             sync_api.expect(page.locator("#detail-meta")).to_contain_text("glance-short")
             sync_api.expect(page.locator("#detail-breakdown")).to_contain_text("Content type")
             with page.expect_download() as download:
-                page.locator("#detail-csv").click()
+                page.locator("#detail-csv a").click()
             items = list(
                 csv.DictReader(io.StringIO(Path(download.value.path()).read_text("utf-8")))
             )

@@ -9,7 +9,6 @@ smoke test (tests/test_wheel.py) runs in the same venv, so a session builds them
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
 import urllib.error
@@ -19,26 +18,26 @@ from pathlib import Path
 import pytest
 import tomllib
 import yaml
+from kit.hubstub import RECORD_REPO as DATA_REPO
+from kit.hubstub import TOKEN, HubStub
+from kit.net import free_port, stop, wait_for_http
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 from respondeoqa_eval.cli import main
 from respondeoqa_eval.gold import read_folder
-from respondeoqa_eval.space.hub import HubRepo
+from respondeoqa_eval.space.config import DEFAULT_DB
 from respondeoqa_eval.space.paper import PAPER_ROWS
-from respondeoqa_eval.space.settings import DEFAULT_DB
+from respondeoqa_eval.space.store.hub import HubRepo
 from synthetic import SECRET_MARKER, private_records, write_private
-from wheelkit import ROOT, checkout_version, free_port, pip_in, stop, venv_env, wait_for_http
+from wheelkit import ROOT, checkout_version, pip_in, venv_env
 
 from .helpers import leaderboard
-from .hubstub import HubStub
 
 SPACE_DIR = ROOT / "space"  # the repository's copy of the Space files
-DATA_REPO = "operator/leaderboard-data"
 GOLD_REPO = "operator/respondeoqa-gold"
 DATASET = "operator/respondeoqa"
 SPACE_REPO = "operator/leaderboard"
-TOKEN = "hf_test_token_not_real"
 BUNDLE_FILES = {"app.py", "README.md", "requirements.txt", ".gitignore"}
 
 
@@ -229,19 +228,6 @@ def test_bundle_installs_and_serves_the_leaderboard(
 # -- deploy -------------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def hub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    import huggingface_hub.constants
-
-    # the suite runs with HF_HUB_OFFLINE=1 (tests/conftest.py); these tests reach 127.0.0.1 only
-    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
-    stub = HubStub(tmp_path / "hub", token=TOKEN).start()
-    monkeypatch.setenv("HF_ENDPOINT", stub.url)
-    monkeypatch.setenv("HF_TOKEN", TOKEN)
-    yield stub
-    stub.stop()
-
-
 def test_deploy_dry_run_uploads_nothing_then_deploy_commits_once(
     hub: HubStub, tmp_path: Path, wheel: Path, capsys: pytest.CaptureFixture
 ) -> None:
@@ -277,7 +263,7 @@ def test_deploy_dry_run_uploads_nothing_then_deploy_commits_once(
 def test_space_gold_from_private_hub_repo_is_never_served(
     hub: HubStub, tmp_path: Path, public_dir: Path, file_server
 ) -> None:
-    from .conftest import start_server
+    from kit.space_server import start_server
 
     private = write_private(tmp_path / "private-gold")
     gold_repo = HubRepo(GOLD_REPO, token=TOKEN, endpoint=hub.url, cache_dir=tmp_path / "c")
@@ -338,70 +324,3 @@ def test_space_gold_from_private_hub_repo_is_never_served(
     finally:
         srv.stop()
     assert SECRET_MARKER not in srv.log_text()
-
-
-def test_admin_on_an_empty_local_copy_acts_on_the_repos_entries(
-    hub: HubStub, tmp_path: Path, capsys: pytest.CaptureFixture
-) -> None:
-    """An operator's `space admin --repo` starts from the repo of record (the Space's entries),
-    so `list` and `hide` work from a laptop with no database yet; the change is pushed."""
-    from respondeoqa_eval.space.store import Store, Submission, hub_path, sha256_bytes
-    from respondeoqa_eval.space.sync import Syncer
-
-    from .helpers import make_report
-
-    space_db = Store(tmp_path / "space.sqlite3")  # what a running Space stored and pushed
-    entry = space_db.add(
-        Submission(model="pushed model", file_sha256=sha256_bytes(b"p")), make_report(0.5)
-    )
-    repo = HubRepo(DATA_REPO, token=TOKEN, endpoint=hub.url, cache_dir=tmp_path / "c1")
-    repo.create(private=True)
-    assert Syncer(space_db, repo).push() == 1
-
-    admin = ["space", "admin", "--db", str(tmp_path / "ops.sqlite3"), "--repo", DATA_REPO]
-    assert main([*admin, "list"]) == 0
-    assert "pushed model" in capsys.readouterr().out
-    (local,) = Store(tmp_path / "ops.sqlite3").entries(include_hidden=True)
-    assert main([*admin, "hide", str(local.id)]) == 0
-    fresh = Store(tmp_path / "restarted.sqlite3")  # a restarted Space restores the hidden entry
-    Syncer(
-        fresh, HubRepo(DATA_REPO, token=TOKEN, endpoint=hub.url, cache_dir=tmp_path / "c2")
-    ).restore()
-    restored = fresh.find_by_hash(entry.file_sha256)
-    assert restored is not None and restored.hidden
-    assert hub_path(entry.file_sha256) in hub.files(DATA_REPO)
-
-
-# -- the README's settings table ----------------------------------------------------------------
-
-
-def readme_settings() -> dict[str, str | None]:
-    """variable -> documented default (None for "—") from the README's settings table."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    rows = re.findall(r"^\| `([A-Z_]+)` \| (`([^`]*)`|—[^|]*) \|", text, flags=re.M)
-    return {var: (default if default else None) for var, _cell, default in rows}
-
-
-def test_readme_settings_table_agrees_with_space_config() -> None:
-    from respondeoqa_eval.space import limits, settings
-    from respondeoqa_eval.space.settings import SpaceConfig
-
-    table = readme_settings()
-    source = "".join(Path(m.__file__).read_text(encoding="utf-8") for m in (settings, limits))
-    read = set(re.findall(r'"(RESPONDEOQA_SPACE_\w+)"', source))
-    documented = {v for v in table if v.startswith("RESPONDEOQA_SPACE_")}
-    assert documented == read, (
-        f"only in README: {documented - read}; undocumented: {read - documented}"
-    )
-    base = SpaceConfig.from_env({})
-    for var, default in table.items():
-        if not var.startswith("RESPONDEOQA_"):
-            continue
-        if default is not None:  # the documented default is the default
-            assert SpaceConfig.from_env({var: default}) == base, var
-        other = "org/x" if default is None or not default[0].isdigit() else f"{default}1"
-        if var.endswith("_COVERAGE"):
-            other = "0.5"
-        if var.endswith(("_DB", "_DIR")):
-            other = "/elsewhere/x"
-        assert SpaceConfig.from_env({var: other}) != base, f"{var} is not read"

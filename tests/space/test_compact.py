@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from respondeoqa_eval.report import ItemResult
-from respondeoqa_eval.space.store import Store, Submission, encode_prediction_rows, sha256_bytes
+from respondeoqa_eval.space.store import Store, Submission, sha256_bytes
 
 from .helpers import make_report
 
@@ -35,13 +35,26 @@ ITEMS = (
         {"by_task": "short_answer", "by_content": "history", "by_source": "certamen"},
     ),
 )
-ROWS = [{"id": "pub-b", "response": "x\nAnswer: amo"}, {"id": "priv-1", "answer": "SECRET"}]
+# a response with the characters str.splitlines() splits on but JSON leaves raw
+ROWS = [
+    {"id": "pub-b", "response": "x\u2028y\u2029z\x85\nAnswer: amo"},
+    {"id": "priv-1", "answer": "SECRET"},
+]
+
+
+def v3_predictions(rows: list[dict[str, str]]) -> bytes:
+    """Kept predictions as schema 3 stored them: zlib'd canonical JSONL, line breaks raw."""
+    lines = [
+        json.dumps(r, ensure_ascii=False, separators=(",", ":"))
+        for r in sorted(rows, key=lambda r: r["id"])
+    ]
+    return zlib.compress("\n".join(lines).encode("utf-8"), 9)
 
 
 def test_items_predictions_and_report_round_trip(tmp_path: Path) -> None:
     store = Store(tmp_path / "lb.sqlite3")
     report = replace(make_report(0.5), items=ITEMS)
-    sub = Submission("m", sha256_bytes(b"1"), predictions=encode_prediction_rows(ROWS))
+    sub = Submission("m", sha256_bytes(b"1"), rows=tuple(ROWS))
     entry = store.add(sub, report)
     again = Store(tmp_path / "lb.sqlite3")  # a new handle: nothing from the writer's memory
     items = again.item_scores(entry.id, public_only=False)
@@ -137,7 +150,7 @@ def test_a_version_3_database_is_migrated(tmp_path: Path) -> None:
         con.execute("UPDATE entry_items SET data = ?", (zlib.compress(json.dumps(cols).encode()),))
         con.execute(
             "UPDATE submissions SET report = ?, predictions = ?",
-            (report.without_items().to_json(indent=None), encode_prediction_rows(ROWS)),
+            (report.without_items().to_json(indent=None), v3_predictions(ROWS)),
         )
     migrated = Store(path)
     assert migrated.get(entry.id).report == report.without_items()
@@ -145,5 +158,5 @@ def test_a_version_3_database_is_migrated(tmp_path: Path) -> None:
     assert migrated.predictions(entry.id) == sorted(ROWS, key=lambda r: r["id"])
     with sqlite3.connect(path) as con:
         assert con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == (
-            "4",
+            "5",
         )

@@ -136,8 +136,8 @@ def test_wrong_extension_refused_at_upload(client: Client, tmp_path: Path) -> No
 
 def test_daily_limit_and_upload_limit_on_a_strict_server(public_gold, tmp_path: Path) -> None:
     from gradio_client.exceptions import AppError
-
-    from .conftest import PUBLIC_DIR, start_server
+    from kit.space_server import start_server
+    from synthetic import PUBLIC_DIR
 
     srv = start_server(
         PUBLIC_DIR,

@@ -9,8 +9,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
-from .conftest import PUBLIC_DIR, start_server
+from kit.space_server import start_server
+from synthetic import PUBLIC_DIR
 
 pytestmark = pytest.mark.slow
 
@@ -39,7 +39,7 @@ def test_space_app_py_starts_the_same_app(tmp_path: Path) -> None:
 def test_space_app_py_is_the_bundle_app_file() -> None:
     """space/app.py is what `space bundle` writes with no repos set (render_app is its one
     source): the committed copy never drifts from the bundled one."""
-    from respondeoqa_eval.space.bundle import render_app
+    from respondeoqa_eval.space.deploy.bundle import render_app
 
     committed = (ROOT / "space" / "app.py").read_text(encoding="utf-8")
     assert committed == render_app(), "space/app.py is stale: write render_app() into it"

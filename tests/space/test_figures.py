@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from respondeoqa_eval.aggregate import Difference
-from respondeoqa_eval.space import figures
 from respondeoqa_eval.space.paper import PAPER_ROWS
+from respondeoqa_eval.space.views import figures
 
 from .helpers import make_report
 

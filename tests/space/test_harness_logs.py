@@ -8,9 +8,8 @@ from pathlib import Path
 import pytest
 from gradio_client import Client
 from harness.logkit import DATE, details_like_lighteval, lm_eval_sample
-from respondeoqa_eval.space import detail
+from respondeoqa_eval.space.config import SpaceConfig
 from respondeoqa_eval.space.service import Space
-from respondeoqa_eval.space.settings import SpaceConfig
 
 from .helpers import file_records, submit, write_jsonl
 
@@ -27,7 +26,7 @@ def _answers(records, k: int) -> list[tuple]:
 
 def _provenance(server, gold, entry_id: int, tmp_path: Path) -> dict[str, str]:
     space = Space(SpaceConfig(db=server.db, gold=gold))
-    shown = detail.entry_detail(space, f"e:{entry_id}", tmp_path)
+    shown = space.detail(f"e:{entry_id}")
     rows = shown.metadata.to_dict("records")
     return {r["Field"]: r["Value"] for r in rows if r["Field"].startswith("Provenance")}
 

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 from gradio_client import Client
+from synthetic import SECRET_MARKER
 
-from .conftest import SECRET_MARKER
 from .helpers import WRONG, submit, write_jsonl
 
 pytestmark = pytest.mark.slow

@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import pytest
 from respondeoqa_eval.errors import InputError
-from respondeoqa_eval.space.limits import (
-    Limits,
-    clean_link,
-    clean_metadata,
-    client_of,
-)
+from respondeoqa_eval.space.config import Limits, SpaceConfig
+from respondeoqa_eval.space.metadata import clean_link, clean_metadata
+from respondeoqa_eval.space.web.clients import client_of
 
 
 @pytest.mark.parametrize(
@@ -57,7 +54,7 @@ def test_client_of_hashes_and_trusts_proxy_only_when_told() -> None:
 
 def test_limits_from_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RESPONDEOQA_SPACE_DAILY", "7")
-    assert Limits.from_env().submissions_per_day == 7
+    assert SpaceConfig.from_env().limits.submissions_per_day == 7
     monkeypatch.setenv("RESPONDEOQA_SPACE_DAILY", "seven")
     with pytest.raises(InputError, match="RESPONDEOQA_SPACE_DAILY"):
-        Limits.from_env()
+        SpaceConfig.from_env()

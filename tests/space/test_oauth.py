@@ -24,12 +24,13 @@ import httpx
 import pytest
 from conftest import require
 from gradio_client import Client
-from respondeoqa_eval.space.settings import SpaceConfig
-from respondeoqa_eval.space.store import Store, hub_path
+from kit.oidcstub import OidcStub
+from kit.space_server import Server, start_server
+from respondeoqa_eval.space.config import SpaceConfig
+from respondeoqa_eval.space.store import Store
+from respondeoqa_eval.space.store import entry_path as hub_path
 
-from .conftest import Server, start_server
 from .helpers import board_rows, file_records, k_correct_predictions, write_jsonl
-from .oidcstub import OidcStub
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import itertools
 
-from respondeoqa_eval.space.pagecache import PageCache
+from respondeoqa_eval.space.web.pagecache import PageCache
 from starlette.applications import Starlette
 from starlette.responses import HTMLResponse, PlainTextResponse
 from starlette.routing import Route

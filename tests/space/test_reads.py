@@ -15,11 +15,11 @@ from typing import Any
 
 import httpx
 from gradio_client import Client, handle_file
-from respondeoqa_eval.space.app import launch
+from kit.net import free_port
+from respondeoqa_eval.space.config import SpaceConfig
 from respondeoqa_eval.space.service import Space
-from respondeoqa_eval.space.settings import SpaceConfig
+from respondeoqa_eval.space.web.app import launch
 
-from .conftest import free_port
 from .helpers import (
     board_rows,
     file_records,
@@ -77,7 +77,7 @@ def test_reads_answer_while_a_submission_is_scored(public_gold, tmp_path: Path) 
     )
     space = Space(config)
     gate = Gate()
-    space._scoring = gate  # the one scoring section every submit route passes through
+    space.intake._scoring = gate  # the one scoring section every submit route passes through
     demo = launch(space, prevent_thread_lock=True)
     url = f"http://127.0.0.1:{config.port}/"
     try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from respondeoqa_eval.space.limits import Limits
+from respondeoqa_eval.space.config import Limits
 from respondeoqa_eval.space.service import Space, SpaceConfig
 
 from .helpers import file_records, k_correct_predictions, write_jsonl
@@ -52,14 +52,24 @@ def test_size_limit(space: Space, tmp_path: Path) -> None:
 
 
 def test_no_file_and_internal_error_are_plain_messages(
-    space: Space, tmp_path: Path, caplog
+    space: Space, tmp_path: Path, caplog, monkeypatch
 ) -> None:
     assert space.submit(None, "m", client="a").message.startswith("Not accepted: no file")
     folder = tmp_path / "folder.jsonl"
-    folder.mkdir()  # reading it fails inside the service: not a user-fixable InputError
+    folder.mkdir()
     out = space.submit(folder, "m", client="a")
+    assert out.message == "Not accepted: folder.jsonl: is a folder, not a predictions file"
+
+    def broken(*args, **kwargs):  # a bug inside scoring, quoting what it was working on
+        raise IsADirectoryError(f"{folder}: SECRET gold text")
+
+    monkeypatch.setattr("respondeoqa_eval.space.submission.score_for_board", broken)
+    path = tmp_path / "p.jsonl"
+    path.write_text('{"id": "prosody_app.I.1.1-la", "answer": "x"}\n', encoding="utf-8")
+    out = space.submit(path, "m", client="a")
     assert out.message.startswith("Not accepted: the file could not be scored because of an")
-    assert "IsADirectoryError" in caplog.text and str(folder) not in out.message
+    assert "IsADirectoryError" in caplog.text and "SECRET" not in caplog.text
+    assert str(folder) not in out.message and "SECRET" not in out.message
 
 
 def test_compare_needs_two(space: Space) -> None:
@@ -71,6 +81,6 @@ def test_compare_needs_two(space: Space) -> None:
 
 
 def test_csv_file(space: Space) -> None:
-    text = space.csv_file("Language pair").read_text(encoding="utf-8")
+    text = space.snapshot().csv("Language pair", None)[1].decode("utf-8")
     assert text.splitlines()[0].startswith("Rank,Model,Overall,CI low,CI high,English \u2192")
     assert "o3-mini" in text and "93.1" in text

@@ -11,10 +11,10 @@ from dataclasses import replace
 from pathlib import Path
 
 from respondeoqa_eval.cli import main
-from respondeoqa_eval.space import detail
+from respondeoqa_eval.space.rows import SCORED as SCORED_LABEL
 from respondeoqa_eval.space.service import Space, SpaceConfig
 from respondeoqa_eval.space.store import Store
-from respondeoqa_eval.space.table import SCORED_LABEL, STALE_MARK
+from respondeoqa_eval.space.views.frames import STALE_MARK
 
 from .helpers import file_records, k_correct_predictions, write_jsonl
 
@@ -32,7 +32,7 @@ def type_of(space: Space, entry_id: int) -> str:
 
 
 def detail_note(space: Space, entry_id: int, folder: Path) -> list[str]:
-    found = detail.entry_detail(space, f"e:{entry_id}", folder)
+    found = space.detail(f"e:{entry_id}")
     assert found is not None
     meta = found.metadata
     return meta.loc[meta["Field"] == "Note", "Value"].tolist()
@@ -74,7 +74,7 @@ def test_corrected_gold_marks_until_rescored(private_dir: Path, public_gold, tmp
     assert type_of(second, entry_id) == MARKED
     assert detail_note(second, entry_id, tmp_path) == [f"scored with an {STALE_MARK}"]
     assert not store.get(entry_id).stale  # the evaluator version is current: the gold differs
-    csv_text = second.csv_file("Overview").read_text(encoding="utf-8")
+    csv_text = second.snapshot().csv("Overview", None)[1].decode("utf-8")
     assert MARKED in csv_text
     assert all(t != MARKED for t in second.table("Overview").query("Entry == 'paper'")["Type"])
 

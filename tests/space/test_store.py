@@ -173,7 +173,7 @@ def test_crash_mid_write_leaves_db_intact(tmp_path: Path) -> None:
 
 
 def test_attempt_counting(tmp_path: Path) -> None:
-    from respondeoqa_eval.space.limits import Limits
+    from respondeoqa_eval.space.config import Limits
 
     store = Store(tmp_path / "lb.sqlite3")
     # an attempt that stored an entry, one that stored nothing, and another client's

@@ -9,16 +9,35 @@ from dataclasses import dataclass, field, replace
 from html.parser import HTMLParser
 
 import pytest
+from respondeoqa_eval.numbers import MISSING, percent_text, round1
 from respondeoqa_eval.report import BleuScore, Report, Score
-from respondeoqa_eval.space import table
-from respondeoqa_eval.space.paper import PAPER_LABEL, PAPER_ROWS
+from respondeoqa_eval.space.paper import PAPER_ROWS
+from respondeoqa_eval.space.rows import PAPER_LABEL
+from respondeoqa_eval.space.views.board import board_html
+from respondeoqa_eval.space.views.columns import (
+    TRANSLATION_VIEW,
+    VIEWS,
+    column_widths,
+    columns,
+    display_columns,
+)
+from respondeoqa_eval.space.views.entry import breakdown_frame
+from respondeoqa_eval.space.views.frames import (
+    ALL_COVERAGES,
+    coverage_choices,
+    display_frame,
+    leaderboard_frame,
+    records,
+    to_csv,
+)
+from respondeoqa_eval.space.views.legend import legend
 
 from .helpers import make_report, parse_board
 
 
 @dataclass
 class FakeEntry:
-    """Shaped like store.Entry (what table.Row needs), with a typed report."""
+    """Shaped like store.Entry (what rows.Row needs), with a typed report."""
 
     id: int
     model: str
@@ -35,20 +54,20 @@ def rows_by_model(df):
 
 
 def test_round1_rounds_halves_up_as_written() -> None:
-    assert [table.round1(v) for v in (17.95, 0.05, 71.92, 90.25, -0.15)] == [
+    assert [round1(v) for v in (17.95, 0.05, 71.92, 90.25, -0.15)] == [
         18.0,
         0.1,
         71.9,
         90.3,
         -0.2,
     ]
-    assert math.isnan(table.round1(None)) and table.percent_text(None) == table.MISSING
-    assert table.percent_text(0.59149) == "59.1%" and table.percent_text(2 / 3) == "66.7%"
+    assert math.isnan(round1(None)) and percent_text(None) == MISSING
+    assert percent_text(0.59149) == "59.1%" and percent_text(2 / 3) == "66.7%"
 
 
 def test_paper_rows_carry_published_numbers() -> None:
     # PROTOCOL section 6, typed in from the table there
-    df = table.leaderboard_frame(list(PAPER_ROWS))
+    df = leaderboard_frame(list(PAPER_ROWS))
     rows = rows_by_model(df)
     assert set(rows) == {"LLaMa 3.3 70B", "Qwen QwQ 32B", "o3-mini"}
     assert rows["LLaMa 3.3 70B"]["Overall"] == 71.9  # 71.92, one decimal
@@ -60,34 +79,34 @@ def test_paper_rows_carry_published_numbers() -> None:
     assert rows["Qwen QwQ 32B"]["Scansion"] == 21.1
     assert all(r["Type"] == PAPER_LABEL for r in rows.values())
     assert [r["Rank"] for r in df.to_dict("records")] == [1, 2, 3]
-    content = rows_by_model(table.leaderboard_frame(list(PAPER_ROWS), "Content type"))
+    content = rows_by_model(leaderboard_frame(list(PAPER_ROWS), "Content type"))
     assert content["LLaMa 3.3 70B"]["Literary devices"] == 35.7
     assert content["o3-mini"]["Reading comprehension"] == 94.0
-    pairs = rows_by_model(table.leaderboard_frame(list(PAPER_ROWS), "Language pair"))
+    pairs = rows_by_model(leaderboard_frame(list(PAPER_ROWS), "Language pair"))
     assert pairs["Qwen QwQ 32B"]["Latin \u2192 English"] == 90.2
     assert pairs["o3-mini"]["Latin \u2192 Latin"] == 44.7
-    bleu = rows_by_model(table.leaderboard_frame(list(PAPER_ROWS), table.TRANSLATION_VIEW))
+    bleu = rows_by_model(leaderboard_frame(list(PAPER_ROWS), TRANSLATION_VIEW))
     # published 17.95: halves round up as written (float rounding would show 17.9)
     assert bleu["Qwen QwQ 32B"]["BLEU \u2192 English, constrained (paper, padded)"] == 18.0
     assert bleu["o3-mini"]["BLEU \u2192 Latin, unconstrained (paper, padded)"] == 23.4
 
 
 def test_views_have_the_issue_columns() -> None:
-    assert len(table.VIEWS["Content type"]) == 10
-    assert len(table.VIEWS["Language pair"]) == 4
-    assert len(table.VIEWS["Source"]) == 4
-    assert len(table.VIEWS["Format"]) == 2
-    for view in table.VIEWS:
-        cols = table.columns(view)
+    assert len(VIEWS["Content type"]) == 10
+    assert len(VIEWS["Language pair"]) == 4
+    assert len(VIEWS["Source"]) == 4
+    assert len(VIEWS["Format"]) == 2
+    for view in VIEWS:
+        cols = columns(view)
         assert cols[:3] == ["Rank", "Model", "Overall"]  # pinned, then the overall score
-        assert table.display_columns(view)[:4] == ["Rank", "Model", "Overall", "95% CI"]
-        cols = table.display_columns(view)
-        df = table.leaderboard_frame(list(PAPER_ROWS), view)
-        headers, _rows = parse_board(table.board_html(df, view))
+        assert display_columns(view)[:4] == ["Rank", "Model", "Overall", "95% CI"]
+        cols = display_columns(view)
+        df = leaderboard_frame(list(PAPER_ROWS), view)
+        headers, _rows = parse_board(board_html(df, view))
         assert headers == cols
-        assert list(df.columns) == table.columns(view)
-        assert list(table.display_frame(df).columns) == cols
-        assert len(table.column_widths(view)) == len(cols)
+        assert list(df.columns) == columns(view)
+        assert list(display_frame(df).columns) == cols
+        assert len(column_widths(view)) == len(cols)
         # no view shows the paper's padded BLEU without BLEU without padding beside it
         padded = [c for c in cols if c.endswith("(paper, padded)")]
         assert all(c.replace("(paper, padded)", "(no padding)") in cols for c in padded)
@@ -107,7 +126,7 @@ def test_scored_rows_rank_within_coverage() -> None:
             4, "certamen-only", make_report(0.99, sources=("certamen",)), sources=("certamen",)
         ),
     ]
-    df = table.leaderboard_frame([*PAPER_ROWS, *entries])
+    df = leaderboard_frame([*PAPER_ROWS, *entries])
     rows = rows_by_model(df)
     # full coverage ranks with the paper rows: 71.92 > 70 > 68.61 > 68.11
     assert rows["LLaMa 3.3 70B"]["Rank"] == 1 and rows["full"]["Rank"] == 2
@@ -120,18 +139,18 @@ def test_scored_rows_rank_within_coverage() -> None:
     assert (rows["public-high"]["CI low"], rows["public-high"]["CI high"]) == (75.0, 85.0)
     assert rows["public-high"]["Entry"] == "#2" and rows["public-high"]["Date"] == "2026-05-01"
     assert math.isnan(rows["public-high"]["Multiple choice"])  # no multiple choice in the report
-    only = table.leaderboard_frame([*PAPER_ROWS, *entries], coverage="Certamen")
+    only = leaderboard_frame([*PAPER_ROWS, *entries], coverage="Certamen")
     assert list(only["Model"]) == ["certamen-only"]
-    assert table.coverage_choices([*PAPER_ROWS, *entries])[:2] == [
-        table.ALL_COVERAGES,
+    assert coverage_choices([*PAPER_ROWS, *entries])[:2] == [
+        ALL_COVERAGES,
         "all sources",
     ]
 
 
 def test_unknown_view_and_empty() -> None:
     with pytest.raises(ValueError):
-        table.leaderboard_frame([], "Nonsense")
-    assert table.leaderboard_frame([]).empty
+        leaderboard_frame([], "Nonsense")
+    assert leaderboard_frame([]).empty
 
 
 def test_csv_neutralises_formulas_and_keeps_text() -> None:
@@ -139,7 +158,7 @@ def test_csv_neutralises_formulas_and_keeps_text() -> None:
         FakeEntry(1, '=HYPERLINK("http://evil")', make_report(0.5)),
         FakeEntry(2, "<script>alert(1)</script>", make_report(0.6)),
     ]
-    text = table.to_csv(table.leaderboard_frame(entries))
+    text = to_csv(leaderboard_frame(entries))
     rows = list(csv.DictReader(io.StringIO(text)))
     models = {r["Model"] for r in rows}
     assert '\'=HYPERLINK("http://evil")' in models
@@ -154,7 +173,7 @@ def test_breakdown_frame_lists_every_group() -> None:
         extra={"short_answer_macron_sensitive": Score(0.4, 10, (0.3, 0.5))},
         bleu={"latin": {"overall": BleuScore(20.0, 5, variable_refs=21.5)}},
     )
-    df = table.breakdown_frame(report)
+    df = breakdown_frame(report)
     rows = {(r["Breakdown"], r["Group"]): r for r in df.to_dict("records")}
     assert rows[("Overall", "all scored items")]["Score"] == 50.0
     assert rows[("Content type", "Grammar")]["Score"] == 25.0
@@ -175,17 +194,17 @@ def test_number_style_best_values_and_csv_types() -> None:
         FakeEntry(1, "a", make_report(0.25)),
         FakeEntry(2, "b", make_report(0.5)),
     ]
-    df = table.leaderboard_frame([*PAPER_ROWS, *entries])
-    shown = table.display_frame(df)
+    df = leaderboard_frame([*PAPER_ROWS, *entries])
+    shown = display_frame(df)
     assert shown.loc[shown["Model"] == "a", "95% CI"].item() == "20.0 to 30.0"
-    assert shown.loc[shown["Model"] == "LLaMa 3.3 70B", "95% CI"].item() == table.MISSING
-    headers, rows = parse_board(table.board_html(df, "Leaderboard"))
-    assert headers == table.display_columns("Overview")
+    assert shown.loc[shown["Model"] == "LLaMa 3.3 70B", "95% CI"].item() == MISSING
+    headers, rows = parse_board(board_html(df, "Leaderboard"))
+    assert headers == display_columns("Overview")
     by_model = {r["Model"]: r for r in rows}
     # one decimal for every score, the missing mark for a missing value, integers for counts
     assert by_model["b"]["Overall"] == "50.0" and by_model["a"]["Overall"] == "25.0"
     assert by_model["LLaMa 3.3 70B"]["Overall"] == "71.9"  # 71.92 in the paper
-    assert by_model["LLaMa 3.3 70B"]["Items"] == table.MISSING
+    assert by_model["LLaMa 3.3 70B"]["Items"] == MISSING
     assert by_model["b"]["Items"] == "100" and by_model["b"]["Rank"] == "1"
     # the best value per coverage: b (50.0) among the public entries, LLaMa among the paper's
     assert "Overall" in by_model["b"]["_best"] and "Overall" not in by_model["a"]["_best"]
@@ -195,11 +214,11 @@ def test_number_style_best_values_and_csv_types() -> None:
     assert by_model["b"]["_key"] == "e:2"
     o3 = next(p for p in PAPER_ROWS if p.model == "o3-mini")
     assert by_model["o3-mini"]["_key"] == f"p:{o3.key}"
-    rows = list(csv.DictReader(io.StringIO(table.to_csv(df))))
+    rows = list(csv.DictReader(io.StringIO(to_csv(df))))
     assert [r["Rank"] for r in rows] == ["1", "2", "3", "1", "2"]
     assert rows[3]["Items"] == "100" and rows[0]["Items"] == ""
     assert float(rows[3]["CI low"]) == 45.0 and float(rows[3]["CI high"]) == 55.0
-    api = table.records(df)
+    api = records(df)
     assert api["headers"] == list(df.columns)
     assert api["data"][3][:3] == [1, "b", 50.0] and api["data"][0][3] is None  # no NaN in JSON
 
@@ -218,14 +237,19 @@ def test_board_html_keeps_every_user_string_text(name: str) -> None:
     """Model names, links and parameter counts are escaped: the parsed table reads back the
     exact strings, and no markup of theirs survives in the HTML."""
     entry = FakeEntry(7, name, make_report(0.5), params=name, link=name)
-    board = table.board_html(table.leaderboard_frame([entry]), f"caption {name}")
+    board = board_html(
+        leaderboard_frame([entry]), f"caption {name}", csv_href=f"board.csv?{name}", status=name
+    )
     headers, rows = parse_board(board)
     assert [(r["Model"], r["Params"], r["Link"]) for r in rows] == [(name, name, name)]
     assert rows[0]["_key"] == "e:7"
     tags = _Tags()
     tags.feed(board)
-    assert tags.names <= {"p", "div", "table", "thead", "tbody", "tr", "th", "td"}, tags.names
-    assert tags.attrs <= {"class", "data-heading", "data-type", "title", "style", "data-key"}
+    # the table's own tags, the CSV link and the record notice; nothing of the user's
+    allowed = {"p", "div", "table", "thead", "tbody", "tr", "th", "td", "a"}
+    assert tags.names <= allowed, tags.names
+    allowed_attrs = {"class", "data-heading", "data-type", "title", "style", "data-key", "id"}
+    assert tags.attrs <= allowed_attrs | {"href", "download", "role"}
     assert tags.keys == ["e:7"]
 
 
@@ -245,8 +269,8 @@ class _Tags(HTMLParser):
 
 
 def test_legend_explains_missing_and_bleu() -> None:
-    text = table.legend(table.TRANSLATION_VIEW, 10)
+    text = legend(TRANSLATION_VIEW, 10)
     assert "brevity penalty" in text and "no padding" in text
     assert "fewer than 10 private" in text and "not reported in the paper" in text
-    assert "The paper reports no numbers" in table.legend("Source")
-    assert "The paper reports no numbers" not in table.legend("Content type")
+    assert "The paper reports no numbers" in legend("Source")
+    assert "The paper reports no numbers" not in legend("Content type")

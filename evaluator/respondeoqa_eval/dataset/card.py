@@ -260,6 +260,7 @@ def render_license(private: bool) -> str:
 def main(argv: list[str] | None = None) -> int:
     """Rewrite the committed `dataset_card/README.md` (run from the checkout's root) from a
     fresh public build."""
+    from ..datadir import CLI_OPTION, NoData
     from ..errors import InputError
     from .export import build_folder
 
@@ -287,6 +288,9 @@ def main(argv: list[str] | None = None) -> int:
             Path(args.output).write_text(
                 (result.folder / "README.md").read_text(encoding="utf-8"), encoding="utf-8"
             )
+    except NoData as exc:
+        print(f"error: {exc.said_as(CLI_OPTION)}", file=sys.stderr)
+        return 2
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -15,8 +15,9 @@ from typing import Any
 
 import datasets
 
+from ..datadir import check_data_dir
 from ..errors import InputError
-from ..gold import files_in, resolve_data_dir
+from ..gold import files_in
 from ..records import PRIVATE_SOURCES
 from .builder import RespondeoQA
 from .card import render_card, render_license
@@ -98,9 +99,7 @@ def build_folder(
     `eval_yaml`: also write the Hub Benchmark file `eval.yaml` (harness/eval_results.py).
     """
     out = Path(out)
-    folder = resolve_data_dir(data_dir)
-    if folder is not None and not folder.is_dir():
-        raise InputError(f"{folder}: data folder does not exist or is not a folder")
+    folder = check_data_dir(data_dir)
     _check_output(out)
     names, skipped = _plan(folder, include_private)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -16,7 +16,7 @@ from ..configs import (  # noqa: F401  (the dataset's config table lives beside 
     ConfigSpec,
 )
 from ..sources import (  # noqa: F401  (the card and builder read the source table through here)
-    PAPER_ARXIV,
+    PAPER_BIBTEX,
     PAPER_TITLE,
     SOURCE_INFO,
     SOURCES,
@@ -76,14 +76,7 @@ FIELD_DOCS: dict[str, str] = {
 }
 
 
-CITATION = f"""@misc{{hudspeth2026respondeoqa,
-  title         = {{{PAPER_TITLE}}},
-  author        = {{Hudspeth and Burns and O'Connor}},
-  year          = {{2026}},
-  eprint        = {{{PAPER_ARXIV}}},
-  archivePrefix = {{arXiv}},
-  url           = {{https://arxiv.org/abs/{PAPER_ARXIV}}}
-}}"""
+CITATION = PAPER_BIBTEX
 
 
 def terms_text(sources: tuple[str, ...] = SOURCES) -> str:

@@ -35,7 +35,7 @@ def load_config_gold(spec: ConfigSpec, data_dir: str | Path | None) -> GoldSet:
     try:
         return load_gold(data_dir, files=spec.files)
     except MissingPrivateFiles as exc:
-        raise InputError(f"config {spec.name!r}: {exc}") from None
+        raise exc.within(f"config {spec.name!r}") from None
 
 
 def code_version() -> str:

@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..configs import CONFIGS
+from ..datadir import ENV_DATA_DIR, LM_EVAL_OPTION, NoData
 from ..errors import InputError
 from ..extract import extract_answer
 from ..metrics import corpus_bleu
@@ -102,14 +103,18 @@ def load_private_docs(
     if config not in CONFIGS:
         raise InputError(f"unknown RespondeoQA config {config!r}")
     source = dataset or os.environ.get(DATASET_ENV)
-    folder = data_dir or os.environ.get("RESPONDEOQA_DATA_DIR")
+    folder = data_dir or os.environ.get(ENV_DATA_DIR)
     if source:
         ds = datasets.load_dataset(str(source), config, split=SPLIT)
     elif folder:
         from ..dataset.features import FEATURES
         from ..runner.selection import select_items
 
-        rows = [r.to_dict() for r in select_items(config, folder)]
+        try:
+            records = select_items(config, folder)
+        except NoData as exc:  # in lm-eval a folder is passed with --metadata, not --data-dir
+            raise InputError(exc.said_as(LM_EVAL_OPTION)) from None
+        rows = [r.to_dict() for r in records]
         ds = datasets.Dataset.from_list(rows, features=FEATURES)
     else:
         raise InputError(

@@ -18,6 +18,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import Literal
 
 import numpy as np
 import sacrebleu
@@ -34,11 +35,18 @@ N_STATS = 2 * MAX_ORDER + 2
 """Columns of `bleu_stats`: matches_1..4, totals_1..4, hyp_len, ref_len."""
 
 PAD_EMPTY_TO_MAX = "empty-to-max"
+
+PAD_TO_GROUP_MAX = "group-max"
+"""PROTOCOL 5: every item's references padded with empty ones to the largest count among the
+items scored together (the paper's BLEU)."""
+NO_PADDING = "none"
+"""Every item with its own references (the "variable references" BLEU)."""
+Padding = int | Literal["group-max", "none"]
+"""How an item's references are padded: one of the two above, or to a given count."""
 REFERENCE_CACHE_ITEMS = 16384
 """Items whose prepared references are kept (`_references`): more than RespondeoQA has."""
 LATIN_PREPROCESSING = "j>i+v>u+unidecode"
 _TOKENIZER = Tokenizer13a()
-_LANGUAGES = ("english", "latin")
 
 
 def preprocess(text: str, target_language: str) -> str:
@@ -151,18 +159,20 @@ class CorpusStatistics:
     def _mask(self, mask: np.ndarray | None) -> np.ndarray:
         return np.ones(len(self), dtype=bool) if mask is None else np.asarray(mask, dtype=bool)
 
-    def paper_rows(self, mask: np.ndarray | None = None, pad_to: int | None = None) -> np.ndarray:
-        """Rows of the items in `mask`, with the paper's padding to `pad_to` references
-        (default: the largest count among those items); `pad_to=0`: no padding."""
+    def rows_for(
+        self, mask: np.ndarray | None = None, padding: Padding = PAD_TO_GROUP_MAX
+    ) -> np.ndarray:
+        """Statistics rows of the items in `mask`, their references padded as `padding` says
+        (PAD_TO_GROUP_MAX: the paper's; NO_PADDING; or a count, at least every item's)."""
         mask = self._mask(mask)
         rows = self.rows[mask].copy()
         n_refs = self.n_refs[mask]
-        if pad_to is None:
-            pad_to = int(n_refs.max()) if len(n_refs) else 0
-        if len(n_refs) and n_refs.max() > pad_to > 0:
-            raise ValueError(
-                f"an item has {int(n_refs.max())} references, more than pad_to={pad_to}"
-            )
+        most = int(n_refs.max()) if len(n_refs) else 0
+        if padding == NO_PADDING:
+            return rows
+        pad_to = most if padding == PAD_TO_GROUP_MAX else int(padding)
+        if most > pad_to:
+            raise ValueError(f"an item has {most} references, more than the padding to {pad_to}")
         padded = n_refs < pad_to
         rows[padded, -1] = self.padded_ref_len[mask][padded]
         return rows
@@ -185,8 +195,8 @@ class CorpusStatistics:
         chrf_sig = chrf_signature(nrefs, self.target_language, LATIN_PREPROCESSING)
         if n == 0:
             return BleuResult(0.0, 0.0, 0.0, 0, signature, 0, chrf_sig)
-        score = bleu_from_stats(self.paper_rows(mask))
-        variable = bleu_from_stats(self.paper_rows(mask, pad_to=0))
+        score = bleu_from_stats(self.rows_for(mask, PAD_TO_GROUP_MAX))
+        variable = bleu_from_stats(self.rows_for(mask, NO_PADDING))
         return BleuResult(
             score, variable, self.chrf(mask), n, signature, int(n_refs.max()), chrf_sig
         )
@@ -196,20 +206,15 @@ def bleu_stats(
     hypotheses: Sequence[str],
     references: Sequence[Sequence[str]],
     target_language: str,
-    pad_to: int | None,
+    padding: Padding,
 ) -> np.ndarray:
     """Per-item BLEU sufficient statistics, shape (n_items, 10).
 
     Row: [matches_1..4, totals_1..4, hyp_len, ref_len] with sacreBLEU BLEU(lowercase=True) 13a
-    counting on preprocessed text. `references[i]` is item i's list of references. `pad_to`: pad
-    every item's references with empty references up to this count (the paper's protocol, pass
-    the group's largest count); None: no padding (the "variable references" number).
+    counting on preprocessed text. `references[i]` is item i's list of references; `padding`
+    as in `CorpusStatistics.rows_for` (the paper: PAD_TO_GROUP_MAX).
     """
-    if pad_to is not None:
-        for i, refs in enumerate(references):
-            if len(refs) > pad_to:
-                raise ValueError(f"item {i} has {len(refs)} references, more than pad_to={pad_to}")
-    return CorpusStatistics(hypotheses, references, target_language).paper_rows(pad_to=pad_to or 0)
+    return CorpusStatistics(hypotheses, references, target_language).rows_for(padding=padding)
 
 
 def bleu_from_stats(summed: np.ndarray) -> float:

@@ -189,7 +189,7 @@ def _check_options(args: argparse.Namespace) -> None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """Answer the selected items, appending to (and resuming) the output file."""
-    from .progress import progress_bar
+    from .progress import Progress
 
     _check_options(args)
     records = select_items(args.config, args.data_dir, limit=args.limit)
@@ -245,14 +245,30 @@ def cmd_run(args: argparse.Namespace) -> int:
     ) as writer:
         selected = {r.id for r in records}
         already = len(selected & writer.done)
+        running = len(records) - already
         print(
             f"{len(records)} items selected ({args.config}); {already} already answered in "
-            f"{args.output}; running {len(records) - already}",
+            f"{args.output}; running {running}",
             file=sys.stderr,
         )
-        bar = progress_bar(len(records), already, desc="answering", enabled=not args.no_progress)
+        mixed = writer.settings_warning()
+        if running and mixed:  # nothing to run: nothing gets mixed
+            print(f"respondeoqa-eval: warning: {mixed}", file=sys.stderr)
+        if running and not args.api_base:
+            print(f"loading {args.model} ...", file=sys.stderr)
+        bar = Progress(len(records), already, desc="answering", enabled=not args.no_progress)
         try:
             written = runner(records, writer, settings, bar)
+        except KeyboardInterrupt:
+            bar.close()
+            saved = len(selected & writer.done)
+            print(
+                f"\nrespondeoqa-eval: interrupted: {writer.written} answers saved by this run, "
+                f"{saved} of {len(records)} items answered in {args.output}; rerun the same "
+                "command to resume",
+                file=sys.stderr,
+            )
+            return 130
         finally:
             bar.close()
     print(

@@ -205,6 +205,8 @@ def run_hf(
     for rec in todo:
         text, templated = render_prompt(tokenizer, build_messages(rec))
         rendered.append((rec, text, templated, len(tokenizer(text)["input_ids"])))
+    if progress is not None and hasattr(progress, "start"):
+        progress.start()  # loaded and ready: the bar's clock starts with the answering
     # longest prompts first: batches of similar length waste little padding, and running out of
     # memory shows up on the first batch rather than hours in
     rendered.sort(key=lambda item: -item[3])

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
-import json
 import os
 import random
 import time
@@ -265,6 +264,8 @@ async def _run(
             if progress is not None:
                 progress.update(1)
 
+    if progress is not None and hasattr(progress, "start"):
+        progress.start()
     n = min(settings.concurrency, len(todo))
     limits = httpx.Limits(max_connections=n, max_keepalive_connections=n)
     timeout = httpx.Timeout(settings.timeout, connect=min(settings.timeout, 30.0))
@@ -277,11 +278,3 @@ async def _run(
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
     return written
-
-
-def describe_settings(settings: ApiSettings) -> str:
-    """One line for the log: where requests go and how (never the key)."""
-    return json.dumps(
-        {"url": chat_url(settings.api_base), "model": settings.model, **settings.params()},
-        ensure_ascii=False,
-    )

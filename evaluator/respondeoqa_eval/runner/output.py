@@ -15,6 +15,8 @@ import threading
 from pathlib import Path
 from typing import IO, Any
 
+from .. import jsonl
+from .._version import __version__
 from ..errors import InputError
 
 try:  # advisory lock so two runners never append to the same file (POSIX only)
@@ -22,19 +24,25 @@ try:  # advisory lock so two runners never append to the same file (POSIX only)
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
-SAMPLING_KEYS = ("temperature", "top_p", "seed")
-
-# characters that json.dumps leaves raw but str.splitlines() treats as line breaks: escaped so
-# that any JSONL reader (even one splitting with splitlines) sees one row per line
-_LINE_BREAKS = {"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+SETTING_KEYS = ("temperature", "top_p", "seed", "max_new_tokens")
+"""Recorded settings whose change makes a resumed file mix two kinds of answers."""
 
 
 def dump_row(row: dict[str, Any]) -> str:
-    """One JSONL line (with its newline); non-ASCII text stays readable."""
-    text = json.dumps(row, ensure_ascii=False)
-    for raw, escaped in _LINE_BREAKS.items():
-        text = text.replace(raw, escaped)
-    return text + "\n"
+    """One JSONL line (with its newline), through the package's codec (`jsonl.dumps`)."""
+    return jsonl.dumps(row) + "\n"
+
+
+def changed_settings(old: dict[str, Any], new: dict[str, Any]) -> list[tuple[str, tuple]]:
+    """The recorded settings that differ between an earlier row's `params` and this run's,
+    as (key, (old, new)). A setting one side does not record is not compared, and top_p is
+    not when either side is greedy (temperature 0), where it has no effect."""
+    greedy = 0 in (old.get("temperature"), new.get("temperature"))
+    return [
+        (k, (old[k], new[k]))
+        for k in SETTING_KEYS
+        if k in old and k in new and old[k] != new[k] and not (k == "top_p" and greedy)
+    ]
 
 
 def make_row(
@@ -57,6 +65,7 @@ def make_row(
         "model": model,
         "prompt_version": prompt_version,
         "params": params,
+        "tool_version": __version__,
     }
     row.update(extra)
     return row
@@ -84,6 +93,7 @@ class PredictionWriter:
         self.params = params or {}
         self.overwrite = overwrite
         self.done: set[str] = set()
+        self.changed: dict[str, tuple[Any, Any]] = {}  # setting -> (earlier rows', this run's)
         self.dropped_bytes = 0  # size of a torn last line that was cut off
         self.written = 0
         self._warn = warn or (
@@ -173,19 +183,24 @@ class PredictionWriter:
                 f"uses model {self.model!r} and prompt version {self.prompt_version!r}; "
                 "choose another --output, or pass --overwrite to start it again"
             )
-        old = row.get("params") or {}
-        changed = [
-            k for k in SAMPLING_KEYS if k in self.params and k in old and old[k] != self.params[k]
-        ]
-        if changed and not getattr(self, "_warned_params", False):
-            self._warned_params = True
-            self._warn(
-                f"{where}: made with different {', '.join(changed)} than this run; "
-                "the file will mix both settings"
-            )
+        old = row.get("params")
+        for key, (was, now) in changed_settings(old if isinstance(old, dict) else {}, self.params):
+            self.changed.setdefault(key, (was, now))
         if row["id"] in self.done:
             self._warn(f"{where}: id {row['id']!r} repeats an earlier row")
         self.done.add(row["id"])
+
+    def settings_warning(self) -> str | None:
+        """What differs between the rows already in the file and this run's settings (only
+        what changed), or None. The caller says it only when something is left to run."""
+        if not self.changed:
+            return None
+        was = ", ".join(f"{k} {v[0]}" for k, v in self.changed.items())
+        now = ", ".join(f"{k} {v[1]}" for k, v in self.changed.items())
+        return (
+            f"{self.path}: earlier rows were made with {was}; this run uses {now}, so the file "
+            "will mix both settings (--overwrite starts it again)"
+        )
 
     # -- writing --------------------------------------------------------------------------
 

@@ -1,34 +1,10 @@
-"""A progress bar with rate and ETA (tqdm when installed, else a plain line on stderr)."""
+"""A progress bar with rate and ETA (tqdm), started
+only when the answering does (after a local model has loaded), so its clock and rate are the
+answering's."""
 
 from __future__ import annotations
 
-import sys
-import time
 from typing import Any
-
-
-class _Plain:
-    """Minimal fallback: prints done/total, rate and ETA every few seconds."""
-
-    def __init__(self, total: int, initial: int, desc: str, every: float = 5.0) -> None:
-        self.total, self.n, self.desc, self.every = total, initial, desc, every
-        self._start_n = initial
-        self._start = self._last = time.monotonic()
-
-    def update(self, n: int = 1) -> None:
-        self.n += n
-        now = time.monotonic()
-        if now - self._last >= self.every or self.n >= self.total:
-            self._last = now
-            rate = (self.n - self._start_n) / max(now - self._start, 1e-9)
-            eta = (self.total - self.n) / rate if rate > 0 else float("inf")
-            print(
-                f"{self.desc}: {self.n}/{self.total} ({rate:.2f} items/s, ETA {eta:.0f}s)",
-                file=sys.stderr,
-            )
-
-    def close(self) -> None:
-        pass
 
 
 class _Silent:
@@ -46,8 +22,32 @@ def progress_bar(total: int, initial: int = 0, desc: str = "items", enabled: boo
     """A bar over `total` items, `initial` of them already done (resumed runs)."""
     if not enabled:
         return _Silent(total, initial)
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:
-        return _Plain(total, initial, desc)
+    from tqdm.auto import tqdm  # the runner's extras ([api], [run]) install it
+
     return tqdm(total=total, initial=initial, desc=desc, unit="item", dynamic_ncols=True)
+
+
+class Progress:
+    """A bar that appears on `start()` (or the first `update`): the runner starts it once its
+    model is loaded, so loading time neither shows as 0 items/s nor skews the ETA."""
+
+    def __init__(self, total: int, initial: int = 0, desc: str = "items", enabled: bool = True):
+        self.total, self.initial, self.desc, self.enabled = total, initial, desc, enabled
+        self._bar: Any = None
+
+    @property
+    def started(self) -> bool:
+        return self._bar is not None
+
+    def start(self) -> None:
+        if self._bar is None:
+            self._bar = progress_bar(self.total, self.initial, self.desc, self.enabled)
+
+    def update(self, n: int = 1) -> None:
+        self.start()
+        self._bar.update(n)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..configs import CONFIGS, DEFAULT_CONFIG
+from ..datadir import NoData
 from ..errors import InputError
 from ..gold import GoldSet, load_gold, resolve_data_dir
 from ..records import Record
@@ -21,7 +22,7 @@ def select_items(
     """The records of `config`, in upstream file order (the first `limit` of them if given).
 
     Without a data folder only the public files (pinned download) are available; a config that
-    needs Certamen or NLE then fails with a message saying to pass `--data-dir`.
+    needs Certamen or NLE then fails with `NoData` (set the variable, or pass a folder).
     """
     if config not in CONFIGS:
         raise InputError(f"unknown --config {config!r}; choose one of {', '.join(CONFIGS)}")
@@ -33,13 +34,11 @@ def select_items(
         # without a folder only the public files exist: run the config's public part
         wanted = [f for f in spec.files if folder is not None or FILES[f].public]
         if not wanted:
-            raise InputError(
-                f"--config {config}: Certamen and NLE are not public; pass --data-dir with their files"
-            )
+            raise NoData(f"--config {config}: Certamen and NLE are not public", private=True)
         gold = load_gold(folder, files=wanted)
     records = [r for r in gold.records if spec.selects(r)]
     if not records:
-        where = f"the data folder {folder}" if folder else "the public files"
-        hint = "" if folder else "; Certamen and NLE need --data-dir with their files"
-        raise InputError(f"--config {config} selects no items in {where}{hint}")
+        if folder is None:
+            raise NoData(f"--config {config} selects no items in the public files", private=True)
+        raise InputError(f"--config {config} selects no items in the data folder {folder}")
     return records[:limit] if limit else records

@@ -1,5 +1,17 @@
 """The leaderboard Space: submit predictions, score, store, rank and compare (Gradio 6).
 
-`app.py` only wires the UI; the logic lives in pure modules (`table`, `figures`, `compare`,
-`paper`) and in the SQLite `store`, so that each can be tested without a browser.
+Where things live:
+
+- `config.py`: every setting, in one table; `rows.py`: row kinds, keys and labels;
+  `paper.py`: the paper's published rows; `metadata.py`: cleaning what submitters type;
+  `privacy.py`: what is not shown of private items.
+- `submission.py`: the one path from predictions to a stored entry (form, `admin add`,
+  re-scoring, and the check of every entry read back from the record).
+- `store/`: the SQLite working copy, its schema and blobs, quotas, the record's file format,
+  the Hub repo of record and the sync between them.
+- `readmodel.py`: what every read serves, built once per data version.
+- `views/`: pure functions from rows to tables, board HTML, legend, charts, comparisons.
+- `service.py`: the composition and the user-facing workflows, without UI.
+- `web/`: the Gradio app, its routes, client identity and upload guards, page copy, static
+  files. `admin.py` and `cli.py`: the command line; `deploy/`: the Hub Space repository.
 """

@@ -1,130 +1,132 @@
-"""Operator tools on the leaderboard database (and its Hub repo when configured):
-list, add, hide, unhide, delete, rescore, export. Every change is written to the audit log and,
-with a Hub repo, pushed at once (the outbox keeps it if the push fails).
+"""Operator tools on the leaderboard database (and its record when configured): list, add, hide,
+unhide, delete, rescore, export. Every change is written to the audit log and, with a record,
+pushed at once (the outbox keeps it if the push fails). `space/cli.py` is the front end.
 
-`respondeoqa-eval space admin ...` (space/cli.py) is the command-line front end.
+With a record the local copy first reads it (`Syncer.read`): an action never works on a
+partial copy, and `list` names the record files that could not be read.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import jsonl
 from ..errors import InputError
-from ..gold import GoldSet
 from ..io import write_text_atomic
-from ..predictions import load_predictions
-from . import table
-from .store import Entry, Store, Submission, sha256_bytes
-from .sync import Syncer
+from ..numbers import percent_text
+from .config import Limits
+from .metadata import clean_metadata
+from .rows import MAX_ENTRY_ID
+from .store import Entry, RecordProblem, Store
+from .store.hub import HubUnavailable
+from .store.sync import Syncer
+from .submission import Intake
 
 
 @dataclass
 class Admin:
-    """What an operator can do. `gold` is loaded only by the actions that score."""
+    """What an operator can do. `intake` (which loads the gold) is made only by the actions
+    that score."""
 
     store: Store
-    load_gold: Callable[[], GoldSet]
+    make_intake: Callable[[], Intake]
     actor: str
     syncer: Syncer | None = None
-    bootstrap: int = 1000
-    min_coverage: float = 0.9
+    limits: Limits = field(default_factory=Limits)
+    _intake: Intake | None = None
 
-    def _done(self, action: str, entry_id: int | None, detail: str = "") -> None:
+    @property
+    def intake(self) -> Intake:
+        if self._intake is None:
+            self._intake = self.make_intake()
+        return self._intake
+
+    def _push(self) -> str:
+        """Push what waits; "" when done, else a note that it waits for the next run."""
+        if self.syncer is None:
+            return ""
+        try:
+            self.syncer.push()
+        except HubUnavailable as exc:
+            return f" (not pushed yet: {exc}; the next admin run pushes it)"
+        return ""
+
+    def _done(self, action: str, entry_id: int | None, detail: str = "") -> str:
         self.store.audit(self.actor, action, entry_id, detail)
-        if self.syncer is not None:
-            self.syncer.safe_push()
+        return self._push()
 
     def _entry(self, entry_id: int) -> Entry:
-        entry = self.store.get(entry_id)
+        entry = self.store.get(entry_id) if 1 <= entry_id <= MAX_ENTRY_ID else None
         if entry is None:
             raise InputError(f"no entry #{entry_id}")
         return entry
 
     def list(self) -> list[str]:
-        """One line per entry, hidden ones included."""
+        """One line per entry, hidden ones included; then the unreadable record files."""
         lines = []
         for e in self.store.entries(include_hidden=True):
             flags = [f for f, on in (("hidden", e.hidden), ("stale", e.stale)) if on]
             if e.answers_extracted:
                 flags.append("answers")
-            overall = table.percent_text(e.overall)
             lines.append(
-                f"#{e.id}\t{e.created[:10]}\t{e.model}\t{e.submitter or '-'}\t{overall}\t"
-                f"{','.join(e.sources)}\tv{e.scored_with}\t{','.join(flags) or 'shown'}"
+                f"#{e.id}\t{e.created[:10]}\t{e.model}\t{e.submitter or '-'}\t"
+                f"{percent_text(e.overall)}\t{','.join(e.sources)}\tv{e.scored_with}\t"
+                f"{','.join(flags) or 'shown'}"
             )
+        lines += [_problem_line(p) for p in self.store.record_problems()]
         return lines
 
-    def add(self, paths: Sequence[Path], model: str | None = None) -> list[Entry]:
-        """Score and store prediction files (model name from the file name without --model)."""
-        from .service import score_for_board
-
-        gold = self.load_gold()
-        fingerprint = gold.fingerprint()
+    def add(self, paths: Sequence[Path], model: str | None = None) -> tuple[list[Entry], str]:
+        """Score and store prediction files (model name from the file name without --model),
+        through the same path as a submission (duplicates, coverage rule), without a quota."""
+        for path in paths:
+            if not Path(path).is_file():
+                raise InputError(f"{path}: not a file")
         added = []
         for path in paths:
-            data = Path(path).read_bytes()
-            preds = load_predictions(Path(path), gold)
-            report = score_for_board(preds, gold, self.bootstrap, self.min_coverage)
             name = model or Path(path).name.split(".")[0]
-            entry = self.store.add(
-                Submission.of(
-                    preds,
-                    model=name,
-                    file_sha256=sha256_bytes(data),
-                    file_name=Path(path).name,
-                    gold_fingerprint=fingerprint,
-                ),
-                report,
-            )
-            self.store.audit(self.actor, "add", entry.id, f"{name} from {Path(path).name}")
+            meta = clean_metadata(name, "", "", "", self.limits)
+            entry = self.intake.submit(Path(path), meta, client=None).entry
+            self.store.audit(self.actor, "add", entry.id, f"{meta.model} from {Path(path).name}")
             added.append(entry)
-        if self.syncer is not None:
-            self.syncer.safe_push()
-        return added
+        return added, self._push()
 
-    def hide(self, entry_id: int, hidden: bool = True) -> Entry:
+    def hide(self, entry_id: int, hidden: bool = True) -> tuple[Entry, str]:
         entry = self._entry(entry_id)
         self.store.set_hidden(entry_id, hidden)
-        self._done("hide" if hidden else "unhide", entry_id, entry.model)
-        return entry
+        return entry, self._done("hide" if hidden else "unhide", entry_id, entry.model)
 
-    def delete(self, entry_id: int) -> Entry:
+    def delete(self, entry_id: int) -> tuple[Entry, str]:
         entry = self._entry(entry_id)
         self.store.delete(entry_id)
-        self._done("delete", entry_id, entry.model)
-        return entry
+        return entry, self._done("delete", entry_id, entry.model)
 
-    def rescore(self) -> tuple[list[int], list[int]]:
+    def rescore(self) -> tuple[list[int], list[int], str]:
         """Re-score every entry from its kept predictions with the current code and gold, one
-        transaction per entry; (re-scored ids, ids without kept predictions)."""
-        from .service import score_for_board
-
-        gold = self.load_gold()
-        fingerprint = gold.fingerprint()
+        transaction per entry; (re-scored ids, ids without kept predictions, push note)."""
         done, skipped = [], []
         for entry in self.store.entries(include_hidden=True):
-            rows = self.store.predictions(entry.id)
-            if rows is None:
+            report = self.intake.rescore(entry)
+            if report is None:
                 skipped.append(entry.id)
                 continue
-            preds = load_predictions(rows, gold)
-            report = score_for_board(preds, gold, self.bootstrap)  # kept entries: no coverage rule
-            self.store.replace_scores(entry.id, report, fingerprint)
+            self.store.replace_scores(entry.id, report, self.intake.gold_fingerprint)
             self.store.audit(self.actor, "rescore", entry.id, f"v{report.evaluator.version}")
             done.append(entry.id)
-        if self.syncer is not None:
-            self.syncer.safe_push()
-        return done, skipped
+        return done, skipped, self._push()
 
     def export(self, output: Path) -> int:
-        """Every entry (hidden ones too) as JSONL, as the Hub repo holds them; how many."""
-        entries = self.store.entries(include_hidden=True)
-        lines = [
-            json.dumps(self.store.export_entry(e.id), ensure_ascii=False) + "\n" for e in entries
-        ]
-        write_text_atomic(Path(output), "".join(lines))
+        """Every entry (hidden ones too) as JSONL, one record file's content a line; how many."""
+        if Path(output).is_dir():
+            raise InputError(f"--output {output}: is a folder; give a file name")
+        records = [self.store.export_record(e.id) for e in self.store.entries(include_hidden=True)]
+        write_text_atomic(Path(output), jsonl.encode(r for r in records if r is not None))
         self.store.audit(self.actor, "export", None, str(output))
-        return len(entries)
+        return len(records)
+
+
+def _problem_line(problem: RecordProblem) -> str:
+    entry = f"#{problem.entry_id}" if problem.entry_id is not None else "#?"
+    return f"{entry}\tunreadable record file {problem.path}: {problem.reason}"

@@ -1,12 +1,16 @@
-"""`respondeoqa-eval space`: start the leaderboard Space locally."""
+"""`respondeoqa-eval space`: start the leaderboard; `space admin`: the operator's tools;
+`space bundle` / `space deploy` (deploy/bundle.py): the Hub Space repository."""
 
 from __future__ import annotations
 
 import argparse
 import logging
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 from ..errors import InputError
+from .rows import parse_entry_id
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -17,7 +21,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=(
             "Start the leaderboard: SQLite store, public gold (plus the private files of "
             "--data-dir), the paper's rows. Needs the 'space' extra: pip install "
-            "'respondeoqa-eval[space]'."
+            "'respondeoqa-eval[space]'. Every setting is also an environment variable "
+            "(README, 'Leaderboard Space')."
         ),
     )
     p.add_argument(
@@ -31,118 +36,175 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--db",
         type=Path,
         default=None,
-        help="SQLite file (default: $RESPONDEOQA_SPACE_DB, else space_data/leaderboard.sqlite3)",
+        help="SQLite file, created when missing (default: $RESPONDEOQA_SPACE_DB, else "
+        "space_data/leaderboard.sqlite3)",
     )
     p.add_argument("--port", type=int, help="default: $GRADIO_SERVER_PORT, else 7860")
     p.add_argument("--host", help="default: $GRADIO_SERVER_NAME, else 127.0.0.1")
     p.add_argument(
         "--mirror",
         default=None,
-        help="Hub dataset repo id to mirror entries to (default: $RESPONDEOQA_SPACE_MIRROR; off)",
+        help="Hub dataset repo of record (default: $RESPONDEOQA_SPACE_MIRROR; off)",
     )
     p.set_defaults(func=run)
     sub = p.add_subparsers(dest="space_command", metavar="{admin,bundle,deploy}")
     _register_admin(sub)
-    from .bundle import register as register_bundle
+    from .deploy.bundle import register as register_bundle
 
     register_bundle(sub)
+
+
+def _entry_number(text: str) -> int:
+    number = parse_entry_id(text)
+    if number is None:
+        raise argparse.ArgumentTypeError(f"not an entry number: {text[:40]!r}")
+    return number
 
 
 def _register_admin(sub: argparse._SubParsersAction) -> None:
     a = sub.add_parser(
         "admin",
         help="operator tools: list, add, hide, unhide, delete, rescore, export",
-        description="Act on the leaderboard database (and push to its Hub repo when one is "
-        "configured). Every action is written to the audit log.",
+        description="Act on the leaderboard database (and its record on the Hub when one is "
+        "configured: read first, each change pushed at once). Every action is written to the "
+        "audit log.",
     )
     a.add_argument("--db", type=Path, default=None, help="default: $RESPONDEOQA_SPACE_DB")
+    a.add_argument(
+        "--create",
+        action="store_true",
+        help="create --db when it does not exist (with --repo it is created and filled from "
+        "the record anyway)",
+    )
     a.add_argument("--data-dir", type=Path, default=None, help="gold folder (add, rescore)")
     a.add_argument(
         "--repo",
         default=None,
         help="Hub dataset repo of record (default: $RESPONDEOQA_SPACE_MIRROR)",
     )
+    a.add_argument(
+        "--space-url",
+        default=None,
+        help="after a change, ask this running Space (e.g. https://org-name.hf.space) to read "
+        "the record at once (it does every $RESPONDEOQA_SPACE_PULL_SECONDS anyway)",
+    )
     a.add_argument("--actor", default=None, help="name written to the audit log (default: $USER)")
     acts = a.add_subparsers(dest="action", required=True)
-    acts.add_parser("list", help="every entry, hidden ones included")
+    acts.add_parser("list", help="every entry, hidden ones included, and unreadable record files")
     add = acts.add_parser("add", help="score and store prediction files")
     add.add_argument("predictions", nargs="+", type=Path)
     add.add_argument("--model", default=None, help="default: each file's name")
     for name in ("hide", "unhide", "delete"):
         act = acts.add_parser(name, help=f"{name} an entry")
-        act.add_argument("entry", type=int)
+        act.add_argument("entry", type=_entry_number)
     acts.add_parser("rescore", help="re-score every entry with the current evaluator and gold")
     exp = acts.add_parser("export", help="every entry as JSONL")
     exp.add_argument("--output", type=Path, required=True)
     a.set_defaults(func=run_admin)
 
 
+def _notify(url: str, token: str | None) -> str:
+    """Ask a running Space to read its record now; a note on how it went."""
+    if not token:
+        return "; --space-url needs $HF_TOKEN (the Space's own token)"
+    request = urllib.request.Request(
+        url.rstrip("/") + "/record/pull", method="POST", headers={"X-Record-Token": token}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=30) as resp:
+            return "; the Space reads the record now" if resp.status == 202 else ""
+    except (urllib.error.URLError, OSError) as exc:
+        return f"; the Space did not take the request ({exc}); it reads the record within a minute"
+
+
 def run_admin(args: argparse.Namespace) -> int:
     """`respondeoqa-eval space admin ACTION`."""
     import getpass
 
-    from ..gold import load_gold
     from .admin import Admin
-    from .hub import HubRepo
-    from .settings import SpaceConfig
+    from .config import SpaceConfig
+    from .service import _gold_of
     from .store import Store
-    from .sync import Syncer
+    from .store.hub import HubRepo, HubUnavailable
+    from .store.sync import Syncer
+    from .submission import Intake
 
     config = SpaceConfig.from_env(db=args.db, data_dir=args.data_dir, mirror_repo=args.repo)
+    if not config.db.exists() and not (args.create or config.mirror_repo):
+        raise InputError(
+            f"--db {config.db}: no such database (a typo?); add --create to make a new one, "
+            "or --repo to make it from the record"
+        )
     store = Store(config.db)
+
+    def make_intake() -> Intake:
+        return Intake(
+            store,
+            _gold_of(config),
+            limits=config.limits,
+            bootstrap=config.bootstrap,
+            min_coverage=config.min_coverage,
+        )
+
     syncer = None
-    if config.mirror_repo:
-        repo = HubRepo(config.mirror_repo, token=config.hub_token, endpoint=config.hub_endpoint)
-        syncer = Syncer(store, repo)
-        # the repo is the record of truth: an operator's local copy first takes what it lacks
-        syncer.safe_push()
-        try:
-            syncer.restore()
-        except Exception as exc:  # network, token: one line, not a traceback
-            raise InputError(f"cannot read {repo!r}: {type(exc).__name__}: {exc}") from None
     admin = Admin(
         store,
-        lambda: load_gold(config.data_dir, with_public=True),
+        make_intake,
         actor=f"operator:{args.actor or getpass.getuser()}",
-        syncer=syncer,
-        bootstrap=config.bootstrap,
-        min_coverage=config.min_coverage,
+        limits=config.limits,
     )
-    from .table import percent_text
-
+    if config.mirror_repo:
+        repo = HubRepo(config.mirror_repo, token=config.hub_token, endpoint=config.hub_endpoint)
+        syncer = admin.syncer = Syncer(
+            store, repo, verify=lambda rec: admin.intake.verify(rec), limits=config.limits
+        )
+        # the record is the truth: an operator's local copy first reads it whole
+        try:
+            syncer.read()
+        except HubUnavailable as exc:
+            raise InputError(f"cannot read the record: {exc}") from None
+    note = ""
     if args.action == "list":
         print("\n".join(admin.list()) or "no entries")
     elif args.action == "add":
-        for entry in admin.add(args.predictions, args.model):
-            shown = percent_text(entry.overall)
-            print(f"stored entry #{entry.id}: {entry.model} ({shown})")
+        added, note = admin.add(args.predictions, args.model)
+        for entry in added:
+            print(
+                f"stored entry #{entry.id}: {entry.model} ({entry.report.accuracy.overall.n} items)"
+            )
     elif args.action in ("hide", "unhide"):
-        entry = admin.hide(args.entry, args.action == "hide")
+        entry, note = admin.hide(args.entry, args.action == "hide")
         print(f"entry #{entry.id} ({entry.model}): {args.action}")
     elif args.action == "delete":
-        entry = admin.delete(args.entry)
+        entry, note = admin.delete(args.entry)
         print(f"entry #{entry.id} ({entry.model}) deleted")
     elif args.action == "rescore":
-        done, skipped = admin.rescore()
+        done, skipped, note = admin.rescore()
         print(
             f"re-scored {len(done)} entries"
             + (f"; no kept predictions: {skipped}" if skipped else "")
         )
     elif args.action == "export":
         print(f"exported {admin.export(args.output)} entries to {args.output}")
+    if args.space_url and args.action not in ("list", "export"):
+        note += _notify(args.space_url, config.hub_token)
+    if note:
+        print(note.lstrip("; ").strip())
     return 0
 
 
 def run(args: argparse.Namespace) -> int:
     try:
-        from .app import launch
-        from .settings import SpaceConfig
+        from .service import Space
+        from .web.app import launch
     except ModuleNotFoundError as exc:
-        if exc.name and exc.name.split(".")[0] in {"gradio", "pandas", "plotly"}:
+        if exc.name and exc.name.split(".")[0] in {"gradio", "pandas", "plotly", "cachetools"}:
             raise InputError(
                 f"the space command needs {exc.name}: pip install 'respondeoqa-eval[space]'"
             ) from None
         raise
+    from .config import SpaceConfig
+
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     config = SpaceConfig.from_env(
         data_dir=args.data_dir,
@@ -151,6 +213,15 @@ def run(args: argparse.Namespace) -> int:
         port=args.port,
         mirror_repo=args.mirror or None,
     )
+    space = Space(config)  # the gold is loaded (or its absence reported) before the address
     print(f"RespondeoQA leaderboard on http://{config.host}:{config.port} (database {config.db})")
-    launch(config)
+    launch(space)
     return 0
+
+
+def serve() -> int:
+    """The Hub Space's entry point (`space/app.py`): settings from the environment only; a bad
+    setting is one line and exit status 2, like every command."""
+    from ..cli import main
+
+    return main(["space"])

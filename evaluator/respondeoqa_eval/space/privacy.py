@@ -24,8 +24,6 @@ from ..breakdowns import BLEU_SPLITS, DIMENSIONS
 from ..records import PRIVATE_SOURCES, Record
 from ..report import BleuScore, ItemResult, Report, Score
 
-DEFAULT_MIN_PRIVATE = 10
-
 Cell = tuple[str, str, str]  # ("accuracy", dim or "overall", group) | ("extra", key, "")
 # | ("bleu", target, split)
 

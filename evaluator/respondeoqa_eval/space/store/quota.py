@@ -13,11 +13,12 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from ..errors import InputError
-from ..predictions import Predictions
+from ...errors import InputError
+from ...predictions import Predictions
 
 DAY = 24 * 3600.0
 PENDING_TTL = 15 * 60.0
@@ -127,13 +128,24 @@ def entry_with_content(con: sqlite3.Connection, key: str) -> int | None:
     return None if row is None else int(row[0])
 
 
-def content_key(preds: Predictions) -> str:
-    """The duplicate key of predictions: sha256 of item id -> (`response` or `answer`, its text
-    with whitespace trimmed at both ends), sorted by id. Row order, file format, spacing around
-    values and line endings do not change it."""
+def content_key_of_rows(rows: Iterable[Mapping[str, str]]) -> str:
+    """The duplicate key of kept prediction rows ({id, response} or {id, answer}): sha256 of
+    item id -> (kind, its text with whitespace trimmed at both ends), sorted by id. Row order,
+    file format, spacing around values and line endings do not change it."""
     canonical = sorted(
-        (item_id, "answer" if p.extracted else "response", p.text.strip())
-        for item_id, p in preds.by_id.items()
+        (
+            row["id"],
+            "answer" if "answer" in row else "response",
+            str(row.get("answer", row.get("response", ""))).strip(),
+        )
+        for row in rows
     )
     data = json.dumps(canonical, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     return "c:" + hashlib.sha256(data).hexdigest()
+
+
+def content_key(preds: Predictions) -> str:
+    """The duplicate key of predictions (`content_key_of_rows` of their rows)."""
+    return content_key_of_rows(
+        {"id": i, ("answer" if p.extracted else "response"): p.text} for i, p in preds.by_id.items()
+    )

@@ -1,7 +1,14 @@
 """A local stand-in for the Hugging Face Hub: a real HTTP server implementing the endpoints that
-`respondeoqa_eval.space.hub.HubRepo` reaches through `huggingface_hub` (create repo, preupload,
-commit, tree listing, resolve/download), backed by a folder. `HfApi(endpoint=stub.url)` talks to it
-unchanged, so the tests exercise the real client code, its request format and its parsing.
+`respondeoqa_eval.space.store.hub.HubRepo` reaches through `huggingface_hub` (create repo,
+preupload, LFS batch upload, commit, tree listing, resolve/download), backed by a folder.
+`HfApi(endpoint=stub.url)` talks to it unchanged, so the tests exercise the real client code,
+its request format and its parsing.
+
+It answers the way the Hub does where that matters here: a new repository starts with the
+Hub's `.gitattributes` commit; files the Hub keeps in LFS (`*.gz` among them, or anything over
+10 MB) get upload mode "lfs", go through the LFS batch endpoint and a PUT of their bytes, and
+are listed with their LFS sha256. And it fails on demand (`fail`): HTTP 5xx (or any status) on
+the next N requests whose method and path match, the Hub's passing outages.
 """
 
 from __future__ import annotations
@@ -24,6 +31,33 @@ class Commit:
     deleted: list[str]
 
 
+TOKEN = "hf_test_token_not_real"  # what the stand-in accepts (tests give it to their clients)
+RECORD_REPO = "operator/leaderboard-data"
+
+GITATTRIBUTES = b"""*.gz filter=lfs diff=lfs merge=lfs -text
+*.parquet filter=lfs diff=lfs merge=lfs -text
+*.zip filter=lfs diff=lfs merge=lfs -text
+"""
+LFS_SUFFIXES = (".gz", ".parquet", ".zip")
+LFS_OVER = 10 * 1024 * 1024
+
+
+def git_blob_id(data: bytes) -> str:
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def lfs_pointer(oid: str, size: int) -> bytes:
+    return f"version https://git-lfs.github.com/spec/v1\noid sha256:{oid}\nsize {size}\n".encode()
+
+
+@dataclass
+class Fault:
+    method: str
+    path_part: str
+    status: int
+    times: int
+
+
 @dataclass
 class HubStub:
     root: Path
@@ -31,6 +65,22 @@ class HubStub:
     commits: list[Commit] = field(default_factory=list)
     private: dict[str, bool] = field(default_factory=dict)
     created: dict[str, dict] = field(default_factory=dict)  # "type:id" -> create request
+    faults: list[Fault] = field(default_factory=list)
+    requests: list[tuple[str, str]] = field(default_factory=list)  # (method, path) answered
+    lfs_objects: dict[str, bytes] = field(default_factory=dict)  # sha256 -> uploaded bytes
+    lfs_paths: set[str] = field(default_factory=set)  # "type:id:path" stored through LFS
+
+    def fail(self, method: str, path_part: str, status: int = 500, times: int = 1) -> None:
+        """Answer the next `times` requests of `method` whose path contains `path_part` with
+        HTTP `status` (what the Hub does in an outage)."""
+        self.faults.append(Fault(method, path_part, status, times))
+
+    def _fault(self, method: str, path: str) -> int | None:
+        for fault in self.faults:
+            if fault.times > 0 and fault.method == method and fault.path_part in path:
+                fault.times -= 1
+                return fault.status
+        return None
 
     def start(self) -> HubStub:
         stub = self
@@ -48,6 +98,9 @@ class HubStub:
             def do_POST(self) -> None:
                 stub._handle(self, "POST")
 
+            def do_PUT(self) -> None:
+                stub._handle(self, "PUT")
+
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         self._lock = threading.Lock()
@@ -63,15 +116,25 @@ class HubStub:
     def folder(self, repo_type: str, repo_id: str) -> Path:
         return self.root / repo_type / repo_id
 
-    def files(self, repo_id: str, repo_type: str = "dataset") -> dict[str, bytes]:
+    def files(
+        self, repo_id: str, repo_type: str = "dataset", *, gitattributes: bool = False
+    ) -> dict[str, bytes]:
+        """The repository's files (without the Hub's `.gitattributes` unless asked)."""
         base = self.folder(repo_type, repo_id)
         if not base.is_dir():
             return {}
         return {
             p.relative_to(base).as_posix(): p.read_bytes()
             for p in sorted(base.rglob("*"))
-            if p.is_file()
+            if p.is_file() and (gitattributes or p.name != ".gitattributes")
         }
+
+    def put(self, repo_id: str, path: str, data: bytes, repo_type: str = "dataset") -> None:
+        """Write a file behind the client's back (tampering, or another writer's commit)."""
+        target = self.folder(repo_type, repo_id) / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+        self.commits.append(Commit(f"{repo_type}:{repo_id}", "put", [path], []))
 
     def _head(self, repo_type: str, repo_id: str) -> str:
         n = sum(1 for c in self.commits if c.repo == f"{repo_type}:{repo_id}")
@@ -96,7 +159,12 @@ class HubStub:
         self._send(h, 404, json.dumps({"error": what}).encode(), X_Error_Code="RepoNotFound")
 
     def _handle(self, h: BaseHTTPRequestHandler, method: str) -> None:
-        if self.token and h.headers.get("authorization") != f"Bearer {self.token}":
+        presigned = h.path.startswith("/lfs-upload/")  # like the Hub's storage URLs: no token
+        if (
+            self.token
+            and not presigned
+            and h.headers.get("authorization") != f"Bearer {self.token}"
+        ):
             self._send(h, 401, b'{"error":"Invalid credentials"}')
             return
         parts = urlsplit(h.path)
@@ -104,6 +172,11 @@ class HubStub:
         length = int(h.headers.get("content-length") or 0)
         body = h.rfile.read(length) if length else b""
         with self._lock:
+            self.requests.append((method, path))
+            status = self._fault(method, path)
+            if status is not None:
+                self._send(h, status, json.dumps({"error": "stub fault"}).encode())
+                return
             try:
                 self._route(h, method, path, parts.query, body)
             except Exception as exc:  # a stub bug shows up as a 500 the client reports
@@ -111,6 +184,25 @@ class HubStub:
 
     def _route(self, h, method: str, path: str, query: str, body: bytes) -> None:
         seg = path.strip("/").split("/")
+        if method == "PUT" and seg[0] == "lfs-upload":  # the href the batch endpoint gave out
+            oid = seg[1]
+            if hashlib.sha256(body).hexdigest() != oid:
+                self._send(h, 400, b'{"error":"sha256 mismatch"}')
+                return
+            self.lfs_objects[oid] = body
+            self._send(h, 200, b"{}")
+            return
+        if method == "POST" and path.endswith(".git/info/lfs/objects/batch"):
+            req = json.loads(body)
+            objects = []
+            for obj in req["objects"]:
+                entry = {"oid": obj["oid"], "size": obj["size"]}
+                if obj["oid"] not in self.lfs_objects:
+                    href = f"{self.url}/lfs-upload/{obj['oid']}"
+                    entry["actions"] = {"upload": {"href": href}}
+                objects.append(entry)
+            self._json(h, 200, {"transfer": "basic", "objects": objects})
+            return
         if method == "GET" and path == "/api/whoami-v2":  # Gradio's local login asks it
             user = {"type": "user", "name": "operator", "fullname": "Operator", "orgs": []}
             user["avatarUrl"] = ""
@@ -142,6 +234,7 @@ class HubStub:
                 )
                 return
             base.mkdir(parents=True)
+            (base / ".gitattributes").write_bytes(GITATTRIBUTES)  # the Hub's first commit
             # huggingface_hub 1.x+ sends "visibility"; older clients "private"
             private = req.get("visibility") in ("private", "protected") or bool(req.get("private"))
             self.private[f"{repo_type}:{repo_id}"] = private
@@ -161,7 +254,13 @@ class HubStub:
                     200,
                     {
                         "files": [
-                            {"path": f["path"], "uploadMode": "regular", "shouldIgnore": False}
+                            {
+                                "path": f["path"],
+                                "uploadMode": "lfs"
+                                if f["path"].endswith(LFS_SUFFIXES) or f.get("size", 0) > LFS_OVER
+                                else "regular",
+                                "shouldIgnore": False,
+                            }
                             for f in files
                         ]
                     },
@@ -170,16 +269,29 @@ class HubStub:
             if method == "POST" and action == "commit":
                 self._commit(h, repo_type, repo_id, base, body)
                 return
-            if method == "GET" and action == "tree":
-                entries = [
+            if method == "GET" and action == "revision":  # repo info (snapshot_download asks)
+                files = self.files(repo_id, repo_type, gitattributes=True)
+                self._json(
+                    h,
+                    200,
                     {
-                        "type": "file",
-                        "path": p,
-                        "size": len(b),
-                        "oid": hashlib.sha1(b).hexdigest(),
-                    }
-                    for p, b in self.files(repo_id, repo_type).items()
-                ]
+                        "id": repo_id,
+                        "sha": self._head(repo_type, repo_id),
+                        "private": self.private.get(f"{repo_type}:{repo_id}", False),
+                        "siblings": [{"rfilename": p} for p in files],
+                    },
+                )
+                return
+            if method == "GET" and action == "tree":
+                entries = []
+                for p, b in self.files(repo_id, repo_type).items():
+                    entry = {"type": "file", "path": p, "size": len(b), "oid": git_blob_id(b)}
+                    if f"{repo_type}:{repo_id}:{p}" in self.lfs_paths:
+                        oid = hashlib.sha256(b).hexdigest()
+                        pointer = lfs_pointer(oid, len(b))
+                        entry["oid"] = git_blob_id(pointer)
+                        entry["lfs"] = {"oid": oid, "size": len(b), "pointerSize": len(pointer)}
+                    entries.append(entry)
                 self._json(h, 200, entries)
                 return
         # /{type}s/{ns}/{name}/resolve/{rev}/{path}
@@ -209,7 +321,7 @@ class HubStub:
         self._send(h, 404, b'{"error":"no such endpoint"}')
 
     def _commit(self, h, repo_type: str, repo_id: str, base: Path, body: bytes) -> None:
-        added, deleted, message = [], [], ""
+        added, deleted, message, lfs = [], [], "", []
         staged: list[tuple[str, bytes | None]] = []
         for line in body.decode().splitlines():
             if not line.strip():
@@ -220,12 +332,20 @@ class HubStub:
                 message = value["summary"]
             elif key == "file":
                 staged.append((value["path"], base64.b64decode(value["content"])))
+            elif key == "lfsFile":
+                if value["oid"] not in self.lfs_objects:
+                    raise ValueError(f"LFS object {value['oid']} was never uploaded")
+                staged.append((value["path"], self.lfs_objects[value["oid"]]))
+                lfs.append(value["path"])
             elif key == "deletedFile":
                 staged.append((value["path"], None))
             else:
                 raise ValueError(f"unsupported commit line {key}")
         for rel, data in staged:  # all checked above, then applied: one commit, all or nothing
             target = base / rel
+            self.lfs_paths.discard(f"{repo_type}:{repo_id}:{rel}")
+            if rel in lfs:
+                self.lfs_paths.add(f"{repo_type}:{repo_id}:{rel}")
             if data is None:
                 if target.is_file():
                     target.unlink()

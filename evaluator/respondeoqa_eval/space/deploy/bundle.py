@@ -24,47 +24,17 @@ import json
 import sys
 import tempfile
 import zipfile
+from importlib import resources
 from pathlib import Path, PurePosixPath
 
-from .._version import __version__
-from ..errors import InputError
-from ..sources import UPSTREAM_URL
-from .settings import ENV_GOLD_REPO, ENV_MIRROR
+from ..._version import __version__
+from ...errors import InputError
+from ...sources import UPSTREAM_URL
+from ..config import ENV_GOLD_REPO, ENV_MIRROR
 
 TAGS = ("leaderboard", "latin", "question-answering", "translation", "evaluation")
 VENDOR = "vendor"  # the unpacked wheel of a `--wheel` bundle
 EXTRA = "space"
-
-APP = '''"""RespondeoQA leaderboard Space (written by `respondeoqa-eval space bundle`)."""
-
-import logging
-import os
-import sys
-from pathlib import Path
-
-os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
-# where this Space keeps its record and finds the private gold (Space variables of the same
-# names win; a token comes from the HF_TOKEN secret, never from this file)
-for _name, _value in {settings}.items():
-    if _value:
-        os.environ.setdefault(_name, _value)
-
-# a bundle made with --wheel carries the package unpacked next to this file
-_VENDOR = Path(__file__).resolve().parent / "{vendor}"
-if _VENDOR.is_dir():
-    sys.path.insert(0, str(_VENDOR))
-
-import respondeoqa_eval  # noqa: E402
-from respondeoqa_eval.space.app import launch  # noqa: E402
-from respondeoqa_eval.space.settings import SpaceConfig  # noqa: E402
-
-if __name__ == "__main__":
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
-    logging.getLogger("respondeoqa_eval").info(
-        "respondeoqa-eval %s from %s", respondeoqa_eval.__version__, respondeoqa_eval.__file__
-    )
-    launch(SpaceConfig.from_env())
-'''
 
 GITIGNORE = """# local data of a running Space: never part of the repository
 /space_data/
@@ -79,10 +49,16 @@ __pycache__/
 """
 
 
+APP_DEFAULTS_LINE = "DEFAULTS: dict[str, str] = {}"
+
+
 def render_app(data_repo: str | None = None, gold_repo: str | None = None) -> str:
-    """The Space's app file; `data_repo` / `gold_repo` become environment defaults."""
-    settings = {ENV_MIRROR: data_repo or "", ENV_GOLD_REPO: gold_repo or ""}
-    return APP.replace("{settings}", json.dumps(settings)).replace("{vendor}", VENDOR)
+    """The Space's app file (`templates/space_app.py`); `data_repo` / `gold_repo` become
+    environment defaults."""
+    template = resources.files(__package__).joinpath("templates", "space_app.py")
+    text = template.read_text(encoding="utf-8")
+    defaults = json.dumps({ENV_MIRROR: data_repo or "", ENV_GOLD_REPO: gold_repo or ""})
+    return text.replace(APP_DEFAULTS_LINE, f"DEFAULTS: dict[str, str] = {defaults}")
 
 
 def front_matter(dataset: str | None = None) -> dict[str, object]:
@@ -109,21 +85,12 @@ def front_matter(dataset: str | None = None) -> dict[str, object]:
     }
 
 
-def _yaml_value(value: object) -> str:
-    # JSON scalars are YAML scalars: strings come out quoted, booleans lower case
-    return json.dumps(value, ensure_ascii=False)
-
-
 def render_front_matter(fields: dict[str, object]) -> str:
-    """`fields` as a YAML front matter block (flat keys, scalars and lists of scalars)."""
-    lines = ["---"]
-    for key, value in fields.items():
-        if isinstance(value, list):
-            lines.append(f"{key}:")
-            lines += [f"  - {_yaml_value(v)}" for v in value]
-        else:
-            lines.append(f"{key}: {_yaml_value(value)}")
-    return "\n".join([*lines, "---", ""])
+    """`fields` as a YAML front matter block (PyYAML, keys in the given order)."""
+    import yaml
+
+    text = yaml.safe_dump(fields, sort_keys=False, allow_unicode=True, default_flow_style=False)
+    return f"---\n{text}---\n"
 
 
 def render_readme(
@@ -262,7 +229,7 @@ def run_bundle(args: argparse.Namespace) -> int:
 def run_deploy(args: argparse.Namespace) -> int:
     """Bundle into a temporary folder and upload it to the Space in one commit; files of an
     earlier deploy's `vendor/` that this bundle lacks are deleted in the same commit."""
-    from .settings import SpaceConfig
+    from ..config import SpaceConfig
 
     if args.repo_id.count("/") != 1 or any(c.isspace() for c in args.repo_id):
         raise InputError(f"--repo-id {args.repo_id!r}: expected ORG/NAME")
@@ -283,7 +250,7 @@ def run_deploy(args: argparse.Namespace) -> int:
         for path, data in files.items():
             print(f"would upload {path} ({len(data)} bytes) to spaces/{args.repo_id}")
         return 0
-    from .hub import HubRepo
+    from ..store.hub import HubRepo
 
     config = SpaceConfig.from_env()
     repo = HubRepo(

@@ -14,9 +14,10 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from ..aggregate import Difference
-from ..breakdowns import DIMENSIONS
-from ..report import Report
+from ...aggregate import Difference
+from ...breakdowns import DIMENSIONS
+from ...numbers import interval_text, score_text, signed_text
+from ...report import Report
 
 log = logging.getLogger(__name__)
 
@@ -65,9 +66,10 @@ def grouped_bars(entries: Sequence[tuple[str, Report]], dim: str) -> go.Figure:
         ci_text = [
             ""
             if n is None or n.ci is None
-            else f"<br>95% CI {n.ci[0] * 100:.1f} to {n.ci[1] * 100:.1f}"
+            else f"<br>95% CI {interval_text(n.ci[0] * 100, n.ci[1] * 100)}"
             for n in nodes
         ]
+        shown = [None if y is None else score_text(y) for y in ys]
         fig.add_trace(
             go.Bar(
                 name=plot_text(label),
@@ -80,7 +82,9 @@ def grouped_bars(entries: Sequence[tuple[str, Report]], dim: str) -> go.Figure:
                 textposition="inside",
                 insidetextanchor="start",
                 textangle=-90,
-                customdata=[[_count(c), t] for c, t in zip(counts, ci_text, strict=True)],
+                customdata=[
+                    [_count(c), t, v] for c, t, v in zip(counts, ci_text, shown, strict=True)
+                ],
                 error_y={
                     "type": "data",
                     "symmetric": False,
@@ -90,7 +94,7 @@ def grouped_bars(entries: Sequence[tuple[str, Report]], dim: str) -> go.Figure:
                     "thickness": 1.2,
                     "width": 3,
                 },
-                hovertemplate="%{x}: %{y:.1f}% (%{customdata[0]})%{customdata[1]}"
+                hovertemplate="%{x}: %{customdata[2]}% (%{customdata[0]})%{customdata[1]}"
                 "<extra>%{fullData.name}</extra>",
             )
         )
@@ -135,9 +139,11 @@ def difference_figure(diffs: Sequence[Difference], label_a: str, label_b: str) -
                 "arrayminus": [(d.diff - low) * 100 for d, low in zip(diffs, lo, strict=True)],
             },
             marker={"color": ["#2a7" if d.diff >= 0 else "#c44" for d in diffs]},
-            customdata=[[low * 100, h * 100] for low, h in zip(lo, hi, strict=True)],
-            hovertemplate="%{y}: %{x:.1f} points (95% CI %{customdata[0]:.1f} to "
-            "%{customdata[1]:.1f})<extra></extra>",
+            customdata=[
+                [signed_text(d.diff * 100), interval_text(low * 100, h * 100)]
+                for d, low, h in zip(diffs, lo, hi, strict=True)
+            ],
+            hovertemplate="%{y}: %{customdata[0]} points (95% CI %{customdata[1]})<extra></extra>",
         )
     )
     fig.update_layout(

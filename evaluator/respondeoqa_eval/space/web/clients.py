@@ -1,4 +1,9 @@
-"""Bounded uploads: per-client count and bytes per hour, and a bound on all clients' bytes kept
+"""Who a client is, and how much it may upload.
+
+Identity: the socket peer, or behind `trusted_proxies` proxies the address the outermost
+trusted proxy saw; the store keeps only a hash of it (`client_key`).
+
+Bounded uploads: per-client count and bytes per hour, and a bound on all clients' bytes kept
 on disk. Gradio's own `max_file_size` caps one file; `UploadGuard` (an ASGI middleware in front
 of Gradio's `POST /gradio_api/upload`) refuses, before the body is read, an upload that would
 pass a client's hourly budget or the disk bound. Gradio's cache cleaner (`delete_cache`) deletes
@@ -8,14 +13,56 @@ uploaded files after `Limits.upload_keep_minutes`, so the bytes admitted within 
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import time
 from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from .limits import Limits, client_address
-from .store import client_key
+from ..config import Limits
+
+
+def client_key(address: str) -> str:
+    """What the store keeps of a client address: a short hash, never the address itself."""
+    return hashlib.sha256(f"respondeoqa-space:{address}".encode()).hexdigest()[:24]
+
+
+def forwarded_chain(headers: Any) -> list[str]:
+    """Every X-Forwarded-For address, in order, from ALL header lines joined (a client can send
+    several lines; reading only the first would let it choose the one that counts)."""
+    if headers is None:
+        return []
+    if hasattr(headers, "getlist"):
+        lines = headers.getlist("x-forwarded-for")
+    elif hasattr(headers, "get"):
+        value = headers.get("x-forwarded-for")
+        lines = [] if value is None else [value]
+    else:
+        lines = []
+    return [a.strip() for line in lines for a in str(line).split(",") if a.strip()]
+
+
+def client_address(peer: str, headers: Any, trusted_proxies: int) -> str:
+    """The client's address: the socket peer, or, behind `trusted_proxies` proxies, the
+    address the outermost trusted proxy saw (the N-th entry from the right of the combined
+    X-Forwarded-For list); entries further left come from the client and are ignored."""
+    if trusted_proxies > 0:
+        chain = forwarded_chain(headers)
+        if chain:
+            return chain[-trusted_proxies] if len(chain) >= trusted_proxies else chain[0]
+    return peer
+
+
+def client_of(request: Any, trusted_proxies: int = 0) -> str:
+    """The quota key (hashed address) of a Gradio request; see `client_address`."""
+    address = ""
+    if request is not None:
+        client = getattr(request, "client", None)
+        peer = str(getattr(client, "host", "") or "")
+        address = client_address(peer, getattr(request, "headers", None), int(trusted_proxies))
+    return client_key(address or "unknown")
+
 
 HOUR = 3600.0
 CLEAN_EVERY = 60  # seconds between runs of Gradio's cache cleaner

@@ -14,10 +14,11 @@ from typing import Any
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from ..aggregate import Bootstrap, Difference, paired_differences
-from ..breakdowns import DIMENSIONS, SOURCE_LABELS, TASK_LABELS
-from ..gold import GoldSet
-from ..report import ItemResult
+from ...aggregate import Bootstrap, Difference, paired_differences
+from ...breakdowns import DIMENSIONS, SOURCE_LABELS, TASK_LABELS
+from ...gold import GoldSet
+from ...numbers import interval_text, round1, score_text
+from ...report import ItemResult
 
 
 def paired(
@@ -62,12 +63,10 @@ def differences_frame(diffs: list[Difference]) -> pd.DataFrame:
             "Breakdown": _label(d)[0],
             "Group": _label(d)[1],
             "Items": d.n,
-            "A %": round(d.a * 100, 1),
-            "B %": round(d.b * 100, 1),
-            "A - B (points)": round(d.diff * 100, 1),
-            "95% CI (points)": ""
-            if d.ci is None
-            else f"{d.ci[0] * 100:.1f} to {d.ci[1] * 100:.1f}",
+            "A %": round1(d.a * 100),
+            "B %": round1(d.b * 100),
+            "A - B (points)": round1(d.diff * 100),
+            "95% CI (points)": "" if d.ci is None else interval_text(d.ci[0] * 100, d.ci[1] * 100),
             "Interval excludes 0": "yes" if d.significant else "no",
         }
         for d in diffs
@@ -77,7 +76,7 @@ def differences_frame(diffs: list[Difference]) -> pd.DataFrame:
 
 def differences_display(df: pd.DataFrame) -> Styler:
     """`differences_frame` with one decimal everywhere (1.0, not 1)."""
-    return df.style.format("{:.1f}", subset=["A %", "B %", "A - B (points)"])
+    return df.style.format(score_text, subset=["A %", "B %", "A - B (points)"])
 
 
 DISAGREEMENT_COLUMNS = [

@@ -19,8 +19,8 @@ import zlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..records import PUBLIC_SOURCES
-from ..report import ItemResult
+from ...records import PUBLIC_SOURCES
+from ...report import ItemResult
 
 ItemKey = tuple[str, str, str, dict[str, str]]
 """What an item set holds per item: (item id, source, task, breakdown groups)."""

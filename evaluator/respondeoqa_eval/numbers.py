@@ -1,0 +1,62 @@
+"""The one number style of every view (CLI summary, leaderboard, Compare, charts, CSV).
+
+Scores are shown with one decimal, halves rounded up as written (17.95 -> 18.0, where float
+formatting gives 17.9 because 17.95 is stored as 17.9499...); accuracy in percent, BLEU and chrF
+in points; an interval as "55.6 to 62.3"; a missing value as an em dash.
+"""
+
+from __future__ import annotations
+
+import math
+from decimal import ROUND_HALF_UP, Decimal
+
+MISSING = "\u2014"
+
+
+def round1(value: float | None) -> float:
+    """A score as every view shows it: one decimal, halves rounded up as written; NaN when
+    missing."""
+    if value is None or math.isnan(value):
+        return math.nan
+    return float(Decimal(repr(value)).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
+
+
+def score_text(value: float | None) -> str:
+    """A score in points or percent, e.g. "59.1" (MISSING when missing)."""
+    shown = round1(value)
+    return MISSING if math.isnan(shown) else f"{shown:.1f}"
+
+
+def percent(fraction: float | None) -> float | None:
+    """An accuracy fraction in percent, as every view computes it (None stays None)."""
+    return None if fraction is None else fraction * 100.0
+
+
+def percent_text(fraction: float | None) -> str:
+    """An accuracy (a fraction) as "59.1%" (MISSING when missing)."""
+    text = score_text(percent(fraction))
+    return text if text == MISSING else f"{text}%"
+
+
+def interval_text(low: float | None, high: float | None) -> str:
+    """An interval, e.g. "55.6 to 62.3" (MISSING when either end is missing)."""
+    lo, hi = score_text(low), score_text(high)
+    return MISSING if MISSING in (lo, hi) else f"{lo} to {hi}"
+
+
+def signed_text(value: float | None) -> str:
+    """A difference with its sign, e.g. "+1.5" / "\u22122.0" (MISSING when missing)."""
+    shown = round1(value)
+    if math.isnan(shown):
+        return MISSING
+    return f"+{shown:.1f}" if shown > 0 else f"\u2212{-shown:.1f}" if shown < 0 else "0.0"
+
+
+def count_text(value: object) -> str:
+    """A count, e.g. "453" (MISSING when missing)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return MISSING
+    try:
+        return f"{int(value):d}"  # type: ignore[call-overload]
+    except (TypeError, ValueError):  # pandas' missing marks
+        return MISSING

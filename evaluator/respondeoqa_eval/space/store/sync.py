@@ -1,0 +1,371 @@
+"""The record: the local SQLite file is the working copy, a Hub dataset repo the durable record.
+
+- **Read** (`Syncer.read`): the repo's listing against the store, file by file. A new or changed
+  record file is downloaded, checked (`record.unpack` / `record.parse`) and verified against its
+  kept predictions (the `verify` callback: the Space re-derives every score); an entry whose
+  file vanished from the repo is removed. A file that cannot become an entry is skipped and
+  named (`RecordProblem`: the log and `space admin list`), never shown and never overwritten;
+  the rest is read. A Hub fault (after retries) leaves the read incomplete: `HubUnavailable`.
+- **Ready**: nothing is written (no submission, withdrawal or push) until one read has been
+  complete; until then the status says why, and the Space says so on its page.
+- **Outbox and push** (`Syncer.push`): an accepted entry is committed to SQLite with
+  `version != pushed_version` (a deletion as a row of `hub_deletes`) in the same transaction
+  that stores it; a push sends everything waiting, with the record's index of given-out ids, in
+  ONE commit. A push never replaces a record file this store did not read or write itself: such
+  a file belongs to an entry this copy does not hold.
+- **Loop** (`Syncer.start`): read until the record has been read once (retrying with backoff),
+  then push every `push_interval` seconds and read again every `pull_interval` (or at once
+  after `request_pull`), so changes made elsewhere (`space admin --repo`, another process)
+  appear without a restart; `stop()` pushes once more at shutdown.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+from ...report import Report
+from ..metadata import TextLimits
+from . import quota, record
+from .database import IdTakenError, RecordProblem, Store, SyncedEntry
+from .hub import HubRepo, HubUnavailable, RemoteFile
+from .models import DuplicateContentError, DuplicateSubmissionError, Submission
+from .record import RecordEntry, RecordError
+
+log = logging.getLogger(__name__)
+
+Verify = Callable[[RecordEntry], tuple[Report, str]]
+"""A record entry's checked report (items included) and the gold fingerprint it was scored
+against; raises RecordError when it cannot be trusted."""
+
+OFF, READING, READY, UNAVAILABLE = "off", "reading", "ready", "unavailable"
+
+
+@dataclass(frozen=True)
+class RecordStatus:
+    """Where the record stands, for the page, the log and the write paths."""
+
+    state: str
+    detail: str = ""
+    problems: int = 0  # record files that could not become entries
+
+    @property
+    def writable(self) -> bool:
+        return self.state in (OFF, READY)
+
+    def message(self) -> str:
+        """One line for visitors ("" when there is nothing to say)."""
+        lines = []
+        if self.state == READING:
+            lines.append(
+                "The leaderboard is reading its record from the Hub: entries may be missing "
+                "for a moment, and submissions open once it has been read."
+            )
+        elif self.state == UNAVAILABLE:
+            lines.append(
+                "The leaderboard's record on the Hub cannot be read right now, so some "
+                "entries may be missing and submissions are closed; it is retried every few "
+                "minutes."
+            )
+        if self.problems:
+            files = "file" if self.problems == 1 else "files"
+            lines.append(
+                f"{self.problems} record {files} could not be read and "
+                f"{'is' if self.problems == 1 else 'are'} not shown; the operator has been told."
+            )
+        return " ".join(lines)
+
+
+@dataclass
+class ReadResult:
+    added: int = 0
+    replaced: int = 0
+    removed: int = 0
+    problems: list[RecordProblem] = field(default_factory=list)
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+class Syncer:
+    """Reads, verifies and pushes the record of one store (see the module docstring)."""
+
+    def __init__(
+        self,
+        store: Store,
+        repo: HubRepo,
+        *,
+        verify: Verify,
+        limits: TextLimits,
+        push_interval: float = 300.0,
+        pull_interval: float = 60.0,
+        retry_first: float = 5.0,
+        retry_max: float = 300.0,
+    ) -> None:
+        self.store = store
+        self.repo = repo
+        self.verify = verify
+        self.limits = limits
+        self.push_interval = push_interval
+        self.pull_interval = pull_interval
+        self.retry_first = retry_first
+        self.retry_max = retry_max
+        self._status = RecordStatus(READING)
+        self._lock = threading.Lock()  # one read or push at a time (loop, shutdown, admin)
+        self._stop = threading.Event()
+        self._wake = threading.Event()  # a pull was requested
+        self._thread: threading.Thread | None = None
+        self._remote_max_id = 0
+
+    # -- status --------------------------------------------------------------------------
+
+    @property
+    def status(self) -> RecordStatus:
+        return self._status
+
+    @property
+    def ready(self) -> bool:
+        return self._status.state == READY
+
+    # -- read ----------------------------------------------------------------------------
+
+    def read(self) -> ReadResult:
+        """Bring the store up to the record (see the module docstring); HubUnavailable when the
+        Hub fails, after which the store holds what was read so far and nothing is lost."""
+        with self._lock:
+            try:
+                result = self._read()
+            except HubUnavailable as exc:
+                if not self.ready:
+                    self._status = RecordStatus(UNAVAILABLE, str(exc), self._status.problems)
+                raise
+            self._status = RecordStatus(READY, "", len(result.problems))
+            return result
+
+    def _read(self) -> ReadResult:
+        tree = self.repo.list_tree()
+        result = ReadResult()
+        if record.INDEX_PATH in tree:
+            try:
+                index = record.unpack_index(self.repo.download(record.INDEX_PATH, max_bytes=4096))
+                self._remote_max_id = index
+                self.store.raise_id_floor(index)
+            except (RecordError, HubUnavailable) as exc:
+                log.warning("the record's index is unreadable (%s); ids come from its entries", exc)
+        local = self.store.synced()
+        waiting_deletes = set(self.store.pending_deletes())
+        known = {p.path: p for p in self.store.record_problems()}
+        for path in sorted(tree):
+            remote = tree[path]
+            if record.sha_of_path(path) is None or path in waiting_deletes:
+                continue
+            have = local.get(path)
+            if have is not None and (have.identity == remote.identity or have.dirty):
+                continue  # unchanged, or changed here and waiting to be pushed (this copy wins)
+            earlier = known.get(path)
+            if earlier is not None and earlier.identity == remote.identity:
+                result.problems.append(earlier)  # the same bytes as last time: same verdict
+                continue
+            problem = self._read_one(path, remote, have, result)
+            if problem is not None:
+                log.warning("record file %s skipped: %s", path, problem.reason)
+                result.problems.append(problem)
+        for path, have in local.items():
+            if path not in tree and have.identity is not None and not have.dirty:
+                self.store.delete(have.id, in_record=False)  # removed elsewhere
+                result.removed += 1
+        self.store.set_record_problems(result.problems)
+        return result
+
+    def _read_one(
+        self,
+        path: str,
+        remote: RemoteFile,
+        have: SyncedEntry | None,
+        result: ReadResult,
+    ) -> RecordProblem | None:
+        """Import or replace one record file; the problem when it cannot become an entry."""
+
+        def problem(reason: str, entry_id: int | None = None) -> RecordProblem:
+            return RecordProblem(path, remote.identity, entry_id, reason, _now())
+
+        if remote.size > record.MAX_RECORD_BYTES:
+            return problem(f"larger than {record.MAX_RECORD_BYTES // (1024 * 1024)} MB")
+        blob = self.repo.download(path, max_bytes=record.MAX_RECORD_BYTES)
+        data: dict = {}
+        try:
+            data = record.unpack(blob)
+            rec = record.parse(data, path, self.limits)
+            report, fingerprint = self.verify(rec)
+        except RecordError as exc:
+            return problem(str(exc), record.entry_id_of(data))
+        sub = Submission(
+            model=rec.model,
+            file_sha256=rec.file_sha256,
+            link=rec.link,
+            params=rec.params,
+            note=rec.note,
+            file_name=rec.file_name,
+            submitter=rec.submitter,
+            answers_extracted=rec.answers_extracted,
+            gold_fingerprint=fingerprint,
+            rows=rec.rows,
+        )
+        rescored = fingerprint != rec.gold_fingerprint or report.evaluator.version != (
+            rec.report.evaluator.version
+        )
+        try:
+            if have is not None:
+                if have.id != rec.id:
+                    return problem(f"names id #{rec.id}, but this entry is #{have.id}", rec.id)
+                self.store.replace_from_record(
+                    rec.id,
+                    sub,
+                    report,
+                    created=rec.created,
+                    hidden=rec.hidden,
+                    record_identity=remote.identity,
+                )
+                result.replaced += 1
+            else:
+                self._add(rec, sub, report, remote.identity)
+                result.added += 1
+        except IdTakenError as exc:
+            return problem(str(exc), rec.id)
+        except DuplicateSubmissionError as exc:
+            return problem(f"the same file as entry #{exc.existing.id}", rec.id)
+        if rescored:  # scored anew here: the record gets the new scores at the next push
+            self.store.mark_changed(rec.id)
+        return None
+
+    def _add(self, rec: RecordEntry, sub: Submission, report: Report, identity: str) -> None:
+        key = quota.content_key_of_rows(rec.rows)
+        kwargs = dict(
+            entry_id=rec.id, created=rec.created, hidden=rec.hidden, record_identity=identity
+        )
+        try:
+            self.store.add(sub, report, content_key=key, **kwargs)
+        except DuplicateContentError:  # an older record's copy: kept, without the content key
+            self.store.add(sub, report, **kwargs)
+
+    # -- push ----------------------------------------------------------------------------
+
+    def push(self) -> int:
+        """Send every waiting entry and deletion in one commit; how many files changed.
+        Nothing is pushed before the record has been read completely once."""
+        with self._lock:
+            if not self.ready:
+                return 0
+            versions = self.store.pending_pushes()
+            deletes = self.store.pending_deletes()
+            max_id = self.store.max_id()
+            if not versions and not deletes and max_id <= self._remote_max_id:
+                return 0
+            tree = self.repo.list_tree()
+            synced = self.store.synced()
+            files: dict[str, bytes] = {}
+            pushed: list[tuple[int, int]] = []
+            paths: dict[int, str] = {}
+            for entry_id, version in versions:
+                data = self.store.export_record(entry_id)
+                if data is None:  # deleted meanwhile: its deletion is in the outbox
+                    continue
+                path = record.entry_path(data["file_sha256"])
+                mine = synced.get(path)
+                if path in tree and (mine is None or (mine.identity is None and not mine.pushed)):
+                    log.error(
+                        "not pushed: entry #%d's record file %s exists and was not written by "
+                        "this copy; it stays waiting for the operator",
+                        entry_id,
+                        path,
+                    )
+                    continue
+                files[path] = record.pack(data)
+                pushed.append((entry_id, version))
+                paths[entry_id] = path
+            if max_id > self._remote_max_id:
+                files[record.INDEX_PATH] = record.pack_index(max_id)
+            to_delete = [p for p in deletes if p in tree and p not in files]
+            if files or to_delete:
+                self.repo.commit(
+                    files,
+                    f"leaderboard: {len(pushed)} entries updated, {len(to_delete)} removed",
+                    delete=to_delete,
+                )
+                self._remote_max_id = max(max_id, self._remote_max_id)
+            after = self.repo.list_tree() if paths else {}
+            identities = {i: after[p].identity for i, p in paths.items() if p in after}
+            self.store.mark_pushed(pushed, deletes, identities)
+            return len(pushed) + len(to_delete)
+
+    def safe_push(self) -> int:
+        """`push`, with a failure logged (the outbox keeps everything for the next try)."""
+        try:
+            return self.push()
+        except HubUnavailable as exc:
+            log.warning("push failed (%s); will retry", exc)
+            return 0
+
+    def safe_read(self) -> ReadResult | None:
+        try:
+            result = self.read()
+        except HubUnavailable as exc:
+            log.warning("reading the record failed (%s); will retry", exc)
+            return None
+        if result.added or result.replaced or result.removed:
+            log.info(
+                "record read: %d entries added, %d replaced, %d removed, %d unreadable files",
+                result.added,
+                result.replaced,
+                result.removed,
+                len(result.problems),
+            )
+        return result
+
+    # -- the loop ------------------------------------------------------------------------
+
+    def request_pull(self) -> None:
+        """Read the record again now (an operator changed it)."""
+        self._wake.set()
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._loop, name="record-sync", daemon=True)
+        self._thread.start()
+
+    def _loop(self) -> None:
+        delay = self.retry_first
+        while not self._stop.is_set() and not self.ready:
+            if self.safe_read() is not None:
+                break
+            self._stop.wait(delay)
+            delay = min(delay * 2, self.retry_max)
+        if self._stop.is_set():
+            return
+        self.safe_push()  # what a previous run left waiting
+        next_push = time.monotonic() + self.push_interval
+        next_pull = time.monotonic() + self.pull_interval
+        while not self._stop.is_set():
+            self._wake.wait(max(0.0, min(next_push, next_pull) - time.monotonic()))
+            if self._stop.is_set():
+                break
+            now = time.monotonic()
+            if now >= next_push:
+                self.safe_push()
+                next_push = now + self.push_interval
+            if now >= next_pull or self._wake.is_set():
+                self._wake.clear()
+                self.safe_read()
+                next_pull = time.monotonic() + self.pull_interval
+
+    def stop(self) -> None:
+        """Stop the loop and push once more (shutdown)."""
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout=60)
+        self.safe_push()

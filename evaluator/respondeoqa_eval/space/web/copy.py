@@ -1,0 +1,70 @@
+"""The page's own words (Markdown): header, About, and the help text of each tab. Our text
+only: no user string is ever formatted into these."""
+
+from __future__ import annotations
+
+from ...breakdowns import PADDING_SENTENCE
+from ...sources import PAPER_BIBTEX
+
+HEADER = """# RespondeoQA leaderboard
+Latin-English question answering: multiple choice, 1-word short answers, scansion and
+translation, scored with the paper's protocol (Hudspeth, Burns and O'Connor 2026).
+Rows marked *reported in paper* are the published numbers; every other row was scored here.
+Ranks count only among entries scored on the same sources (the *Coverage* column)."""
+
+ABOUT = f"""## The benchmark
+RespondeoQA has 7,829 Latin-English questions from the NJCL Certamen (1996-2009), the National
+Latin Exam (NLE: 2015, 2020, 2025), *Latin Grammar and Junior Scholarship Papers* (shown as
+Junior Scholarship) and *Exercises in Latin Prosody and Versification* (shown as Latin Prosody).
+The last two are public domain and published upstream (github.com/slanglab/RespondeoQA);
+Certamen and NLE questions are not redistributed.
+
+## How a submission is scored
+- Upload a JSONL, CSV or JSON file with one row per item: `id` (or `question_id` plus
+  `question_language`) and either `response` (the raw model output; the answer is extracted
+  with the paper's rules) or `answer` (already extracted).
+- A submission is scored on the upstream files it covers; items of a covered file that have no
+  prediction score 0. The *Coverage* column says which sources an entry was scored on, and ranks
+  compare only entries with the same coverage.
+- **Accuracy** is the mean per-item score over every non-translation item: multiple choice
+  (first letter), 1-word short answer (exact match after lowercasing and removing punctuation;
+  Latin answers also lose macrons and get j->i, v->u), meter manipulation (word lists equal) and
+  feet identification (share of feet right, with the paper's spelling variants).
+- **BLEU** is corpus BLEU (sacreBLEU, lowercased, 13a tokens) per target language.
+  {PADDING_SENTENCE} The leaderboard therefore shows **BLEU (paper, padded)** only beside
+  **BLEU (no padding)** and **chrF** (character n-gram F-score).
+- Intervals are 95% bootstrap intervals over items (1,000 resamples, seed 12345). Compare uses a
+  paired bootstrap over the items both entries were scored on.
+- Numbers: accuracy in %, BLEU and chrF in points, one decimal everywhere (the CSV too);
+  "\u2014" marks a value that is not reported in the paper, not covered by the entry's sources,
+  or hidden because it rests on too few private items.
+- The paper's overall accuracy for LLaMa 3.3 70B is 71.92; its released notebook prints 71.29.
+
+## Data terms
+Certamen questions are copyrighted and hosted by the Junior Classical League; the National Latin
+Exam may not be used to generate profit. This Space never shows their gold answers: the
+disagreement table in Compare and the per-item download of an entry list public items only.
+
+## Citation
+```bibtex
+{PAPER_BIBTEX}
+```
+"""
+
+SUBMIT_HELP = """Upload predictions in any format the evaluator accepts (`.jsonl`, `.csv` or the
+paper's `.json` layout), or a harness log as it is: an lm-evaluation-harness `samples_*.jsonl`
+file or a lighteval `details_*.parquet` file (raw generations, scored with the paper's
+extraction). The file is scored at once and appears on the leaderboard; the same predictions are
+not stored twice. Model name, link and note are shown as plain text; links must be http(s)."""
+
+WITHDRAW_HELP = """**Withdraw my entry**: logged in, you can remove an entry you submitted
+(its number is in the *Entry* column). It leaves the leaderboard, Compare and the CSV at once."""
+
+COMPARE_HELP = """Pick two or more entries and press Compare: bars by content type and by language
+pair (95% intervals as error bars, item counts on the bars). For exactly two scored submissions,
+also the paired difference per category and the public items where they disagree."""
+
+DETAIL_HELP = """**Entry detail**: pick an entry here or click its row in the table: its full
+breakdown, what is known about it, and a download of its per-item results on public items."""
+
+BOARD_ERROR = '<p class="board-caption">The leaderboard could not be loaded: reload the page.</p>'

@@ -1,0 +1,68 @@
+"""The app's own HTTP routes, served outside Gradio (no session, no queue), from the read model.
+
+- `GET /board?view=&coverage=`: the board's HTML, what a page load fetches;
+- `GET /board.csv?view=&coverage=`: the same table as CSV, every entry;
+- `GET /entry.csv?entry=e:12`: an entry's public per-item results, decided at request time (a
+  hidden or withdrawn entry's download answers 404);
+- `POST /record/pull`: read the record again now (the operator, after `space admin --repo`;
+  needs the Space's own Hub token in `X-Record-Token`; 404 when the Space keeps no record).
+
+Handlers are plain functions: Starlette runs them in its thread pool, never on the event loop.
+"""
+
+from __future__ import annotations
+
+import hmac
+from typing import Any
+
+from ..readmodel import BOARD_ROUTE, CSV_ROUTE
+from ..service import Space
+
+ITEMS_ROUTE = "entry.csv"
+PULL_ROUTE = "record/pull"
+TOKEN_HEADER = "x-record-token"
+NO_STORE = {"Cache-Control": "no-store"}
+
+
+def _attachment(name: str) -> dict[str, str]:
+    return {"Content-Disposition": f'attachment; filename="{name}"', **NO_STORE}
+
+
+def read_routes(space: Space) -> list[Any]:
+    """The routes above, for `demo.launch(app_kwargs={"routes": ...})`."""
+    from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
+    from starlette.routing import Route
+
+    def board(request: Any) -> Response:
+        q = request.query_params
+        html = space.snapshot().board(q.get("view"), q.get("coverage"))
+        return HTMLResponse(html, headers=NO_STORE)
+
+    def board_csv(request: Any) -> Response:
+        q = request.query_params
+        name, data = space.snapshot().csv(q.get("view"), q.get("coverage"))
+        return Response(data, media_type="text/csv; charset=utf-8", headers=_attachment(name))
+
+    def items_csv(request: Any) -> Response:
+        found = space.items_csv(request.query_params.get("entry"))
+        if found is None:
+            return PlainTextResponse("no such entry", status_code=404, headers=NO_STORE)
+        name, data = found
+        return Response(data, media_type="text/csv; charset=utf-8", headers=_attachment(name))
+
+    def pull(request: Any) -> Response:
+        token = space.config.hub_token
+        if space.syncer is None or not token:
+            return PlainTextResponse("not found", status_code=404)
+        given = request.headers.get(TOKEN_HEADER, "")
+        if not hmac.compare_digest(given.encode(), token.encode()):
+            return PlainTextResponse("forbidden", status_code=403)
+        space.syncer.request_pull()
+        return JSONResponse({"pull": "requested"}, status_code=202)
+
+    return [
+        Route(f"/{BOARD_ROUTE}", board),
+        Route(f"/{CSV_ROUTE}", board_csv),
+        Route(f"/{ITEMS_ROUTE}", items_csv),
+        Route(f"/{PULL_ROUTE}", pull, methods=["POST"]),
+    ]

@@ -1,0 +1,9 @@
+"""The test kit: real servers and stand-ins every area's tests share.
+
+- `net`: free ports, waiting for a server to answer, stopping it;
+- `space_server`: the real `respondeoqa-eval space` in a subprocess, on a free port;
+- `hubstub`: a loopback Hugging Face Hub (the endpoints huggingface_hub's client calls), with
+  the Hub's faults on demand (HTTP 5xx, LFS uploads for `*.gz`);
+- `oidcstub`: a loopback OpenID provider for the Space's Hugging Face login;
+- `browser`: Debian's chromium, started the way this machine's closed network needs.
+"""
