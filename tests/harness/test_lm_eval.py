@@ -21,7 +21,7 @@ import pytest
 import yaml
 from conftest import require
 from respondeoqa_eval.cli import main
-from respondeoqa_eval.harness import TASKS, local_task_dir, task_dir
+from respondeoqa_eval.harness import TASKS, task_dir
 from respondeoqa_eval.harness.lm_eval_task import DATASET_ENV, plain_prompt
 from respondeoqa_eval.records import Record
 from respondeoqa_eval.runner.prompts import (
@@ -156,8 +156,9 @@ def test_task_folder_matches_the_task_table_and_the_papers_settings():
         assert data["task"] == name
         template = "_translation_template_yaml" if task.translation else "_accuracy_template_yaml"
         assert data["include"] == template
+        assert data["dataset_kwargs"] == {"config": task.config}  # what load_docs reads
         if task.private:
-            assert data["dataset_kwargs"] == {"config": task.config} and "dataset_path" not in data
+            assert "dataset_path" not in data
         else:  # upstream convention: a Hub dataset, our config as its name
             assert (data["dataset_path"], data["dataset_name"]) == (HUB_DATASET, task.config)
         if task.translation:
@@ -230,18 +231,16 @@ def test_cli_prints_the_include_path(capsys):
     assert Path(capsys.readouterr().out.strip()) == task_dir()
 
 
-def _manager(include: Path | None = None, metadata: dict | None = None):
+def _manager(metadata: dict | None = None):
     from lm_eval.tasks import TaskManager
 
-    return TaskManager(
-        include_path=str(include or task_dir()), include_defaults=False, metadata=metadata
-    )
+    return TaskManager(include_path=str(task_dir()), include_defaults=False, metadata=metadata)
 
 
 def test_private_tasks_without_files_say_what_to_pass(monkeypatch):
     monkeypatch.delenv(DATASET_ENV, raising=False)
     monkeypatch.delenv("RESPONDEOQA_DATA_DIR", raising=False)
-    with pytest.raises(Exception, match="not redistributed: pass your own copy"):
+    with pytest.raises(Exception, match="Certamen"):
         _manager().load(["respondeoqa_nle_multiple_choice"])
 
 
@@ -250,9 +249,6 @@ def test_lm_eval_cli_end_to_end_on_a_tiny_model(tmp_path, export, public_dir):
     """`lm_eval --model hf ... --apply_chat_template --log_samples` on a tiny random model."""
     model = build_tiny_model(tmp_path / "tiny")
     out = tmp_path / "out"
-    include = tmp_path / "tasks"
-    assert main(["harness", "path", "--dataset", str(export)]) == 0  # the README's route
-    local_task_dir(export, include)
     cmd = [
         sys.executable,
         "-m",
@@ -262,9 +258,11 @@ def test_lm_eval_cli_end_to_end_on_a_tiny_model(tmp_path, export, public_dir):
         "--model_args",
         f"pretrained={model},dtype=float32",
         "--include_path",
-        str(include),
+        str(task_dir()),
         "--tasks",
         "respondeoqa",
+        "--metadata",
+        json.dumps({"dataset": str(export)}),
         "--apply_chat_template",
         "--limit",
         "8",
@@ -380,7 +378,7 @@ def test_lm_eval_public_numbers_equal_score_and_plain_prompts_separate_the_syste
 ):
     """The real lm_eval pipeline (tasks, filter, process_results, aggregations, group weighting,
     sample logging), without a chat template and greedy: every number equals `score`."""
-    manager = _manager(local_task_dir(export, tmp_path / "tasks"))
+    manager = _manager(metadata={"dataset": str(export)})
     results, samples, out, model = _run_oracle(tmp_path, manager, ["respondeoqa_greedy"], 30)
     assert sorted(samples) == sorted(PUBLIC_LEAVES)
     for req in model.requests:
@@ -399,10 +397,10 @@ def test_lm_eval_public_numbers_equal_score_and_plain_prompts_separate_the_syste
 
 def test_lm_eval_full_numbers_equal_score_with_the_papers_pooled_bleu(tmp_path, full, monkeypatch):
     """respondeoqa_full on synthetic Certamen / NLE, every task reading one private export
-    (`respondeoqa-eval harness path --dataset EXPORT`)."""
+    (`--metadata '{"dataset": EXPORT}'`)."""
     gold, export = full
     monkeypatch.delenv(DATASET_ENV, raising=False)
-    manager = _manager(local_task_dir(export, tmp_path / "tasks"))
+    manager = _manager(metadata={"dataset": str(export)})
     results, samples, out, _ = _run_oracle(tmp_path, manager, ["respondeoqa_full"], 12)
     assert set(samples) == set(_leaves("respondeoqa_full", task_dir()))
     langs = {row["doc"]["source"] for row in samples["respondeoqa_full_translation_latin"]}

@@ -13,14 +13,11 @@
 
 from __future__ import annotations
 
-import shutil
 from dataclasses import dataclass
 from importlib.resources import as_file, files
 from pathlib import Path
 
 from ..configs import CONFIGS
-from ..errors import InputError
-from ..sources import HUB_DATASET
 
 TASK_PACKAGE = "respondeoqa_eval.harness.lm_eval_tasks"
 TASK_PREFIX = "respondeoqa_"
@@ -93,28 +90,3 @@ def task_dir() -> Path:
     resource = files(TASK_PACKAGE)
     with as_file(resource) as path:  # a real folder for any normal (non-zipped) install
         return Path(path)
-
-
-def local_task_dir(dataset: str | Path, out: str | Path) -> Path:
-    """Write to `out` a copy of the lm-eval task folder whose tasks all read `dataset` (a
-    `respondeoqa-eval dataset build` folder, with `--include-private` for Certamen / NLE)
-    instead of the Hub dataset; return `out`. lm-eval takes one `--include_path` and has no
-    command-line override of `dataset_path`, hence a copy."""
-    dataset = Path(dataset).expanduser().resolve()
-    if not (dataset / "README.md").is_file() or not dataset.is_dir():
-        raise InputError(f"{dataset}: not a `respondeoqa-eval dataset build` folder (no README.md)")
-    out = Path(out)
-    if out.exists():
-        shutil.rmtree(out)
-    shutil.copytree(task_dir(), out, ignore=shutil.ignore_patterns("__pycache__"))
-    for name, task in TASKS.items():
-        path = out / f"{name}.yaml"
-        text = path.read_text(encoding="utf-8")
-        if task.private:
-            new = text.replace("dataset_kwargs:\n", f"dataset_kwargs:\n  dataset: {dataset}\n")
-        else:
-            new = text.replace(f"dataset_path: {HUB_DATASET}\n", f"dataset_path: {dataset}\n")
-        if new == text:
-            raise RuntimeError(f"{path.name}: no dataset line to point at {dataset}")
-        path.write_text(new, encoding="utf-8")
-    return out

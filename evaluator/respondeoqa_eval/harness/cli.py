@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import hashlib
-import os
 import sys
 from pathlib import Path
 
 from ..runner.hf import DEFAULT_MAX_NEW_TOKENS
 from ..runner.prompts import SYSTEM_PROMPT, TEMPERATURE, TOP_P
-from . import lighteval_task_arg, local_task_dir, task_dir
+from . import lighteval_task_arg, task_dir
 
 LIGHTEVAL_MODULE = "respondeoqa_eval.harness.lighteval_tasks"
 
@@ -30,10 +28,6 @@ def model_yaml(model: str) -> str:
     )
 
 
-def _cache_dir() -> Path:
-    return Path(os.environ.get("RESPONDEOQA_CACHE") or Path.home() / ".cache" / "respondeoqa")
-
-
 def _path(args: argparse.Namespace) -> int:
     if args.lighteval:
         # the file, not an import: the module imports lighteval, which lives in its own venv
@@ -46,10 +40,6 @@ def _path(args: argparse.Namespace) -> int:
             f"{model_yaml('MODEL')}",
             file=sys.stderr,
         )
-        return 0
-    if args.dataset:
-        key = hashlib.sha256(str(Path(args.dataset).resolve()).encode()).hexdigest()[:12]
-        print(local_task_dir(args.dataset, _cache_dir() / "lm_eval_tasks" / key))
         return 0
     print(task_dir())
     return 0
@@ -72,12 +62,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "path",
         help="print the folder to pass to lm_eval --include_path (or the lighteval module)",
         description="Print the folder of the lm-eval task YAMLs shipped in this package.",
-    )
-    path.add_argument(
-        "--dataset",
-        metavar="DIR",
-        help="a `respondeoqa-eval dataset build` folder: print a copy of the task folder whose "
-        "tasks read it instead of the Hub dataset (Certamen / NLE included when it has them)",
     )
     path.add_argument(
         "--lighteval",

@@ -1,11 +1,10 @@
 """The lm-evaluation-harness tasks: documents, the paper's prompt, extraction and scores, all
 from respondeoqa_eval (the YAMLs in `lm_eval_tasks/` name these through that folder's `utils.py`).
 
-- Documents: public tasks read `dataset_path` (the Hub dataset, `sources.HUB_DATASET`, or any
-  `respondeoqa-eval dataset build` folder put there); `process_docs` adds the system prompt and
-  prompt version to every document and keeps a translation task's target language. Certamen and
-  NLE tasks (`custom_dataset`) read the user's own copy: `--metadata '{"dataset": DIR_OR_REPO}'`
-  (or `$RESPONDEOQA_DATASET`) or `--metadata '{"data_dir": DIR}'` (or `$RESPONDEOQA_DATA_DIR`).
+- Documents (`load_docs`, every task's `custom_dataset`): a local copy named with `--metadata`
+  or the environment, else the Hub dataset that the public tasks' `dataset_path` names;
+  `process_docs` adds the system prompt and prompt version to every document and keeps a
+  translation task's target language.
 - Prompt (`RespondeoQATask.fewshot_context`): with `--apply_chat_template` the paper's system and
   user messages exactly; without it, the system prompt, a blank line and the user message.
 - Extraction: the `paper_extraction` filter (`extract_answers`) applies the paper's rule, so the
@@ -30,6 +29,7 @@ from ..metrics import corpus_bleu
 from ..records import Record
 from ..runner.prompts import PROMPT_VERSION, SYSTEM_PROMPT, user_prompt
 from ..scoring import score_one
+from ..sources import HUB_DATASET
 
 DATASET_ENV = "RESPONDEOQA_DATASET"
 """A dataset export folder or Hub repo id for the Certamen / NLE tasks (or `--metadata` key
@@ -90,13 +90,15 @@ process_docs_into_english = _translations_into("english")
 process_docs_into_latin = _translations_into("latin")
 
 
-def load_private_docs(
-    config: str, dataset: str | None = None, data_dir: str | None = None, **_: Any
-):
-    """lm-eval `custom_dataset` of the Certamen / NLE tasks: a DatasetDict with the `test` split
-    of `config`, from the user's own export (or private Hub repo) or upstream files.
+def load_docs(config: str, dataset: str | None = None, data_dir: str | None = None, **_: Any):
+    """lm-eval `custom_dataset` of every task: a DatasetDict with the `test` split of `config`.
 
-    Other keyword arguments (lm-eval passes the task metadata, e.g. `version`) are ignored.
+    From, in this order: `--metadata '{"dataset": ...}'` or `$RESPONDEOQA_DATASET` (a `dataset
+    build` folder or a Hub repository, private ones included); `--metadata '{"data_dir": ...}'`
+    or `$RESPONDEOQA_DATA_DIR` (upstream files); else, for the public configs, the Hub dataset
+    the YAML's `dataset_path` names (`sources.HUB_DATASET`). Certamen and NLE are never on the
+    Hub: their configs need one of the first two. Other keyword arguments (lm-eval passes the
+    task metadata, e.g. `version`) are ignored.
     """
     import datasets
 
@@ -106,7 +108,7 @@ def load_private_docs(
     folder = data_dir or os.environ.get(ENV_DATA_DIR)
     if source:
         ds = datasets.load_dataset(str(source), config, split=SPLIT)
-    elif folder:
+    elif folder or CONFIGS[config].private:
         from ..dataset.features import FEATURES
         from ..runner.selection import select_items
 
@@ -114,15 +116,14 @@ def load_private_docs(
             records = select_items(config, folder)
         except NoData as exc:  # in lm-eval a folder is passed with --metadata, not --data-dir
             raise InputError(exc.said_as(LM_EVAL_OPTION)) from None
-        rows = [r.to_dict() for r in records]
-        ds = datasets.Dataset.from_list(rows, features=FEATURES)
+        ds = datasets.Dataset.from_list([r.to_dict() for r in records], features=FEATURES)
     else:
-        raise InputError(
-            f"RespondeoQA config {config!r} holds Certamen / NLE items, which are not "
-            'redistributed: pass your own copy with --metadata \'{"data_dir": "DIR"}\' (the '
-            'upstream files) or \'{"dataset": "DIR_OR_PRIVATE_REPO"}\' (a `respondeoqa-eval '
-            f"dataset build --include-private` export), or ${DATASET_ENV}"
-        )
+        try:
+            ds = datasets.load_dataset(HUB_DATASET, config, split=SPLIT)
+        except (ConnectionError, OSError, ValueError) as exc:  # offline, or not on the Hub
+            problem = f"RespondeoQA config {config!r}: the Hub dataset {HUB_DATASET} cannot be read"
+            detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise InputError(NoData(f"{problem} ({detail})").said_as(LM_EVAL_OPTION)) from None
     return datasets.DatasetDict({SPLIT: ds})
 
 
