@@ -152,3 +152,14 @@ def test_replayed_responses_score_like_respondeoqa_eval_on_the_full_benchmark(
     acc = report["accuracy"]["overall"]["score"]
     assert 0.2 < acc < 0.8 and report["bleu"]["latin"]["overall"]["score"] > 5
     assert _check_equal(_results(out), details, report, "respondeoqa_full") >= 40
+
+
+def test_harness_path_prints_the_module_and_the_system_prompt(capsys):
+    from respondeoqa_eval.cli import main
+
+    assert main(["harness", "path", "--lighteval"]) == 0
+    out, err = capsys.readouterr()
+    path = Path(out.strip())
+    assert path.name == "lighteval_tasks.py" and path.is_file()
+    assert "TASKS_TABLE" in path.read_text(encoding="utf-8")
+    assert SYSTEM_PROMPT in err and lighteval_task_arg() in err
