@@ -11,6 +11,7 @@ import argparse
 import importlib
 import os
 import sys
+from typing import NoReturn
 
 from . import __version__
 from .datadir import CLI_OPTION, NoData
@@ -27,8 +28,15 @@ AREAS = (
 )
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a bad argument reported in one line (`--help` shows the usage)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="respondeoqa-eval",
         description="Score, build, serve and run the RespondeoQA Latin-English QA benchmark.",
     )

@@ -423,13 +423,15 @@ def test_smaller_defects_through_the_running_app(server, tmp_path: Path) -> None
     collected: list[str] = []
     dot = tmp_path / ".hidden.jsonl"
     dot.write_text('{"id": "x", "answer": "a"}\n', encoding="utf-8")
-    # Gradio refuses dot files before the Space sees them (InvalidPathError; its message is
-    # generic with show_error=False); the service's own InputError covers other callers
-    from gradio_client.exceptions import AppError
+    # the upload guard refuses dot files (and paths) with our message before Gradio keeps
+    # them; the service's own InputError covers other callers
+    import httpx
 
     before = Store(server.db).count()
-    with pytest.raises(AppError):
+    with pytest.raises(httpx.HTTPStatusError) as refused:
         submit(client, dot, "dot file")
+    assert refused.value.response.status_code == 400
+    assert "'.hidden.jsonl' is a path or begins with a dot" in refused.value.response.text
     assert Store(server.db).count() == before
     ok = tmp_path / "p.jsonl"
     ok.write_text('{"id": "x", "answer": "a"}\n', encoding="utf-8")

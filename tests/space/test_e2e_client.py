@@ -134,6 +134,28 @@ def test_wrong_extension_refused_at_upload(client: Client, tmp_path: Path) -> No
         submit(client, path, "txt model")
 
 
+@pytest.mark.parametrize(
+    "name",
+    ["..%2f..%2fetc%2fpasswd.jsonl", "../../etc/passwd.jsonl", ".hidden.jsonl", "a%5cb.jsonl"],
+)
+def test_path_like_upload_names_get_our_refusal(server, name: str) -> None:
+    """A file name that is a path (even percent-encoded) or a dotfile is refused by our upload
+    guard with a message saying what to do, before Gradio keeps or trips over it."""
+    body = b'{"id": "x", "answer": "a"}\n'
+    logged = len(server.log_text())
+    resp = httpx.post(server.url + "gradio_api/upload", files={"files": (name, body)}, timeout=30)
+    assert resp.status_code == 400
+    assert resp.text == (
+        f"upload refused: the file name {name!r} is a path or begins with a dot; rename the "
+        "file, e.g. predictions.jsonl"
+    )
+    fine = httpx.post(
+        server.url + "gradio_api/upload", files={"files": ("preds.jsonl", body)}, timeout=30
+    )
+    assert fine.status_code == 200 and fine.json()[0].endswith("preds.jsonl")
+    assert "Traceback" not in server.log_text()[logged:]
+
+
 def test_daily_limit_and_upload_limit_on_a_strict_server(public_gold, tmp_path: Path) -> None:
     from gradio_client.exceptions import AppError
     from kit.space_server import start_server

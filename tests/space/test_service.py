@@ -84,3 +84,43 @@ def test_csv_file(space: Space) -> None:
     text = space.snapshot().csv("Language pair", None)[1].decode("utf-8")
     assert text.splitlines()[0].startswith("Rank,Model,Overall,CI low,CI high,English \u2192")
     assert "o3-mini" in text and "93.1" in text
+
+
+def test_compare_picks_are_deduplicated_capped_and_cached_in_bounded_bytes(
+    public_gold, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    limits = Limits(compare_max_entries=3, compare_cache_mb=1)
+    space = Space(
+        SpaceConfig(db=tmp_path / "lb.sqlite3", gold=public_gold, limits=limits, bootstrap=50)
+    )
+    records = file_records(public_gold, "junior_scholarship_short_answer.json")
+    ids = []
+    for k in range(200, 700, 100):  # five entries of different content
+        path = write_jsonl(tmp_path / f"p{k}.jsonl", k_correct_predictions(records, k)[0])
+        ids.append(space.submit(path, f"model {k}", client=f"c{k}").entry.id)
+    from respondeoqa_eval.space.readmodel import approx_size
+    from respondeoqa_eval.space.views import figures
+
+    drawn = []
+    real = figures.grouped_bars
+    monkeypatch.setattr(figures, "grouped_bars", lambda *a: drawn.append(1) or real(*a))
+    a, b = f"e:{ids[0]}", f"e:{ids[1]}"
+    once = space.compare([a, b])
+    again = space.compare([a, b, a, b] * 40 + ["e:999999", "nonsense", None])  # 163 picks
+    assert again is once and len(drawn) == 2  # the same two rows: no second build
+    assert once.paired and once.message.startswith(f"A = #{ids[0]} model 200")
+
+    too_many = space.compare([f"e:{i}" for i in ids])
+    assert too_many.message == "Pick at most 3 different entries to compare."
+    assert len(drawn) == 2 and not too_many.drawn  # refused before any work
+    # more picks than any picker offers are refused unread, duplicates or not
+    assert space.compare([a] * 5000).message == "Pick at most 3 different entries to compare."
+
+    for x in ids:  # every pair: more comparisons than 1 MB holds
+        for y in ids:
+            if x != y:
+                space.compare([f"e:{x}", f"e:{y}"])
+    cache = space.reads._cache
+    assert 0 < cache.currsize <= cache.maxsize == 1024 * 1024
+    assert len(cache) < 20  # older comparisons left to stay in bounds
+    assert sum(approx_size(v) for v in cache.values()) == cache.currsize

@@ -65,11 +65,27 @@ def clean_link(value: Any, limit: int) -> str:
     return link
 
 
+def _lookalike(char: str) -> str:
+    """The ASCII character `char` is drawn like, if any (Unicode's confusables, TR39)."""
+    if char.isascii():
+        return char
+    from confusable_homoglyphs.confusables import confusables_data
+
+    return next((h["c"] for h in confusables_data.get(char, ()) if h["c"].isascii()), char)
+
+
+def skeleton(text: str) -> str:
+    """`text` as a reader sees it: compatibility forms (full-width letters), look-alike letters
+    (Cyrillic р, Greek ρ: Unicode's confusables), invisible characters dropped, the rest
+    transliterated, case ignored."""
+    text = unicodedata.normalize("NFKC", text)
+    text = "".join(_lookalike(c) for c in text if not _invisible(c))
+    return unidecode(text).casefold()
+
+
 def fold(text: str) -> str:
-    """`text` as a reader sees it: compatibility forms, look-alike letters (Cyrillic а, Greek
-    ο, ...) transliterated, invisible characters dropped, case and punctuation ignored."""
-    text = "".join(c for c in unicodedata.normalize("NFKC", text) if not _invisible(c))
-    return " ".join(re.sub(r"[\W_]+", " ", unidecode(text).casefold()).split())
+    """`skeleton(text)` with punctuation and spacing ignored too."""
+    return " ".join(re.sub(r"[\W_]+", " ", skeleton(text)).split())
 
 
 # what marks a paper row: the Type column's words, and Compare's "<model> (paper)" label
@@ -80,7 +96,7 @@ def clean_model_name(value: Any, limit: int) -> str:
     """The model name: required, and not posing as one of the paper's rows."""
     name = _clean(value, "model name", limit, required=True)
     folded = f" {fold(name)} "
-    bracketed = re.search(r"\(\s*paper\s*\)", unidecode(unicodedata.normalize("NFKC", name)))
+    bracketed = re.search(r"\(\s*paper\s*\)", skeleton(name))
     if any(f" {mark} " in folded for mark in _PAPER_MARKS) or bracketed:
         raise InputError(
             'model name: must not copy a paper row\'s label or say "reported in paper" '

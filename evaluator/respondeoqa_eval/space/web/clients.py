@@ -14,11 +14,13 @@ uploaded files after `Limits.upload_keep_minutes`, so the bytes admitted within 
 from __future__ import annotations
 
 import hashlib
+import re
 import threading
 import time
 from collections import deque
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import unquote
 
 from ..config import Limits
 
@@ -131,11 +133,28 @@ async def _refuse(send: Any, status: int, message: str) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
+_FILENAME = re.compile(rb'filename\*?="?([^";\r\n]*)', re.IGNORECASE)
+
+
+def bad_file_name(chunk: bytes) -> str | None:
+    """The first upload file name in `chunk` (multipart part headers) that is a path or a
+    dotfile, also once percent-decoded (Gradio decodes it and then refuses the upload with a
+    generic error); None when every name found is a plain file name."""
+    for raw in _FILENAME.findall(chunk):
+        name = raw.decode("utf-8", "replace")
+        for form in (name, unquote(name.removeprefix("UTF-8''"))):
+            if "/" in form or "\\" in form or form.startswith("."):
+                return name
+    return None
+
+
 class UploadGuard:
     """ASGI middleware: admit each `POST .../gradio_api/upload` through an UploadBudget.
 
     Uploads must declare their size (Content-Length; browsers and gradio_client do), so a
-    refusal costs no disk and no body read. The client is identified as for quotas.
+    refusal costs no disk and no body read. The client is identified as for quotas. A file name
+    that is a path or a dotfile is refused with our own message as the body streams by (the
+    app is then told the client left, and its answer is dropped).
     """
 
     def __init__(self, app: Any, budget: UploadBudget, trusted_proxies: int = 0) -> None:
@@ -162,4 +181,42 @@ class UploadGuard:
             if refusal is not None:
                 await _refuse(send, 429, refusal)
                 return
+            await self._checked(scope, receive, send)
+            return
         await self.app(scope, receive, send)
+
+    async def _checked(self, scope: Any, receive: Any, send: Any) -> None:
+        refused = False
+        tail = b""  # a part header may straddle two chunks
+
+        async def checked_receive() -> Any:
+            nonlocal refused, tail
+            if refused:
+                return {"type": "http.disconnect"}
+            message = await receive()
+            if message.get("type") == "http.request":
+                chunk = tail + message.get("body", b"")
+                name = bad_file_name(chunk)
+                if name is not None:
+                    refused = True
+                    shown = name if len(name) <= 80 else name[:80] + "..."
+                    await _refuse(
+                        send,
+                        400,
+                        f"upload refused: the file name {shown!r} is a path or begins with a "
+                        "dot; rename the file, e.g. predictions.jsonl",
+                    )
+                    return {"type": "http.disconnect"}
+                tail = chunk[-2048:]
+            return message
+
+        async def quiet_send(message: Any) -> None:
+            if not refused:
+                await send(message)
+
+        try:
+            await self.app(scope, checked_receive, quiet_send)
+        except Exception:
+            if not refused:
+                raise
+            # the app saw the client leave (ClientDisconnect): the refusal is already sent

@@ -1,0 +1,166 @@
+"""Every setting lives in one table (space/config.py SETTINGS): the README and space/README.md
+show it as rendered, every variable is read, and a bad setting or operator argument is one line
+that names it, exit status 2, with nothing stored or lost."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from respondeoqa_eval.cli import main
+from respondeoqa_eval.errors import InputError
+from respondeoqa_eval.space.config import SETTINGS, SpaceConfig, settings_markdown
+from respondeoqa_eval.space.metadata import clean_model_name
+from respondeoqa_eval.space.service import Space
+from respondeoqa_eval.space.store import Store
+
+from .helpers import file_records, k_correct_predictions, write_jsonl
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "evaluator" / "respondeoqa_eval"
+
+
+@pytest.mark.parametrize("readme", ["README.md", "space/README.md"])
+def test_the_settings_tables_are_rendered_from_the_one_table(readme: str) -> None:
+    text = (ROOT / readme).read_text(encoding="utf-8")
+    assert settings_markdown() in text, (
+        f"{readme}: paste `settings_markdown()` from space/config.py"
+    )
+
+
+def test_every_variable_of_the_table_is_read_and_none_elsewhere() -> None:
+    base = SpaceConfig.from_env({})
+    for setting in SETTINGS:
+        if setting.target is None:
+            continue
+        default = setting.default_text().strip("`")
+        if not default.startswith("\u2014"):  # the documented default is the default
+            assert SpaceConfig.from_env({setting.env: default}) == base, setting.env
+    other = {
+        "RESPONDEOQA_SPACE_MIN_COVERAGE": "0.5",
+        "RESPONDEOQA_SPACE_DB": "/elsewhere/x.sqlite3",
+        "RESPONDEOQA_DATA_DIR": "/elsewhere/gold",
+        "RESPONDEOQA_SPACE_MIRROR": "org/record",
+        "RESPONDEOQA_GOLD_REPO": "org/gold",
+        "HF_TOKEN": "hf_x",
+        "HF_ENDPOINT": "http://127.0.0.1:9",
+        "GRADIO_SERVER_NAME": "0.0.0.0",
+    }
+    for setting in SETTINGS:
+        if setting.target is None:
+            continue
+        value = other.get(setting.env) or str(int(float(setting.default)) + 1)
+        assert SpaceConfig.from_env({setting.env: value}) != base, f"{setting.env} is not read"
+    # no module reads a variable of the Space that the table does not list
+    listed = {s.env for s in SETTINGS}
+    read = set()
+    for path in (PACKAGE / "space").rglob("*.py"):
+        read |= set(re.findall(r'"(RESPONDEOQA_SPACE_\w+)"', path.read_text(encoding="utf-8")))
+    assert read <= listed, read - listed
+    on_hub = SpaceConfig.from_env({"SPACE_ID": "org/space", "OAUTH_CLIENT_ID": "x"})
+    assert (on_hub.host, on_hub.trusted_proxies, on_hub.oauth) == ("0.0.0.0", 1, True)
+
+
+BAD_SETTINGS = [
+    ("RESPONDEOQA_SPACE_DAILY", "\u00b2", "expected a whole number from 1 to 100,000"),
+    ("RESPONDEOQA_SPACE_MIN_PRIVATE", "\u00b2", "expected a whole number"),
+    ("RESPONDEOQA_SPACE_TRUSTED_PROXIES", "-1", "expected a whole number from 0 to 10"),
+    ("GRADIO_SERVER_PORT", "\u00b2", "expected a whole number from 1 to 65,535"),
+    ("GRADIO_SERVER_PORT", "abc", "expected a whole number from 1 to 65,535"),
+    ("GRADIO_SERVER_PORT", "99999", "expected a whole number from 1 to 65,535"),
+    ("RESPONDEOQA_SPACE_SYNC_SECONDS", "1e10", "expected a number from 10 to 86400 seconds"),
+    ("RESPONDEOQA_SPACE_SYNC_SECONDS", "inf", "expected a number from 10 to 86400 seconds"),
+    ("RESPONDEOQA_SPACE_SYNC_SECONDS", "nan", "expected a number from 10 to 86400 seconds"),
+    ("RESPONDEOQA_SPACE_SYNC_SECONDS", "1e-6", "expected a number from 10 to 86400 seconds"),
+    ("RESPONDEOQA_SPACE_PULL_SECONDS", "0", "expected a number from 10 to 86400 seconds"),
+    ("RESPONDEOQA_SPACE_MIN_COVERAGE", "1.5", "expected a number from 0 to 1"),
+    ("RESPONDEOQA_SPACE_MIRROR", "not a repo", "expected a Hub repository id ORG/NAME"),
+    ("RESPONDEOQA_SPACE_DAILY", "9" * 5000, "expected a whole number"),
+]
+
+
+@pytest.mark.parametrize(("var", "value", "reason"), BAD_SETTINGS)
+def test_a_bad_setting_is_one_line_naming_it(
+    var: str, value: str, reason: str, monkeypatch: pytest.MonkeyPatch, capsys, tmp_path: Path
+) -> None:
+    monkeypatch.setenv(var, value)
+    monkeypatch.chdir(tmp_path)
+    assert main(["space", "--db", str(tmp_path / "lb.sqlite3")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"respondeoqa-eval: error: ${var}: {reason}")
+    assert len(err) < 300  # a 5,000-digit value is not echoed whole
+    assert not (tmp_path / "lb.sqlite3").exists()  # nothing was created
+
+
+def test_bad_database_paths_are_one_line(private_dir: Path, tmp_path: Path, capsys) -> None:
+    folder = tmp_path / "a-folder"
+    folder.mkdir()
+    text = tmp_path / "notes.txt"
+    text.write_text("not a database\n" * 10, encoding="utf-8")
+    for db, reason in ((folder, "is a folder, not a database file"), (text, "not an SQLite")):
+        for args in (
+            ["space", "--data-dir", str(private_dir), "--db", str(db)],
+            ["space", "admin", "--db", str(db), "list"],
+        ):
+            assert main(args) == 2, args
+            err = capsys.readouterr().err
+            assert err.count("\n") == 1 and f"{db}: {reason}" in err, err
+    assert text.read_text(encoding="utf-8") == "not a database\n" * 10  # untouched
+    with pytest.raises(InputError, match="not a usable SQLite database"):
+        broken = tmp_path / "broken.sqlite3"
+        broken.write_bytes(b"SQLite format 3\x00" + b"\xff" * 4096)
+        Store(broken)
+
+
+def test_bad_operator_arguments_are_one_line(
+    private_dir: Path, public_gold, tmp_path: Path, capsys
+) -> None:
+    db = tmp_path / "ops.sqlite3"
+
+    def admin(*args: str) -> str:
+        try:
+            code = main(["space", "admin", "--db", str(db), "--data-dir", str(private_dir), *args])
+        except SystemExit as exc:  # argparse: a bad argument
+            code = exc.code
+        err = capsys.readouterr().err
+        assert code == 2 and err.count("\n") == 1, (args, code, err)
+        return err
+
+    # a mistyped --db is refused rather than made empty and listed as "no entries"
+    assert "no such database (a typo?); add --create" in admin("list")
+    assert not db.exists()
+    assert main(["space", "admin", "--db", str(db), "--create", "list"]) == 0
+    assert capsys.readouterr().out == "no entries\n"
+    assert "not a file" in admin("add", str(tmp_path / "missing.jsonl"))
+    assert f"{tmp_path}: not a file" in admin("add", str(tmp_path))
+    assert "not an entry number: '1180591620717411303424'" in admin(
+        "hide", "1180591620717411303424"
+    )
+    assert "not an entry number: '\u00b2'" in admin("delete", "\u00b2")
+    assert "no entry #5" in admin("unhide", "5")
+    assert "is a folder; give a file name" in admin("export", "--output", str(tmp_path))
+    rows = k_correct_predictions(
+        file_records(public_gold, "prosody_feet_questions_english.json"), 3
+    )
+    good = write_jsonl(tmp_path / "good.jsonl", rows[0])
+    assert main(["space", "admin", "--db", str(db), "add", str(good), "--model", "ok"]) == 0
+    assert Store(db).count() == 1  # and the bad calls stored nothing
+
+
+def test_withdraw_and_model_names_refuse_lookalikes(public_gold, tmp_path: Path) -> None:
+    space = Space(SpaceConfig(db=tmp_path / "lb.sqlite3", gold=public_gold, bootstrap=20))
+    out = space.withdraw("\u00b2", "alice")
+    assert out.message == (
+        "Not withdrawn: give the number of your entry as the Entry column shows it, e.g. #12."
+    )
+    for name in (
+        "LLaMa 3.3 70B (paper)",
+        "LLа\u200bMa 3.3 70B paper",  # Cyrillic а and a zero-width space
+        "o3\u2011mini (ρaper)",  # non-breaking hyphen, Greek rho
+        "Ｑｗｅｎ ＱｗＱ ３２Ｂ paper",  # full-width letters
+        "my model, reported\u00a0in\u00a0paper",
+    ):
+        with pytest.raises(InputError, match="must not copy a paper row"):
+            clean_model_name(name, 100)
+    assert clean_model_name("o3\u200b-mini distilled", 100) == "o3-mini distilled"
