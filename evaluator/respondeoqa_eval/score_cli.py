@@ -12,6 +12,7 @@ from .errors import InputError
 from .example import example_predictions
 from .gold import load_gold
 from .io import write_text_atomic
+from .predictions import load_predictions
 from .summary import MOSTLY, mostly_unanswered
 
 
@@ -28,8 +29,10 @@ def _score(args: argparse.Namespace) -> int:
     if args.eval_results and not args.eval_dataset:
         raise InputError("--eval-results needs --eval-dataset ORG/NAME (the benchmark's Hub id)")
     gold = load_gold(args.data_dir)
+    source = args.predictions if len(args.predictions) > 1 else args.predictions[0]
+    predictions = load_predictions(source, gold)
     report = evaluate(
-        args.predictions if len(args.predictions) > 1 else args.predictions[0],
+        predictions,
         gold,
         restrict_to_covered=args.covered_only,
         predicted_only=args.predicted_only,
@@ -50,9 +53,25 @@ def _score(args: argparse.Namespace) -> int:
             args.eval_results,
             report.to_dict(),
             args.eval_dataset,
+            dataset_revision=args.eval_dataset_revision,
             source_url=args.eval_source,
         )
         print(f"Hub evaluation results written to {written}", file=sys.stderr)
+    if args.eee:
+        from .harness.eee import write_eee
+
+        aggregate, samples = write_eee(
+            args.eee,
+            report.to_dict(),
+            gold,
+            predictions,
+            model_id=args.eee_model,
+            source_organization=args.eee_org,
+            evaluator_relationship=args.eee_relationship,
+            deployment_type=args.eee_deployment,
+            model_availability=args.eee_availability,
+        )
+        print(f"Every Eval Ever record written to {aggregate} and {samples}", file=sys.stderr)
     if not args.quiet:
         print(report.summary())
         if args.report:
@@ -123,7 +142,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--eval-results",
         metavar="DIR",
         help="write the headline numbers to DIR/.eval_results/respondeoqa.yaml for a Hub model "
-        "repository (accuracy in percent, BLEU per target language)",
+        "repository (accuracy in percent; per target language the paper's padded BLEU, BLEU "
+        "without padding and chrF)",
     )
     hub.add_argument(
         "--eval-dataset",
@@ -131,7 +151,37 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="the benchmark's Hub dataset id the results refer to (needed with --eval-results)",
     )
     hub.add_argument(
+        "--eval-dataset-revision",
+        metavar="SHA",
+        help="the benchmark dataset repository's commit the results were computed on "
+        "(written as dataset.revision)",
+    )
+    hub.add_argument(
         "--eval-source", metavar="URL", help="optional link to the logs behind the results"
+    )
+    eee = p.add_argument_group("Every Eval Ever record (schema 0.3.0)")
+    eee.add_argument(
+        "--eee",
+        metavar="DIR",
+        help="write the aggregate JSON and per-item JSONL under DIR/data/respondeoqa/ORG/MODEL/ "
+        "(Certamen / NLE item text is never written)",
+    )
+    eee.add_argument("--eee-model", metavar="ORG/NAME", help="the model's id (default: the logs')")
+    eee.add_argument("--eee-org", default="unknown", metavar="NAME", help="who ran the evaluation")
+    eee.add_argument(
+        "--eee-relationship",
+        default="third_party",
+        help="first_party | third_party (default) | collaborative | other",
+    )
+    eee.add_argument(
+        "--eee-deployment",
+        default="unknown",
+        help="self_deployed | externally_managed (an API) | unknown (default)",
+    )
+    eee.add_argument(
+        "--eee-availability",
+        default="unknown",
+        help="open_weights | closed_weights | unknown (default)",
     )
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
     p.set_defaults(func=_score)

@@ -17,6 +17,11 @@ UPSTREAM_RAW_URL = (
     f"https://raw.githubusercontent.com/{UPSTREAM_REPO}/{UPSTREAM_COMMIT}/data/final_dataset/"
 )
 
+HUB_DATASET = "slanglab/RespondeoQA"
+"""The Hub dataset repository the harness tasks read by default (`dataset_path`): the public
+configs as `respondeoqa-eval dataset push` uploads them. It is where the authors are to publish
+the dataset; nothing here checks that it exists, and a local `dataset build` folder works too."""
+
 PAPER_TITLE = "RespondeoQA: a Benchmark for Bilingual Latin-English Question Answering"
 PAPER_AUTHORS = "Hudspeth, Burns and O'Connor"
 # full names as the upstream README (at UPSTREAM_COMMIT) and the arXiv listing give them

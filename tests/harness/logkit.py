@@ -3,7 +3,8 @@
 lm-eval samples lines follow lm_eval 0.4.13 (`EvaluationTracker.save_results_samples`,
 lm_eval/loggers/evaluation_tracker.py, and the `example` dict of lm_eval/evaluator.py;
 tests/harness/test_lm_eval.py checks real ones). Lighteval details files reuse the exact Arrow
-schema of data/lighteval/, which the real lighteval 0.13.0 wrote (make_lighteval_details.py).
+schema of data/lighteval/, which the real lighteval 0.13.0 wrote (make_lighteval_details.py;
+test_lighteval.py checks it against a fresh run).
 """
 
 from __future__ import annotations

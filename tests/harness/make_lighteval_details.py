@@ -1,69 +1,50 @@
-"""Write `data/lighteval/` (a details Parquet and its results JSON) with the real lighteval 0.13.0 (not run by the test suite).
+"""Regenerate data/lighteval/ from a real lighteval 0.13.0 run (not run by the test suite;
+test_lighteval.py does the same run and checks the committed files against it):
 
-lighteval pins packages (nltk==3.9.1, termcolor==2.3.0, ...) that the suite's environment does
-not need, so the suite reads this file instead of installing lighteval. Regenerate with:
+    python tests/harness/make_lighteval_details.py
 
-    python -m venv --system-site-packages /tmp/lv && /tmp/lv/bin/pip install lighteval==0.13.0
-    /tmp/lv/bin/python tests/harness/make_lighteval_details.py
-
-The rows go through lighteval's own `DetailsLogger.log` and `EvaluationTracker.save`
-(lighteval/logging/evaluation_tracker.py), exactly as `lighteval accelerate ... --save-details`
-writes them. Docs carry our ids in `specific`; no question or gold text is stored (upstream data
-is never committed): the queries are placeholders and the responses are not gold answers.
+It builds lighteval's venv (lightevalkit.make_venv), a tiny random model and the public dataset
+export, runs `lighteval accelerate` on the first 2 items of each public task, and keeps the
+output with every upstream text replaced (lightevalkit.sanitise): upstream data is never
+committed.
 """
 
 from __future__ import annotations
 
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
-from lighteval.logging.evaluation_tracker import EvaluationTracker
-from lighteval.models.model_input import GenerationParameters
-from lighteval.models.model_output import ModelResponse
-from lighteval.models.transformers.transformers_model import TransformersModelConfig
-from lighteval.tasks.requests import Doc
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE.parent), str(HERE)]
 
-HERE = Path(__file__).parent / "data"
-TASK = "custom|respondeoqa|0"
-MODEL = "org/tiny-model"
-# public ids (two prosody languages, a short answer, a translation) and placeholder generations
-ROWS = [
-    ("prosody_app.I.1.1-en", "Some reasoning.\nAnswer: Dactyl, Spondee"),
-    ("prosody_app.I.1.1-la", "Answer: Trochee"),
-    ("latin-grammar-junior-scholarship_2.4.3", "**Answer: nothing**"),
-    ("latin-grammar-junior-scholarship_4.10.1", "no answer line"),
-]
+from lightevalkit import MODEL, make_venv, model_yaml, run_lighteval, sanitise  # noqa: E402
+from respondeoqa_eval.dataset.export import build_folder  # noqa: E402
+from respondeoqa_eval.harness import lighteval_task_arg  # noqa: E402
+from respondeoqa_eval.runner.prompts import SYSTEM_PROMPT  # noqa: E402
+from runner.tiny_model import build_tiny_model  # noqa: E402
+from synthetic import PUBLIC_DIR  # noqa: E402
+
+
+def real_run(python: Path, work: Path, max_samples: int = 2) -> tuple[Path, Path]:
+    """The fixture's run: the public suite on a tiny model; returns lighteval's output folder
+    and the dataset export it read."""
+    export = build_folder(work / "export", data_dir=PUBLIC_DIR).folder
+    build_tiny_model(work / MODEL)
+    config = model_yaml(work, MODEL, SYSTEM_PROMPT, max_new_tokens=8)
+    args = ["accelerate", str(config), lighteval_task_arg(), "--max-samples", str(max_samples)]
+    return run_lighteval(python, work, args, export), export
 
 
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        tracker = EvaluationTracker(output_dir=tmp, save_details=True)
-        tracker.general_config_logger.model_name = MODEL
-        tracker.general_config_logger.model_config = TransformersModelConfig(
-            model_name=MODEL,
-            generation_parameters=GenerationParameters(temperature=0.6, top_p=0.95),
-        )
-        for i, (rid, text) in enumerate(ROWS):
-            doc = Doc(
-                query="<question>",
-                choices=[""],
-                gold_index=0,
-                specific={"id": rid},
-                id=str(i),
-                task_name=TASK,
-            )
-            tracker.details_logger.log(
-                TASK, doc, ModelResponse(input="<prompt>", text=[text]), {"em": 0.0}
-            )
-        tracker.save()
-        # keep lighteval's layout: details/<model>/<date>/details_<task>_<date>.parquet beside
-        # results/<model>/results_<date>.json (the provenance is read from there)
-        out = HERE / "lighteval"
-        if out.exists():
-            shutil.rmtree(out)
-        shutil.copytree(tmp, out)
-        for path in sorted(out.rglob("*.*")):
+        work = Path(tmp)
+        out, export = real_run(make_venv(work / "venv"), work)
+        dest = HERE / "data" / "lighteval"
+        if dest.exists():
+            shutil.rmtree(dest)
+        for path in sanitise(out, dest, export):
             print(f"wrote {path.relative_to(HERE)}")
 
 

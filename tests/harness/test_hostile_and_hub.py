@@ -1,4 +1,4 @@
-"""Hostile predictions files get one-line InputErrors; Hub eval-results files."""
+"""Hostile predictions files get one-line InputErrors (Hub results files: test_hub_results.py)."""
 
 from __future__ import annotations
 
@@ -6,11 +6,8 @@ import csv
 import json
 
 import pytest
-import yaml
-from respondeoqa_eval import evaluate
 from respondeoqa_eval.cli import main
 from respondeoqa_eval.errors import InputError
-from respondeoqa_eval.harness.eval_results import eval_yaml_text, task_ids
 from respondeoqa_eval.predictions import load_predictions
 
 HUGE_INT = "1" * 50_000
@@ -65,39 +62,3 @@ def test_hidden_files_in_a_paper_layout_folder_are_ignored(tmp_path, public_gold
     (tmp_path / record.file).write_text(json.dumps({record.question_id: "x"}), encoding="utf-8")
     (tmp_path / f"._{record.file}").write_bytes(b"\x00\x05\x16\x07\xff")  # macOS AppleDouble
     assert list(load_predictions(tmp_path, public_gold).by_id) == [record.id]
-
-
-def test_eval_results_match_the_benchmarks_eval_yaml(tmp_path, public_gold, public_dir):
-    rows = tmp_path / "p.jsonl"
-    picked = [r for r in public_gold.records if r.task != "translation"][:40]
-    rows.write_text(
-        "".join(json.dumps({"id": r.id, "answer": r.answers[0]}) + "\n" for r in picked), "utf-8"
-    )
-    out = tmp_path / "model-repo"
-    argv = ["score", str(rows), "--data-dir", str(public_dir), "--bootstrap", "0", "-q"]
-    assert main([*argv, "--eval-results", str(out)]) == 2  # needs --eval-dataset
-    assert main([*argv, "--eval-results", str(out), "--eval-dataset", "org/respondeoqa"]) == 0
-    entries = yaml.safe_load((out / ".eval_results" / "respondeoqa.yaml").read_text("utf-8"))
-    report = evaluate(rows, public_gold, bootstrap=0).to_dict()
-    values = {e["dataset"]["task_id"]: e["value"] for e in entries}
-    assert all(e["dataset"]["id"] == "org/respondeoqa" for e in entries)
-    # percent and BLEU, rounded to 4 decimals
-    acc = 100 * report["accuracy"]["overall"]["score"]
-    assert values["public-accuracy"] == pytest.approx(acc, abs=1e-4)
-    assert values["public-accuracy"] == pytest.approx(100 * 40 / 797, abs=1e-4)
-    bleu = report["bleu"]["latin"]["overall"]["score"]
-    assert values["public-bleu-latin"] == pytest.approx(bleu, abs=1e-4)
-    benchmark = yaml.safe_load(eval_yaml_text(["public", "jun-schol"]))
-    assert {"name", "description", "evaluation_framework", "tasks"} <= set(benchmark)
-    listed = {t["id"] for t in benchmark["tasks"]}
-    assert set(values) <= listed == set(task_ids("public").values())
-    assert all(t["config"] == "public" and t["split"] == "test" for t in benchmark["tasks"])
-
-
-def test_dataset_build_writes_eval_yaml_on_request(tmp_path, public_dir):
-    from respondeoqa_eval.dataset.export import build_folder
-
-    out = build_folder(tmp_path / "ds", data_dir=public_dir, eval_yaml=True).folder
-    tasks = yaml.safe_load((out / "eval.yaml").read_text("utf-8"))["tasks"]
-    assert {t["config"] for t in tasks} == {"public"}
-    assert all((out / t["config"]).is_dir() for t in tasks)  # the configs it names exist

@@ -1,9 +1,11 @@
-"""The lm-evaluation-harness task package, run by the real lm_eval 0.4.13 (no download).
+"""The lm-evaluation-harness task folder, run by the real lm_eval 0.4.13 (no download).
 
 Every number lm-eval reports must equal `respondeoqa-eval score` on the samples file it logs.
 `--limit` runs only the first items of each task, so the score side reads a gold folder holding
 exactly the logged items (the upstream files cut down to them): the CLI then scores the same
-items lm-eval did.
+items lm-eval did. Public tasks read `dataset_path` (the Hub dataset): here a local
+`respondeoqa-eval dataset build` folder put in its place by an override group in a second
+include path, as the README tells users with a local build to do.
 """
 
 from __future__ import annotations
@@ -16,38 +18,72 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from conftest import require
 from respondeoqa_eval.cli import main
-from respondeoqa_eval.configs import CONFIGS
 from respondeoqa_eval.harness import TASKS, task_dir
-from respondeoqa_eval.harness.lm_eval_task import DATASET_ENV
+from respondeoqa_eval.harness.lm_eval_task import DATASET_ENV, plain_prompt
 from respondeoqa_eval.records import Record
 from respondeoqa_eval.runner.prompts import (
     PROMPT_VERSION,
+    SYSTEM_PROMPT,
     TEMPERATURE,
     TOP_P,
     build_messages,
+    user_prompt,
 )
+from respondeoqa_eval.sources import HUB_DATASET
 from runner.tiny_model import build_tiny_model
+from synthetic import write_private
+
+from .lmkit import gold_of_ids, score_cli
 
 require("lm_eval")  # CI=true: a missing lm_eval fails, never skips
 
-PUBLIC_GROUP = [
+FILTER = "paper_extraction"
+PUBLIC_LEAVES = [
     "respondeoqa_jun_schol_short_answer",
-    "respondeoqa_jun_schol_translation",
     "respondeoqa_lat_pros_feet",
     "respondeoqa_lat_pros_meter",
+    "respondeoqa_jun_schol_translation_english",
+    "respondeoqa_jun_schol_translation_latin",
 ]
+GROUPS = [
+    "respondeoqa",
+    "respondeoqa_accuracy",
+    "respondeoqa_greedy",
+    "respondeoqa_full",
+    "respondeoqa_full_accuracy",
+    "respondeoqa_full_greedy",
+    "respondeoqa_jun_schol_translation",
+    "respondeoqa_certamen_translation",
+]
+ACC_OF = {"short_answer", "feet", "meter", "multiple_choice"}
+
+
+def _yaml(path: Path) -> dict:
+    return yaml.safe_load(path.read_text(encoding="utf-8").replace("!function ", ""))
 
 
 @pytest.fixture(scope="module")
 def export(tmp_path_factory, public_dir):
-    """`respondeoqa-eval dataset build` of the public configs (what the tasks load)."""
+    """`respondeoqa-eval dataset build` of the public configs (what `dataset_path` serves)."""
     from respondeoqa_eval.dataset.export import build_folder
 
     out = tmp_path_factory.mktemp("export") / "respondeoqa"
     build_folder(out, data_dir=public_dir)
     return out
+
+
+@pytest.fixture(scope="module")
+def full(tmp_path_factory):
+    """Synthetic Certamen / NLE beside the public files, and their full private export."""
+    from respondeoqa_eval.dataset.export import build_folder
+
+    gold = write_private(tmp_path_factory.mktemp("full-gold"), with_public=True)
+    out = tmp_path_factory.mktemp("full-export") / "respondeoqa"
+    build_folder(out, data_dir=gold, include_private=True)
+    return gold, out
 
 
 def _env(tmp: Path, **extra: str) -> dict[str, str]:
@@ -59,7 +95,8 @@ def _env(tmp: Path, **extra: str) -> dict[str, str]:
         TOKENIZERS_PARALLELISM="false",
         **extra,
     )
-    env.pop("RESPONDEOQA_DATA_DIR", None)
+    for key in (DATASET_ENV, "RESPONDEOQA_DATA_DIR"):
+        env.pop(key, None)
     return env
 
 
@@ -71,78 +108,63 @@ def _samples(folder: Path) -> dict[str, list[dict]]:
     return out
 
 
-def _gold_of_logged(samples: dict[str, list[dict]], public_dir: Path, out: Path) -> Path:
-    """The upstream files cut down to the logged items (same rows, same order)."""
+def _gold_of_logged(samples: dict[str, list[dict]], gold_dir: Path, out: Path) -> Path:
     wanted: dict[str, set[str]] = {}
     for rows in samples.values():
         for row in rows:
             wanted.setdefault(row["doc"]["file"], set()).add(row["doc"]["question_id"])
-    out.mkdir()
-    for name, qids in wanted.items():
-        rows = json.loads((public_dir / name).read_text(encoding="utf-8"))
-        kept = [r for r in rows if r["question_id"] in qids]
-        (out / name).write_text(json.dumps(kept, ensure_ascii=False), encoding="utf-8")
-    return out
+    return gold_of_ids(wanted, gold_dir, out)
 
 
-def _score(preds: Path, data_dir: Path, report: Path) -> dict:
-    code = main(
-        [
-            "score",
-            str(preds),
-            "--data-dir",
-            str(data_dir),
-            "--report",
-            str(report),
-            "--bootstrap",
-            "0",
-            "-q",
-        ]
-    )
-    assert code == 0
-    return json.loads(report.read_text(encoding="utf-8"))
-
-
-def _check_equal(results: dict, report: dict) -> int:
+def _check_equal(results: dict, report: dict, accuracy_group: str, samples: dict) -> int:
     """lm-eval's numbers against the report's; returns how many were compared."""
     res = results["results"]
-    acc = report["accuracy"]
-    compared = 0
-    group = results["groups"]["respondeoqa"]["acc,none"]
-    assert group == pytest.approx(acc["overall"]["score"], abs=1e-12)
-    compared += 1
-    task_of = {
-        "respondeoqa_jun_schol_short_answer": "short_answer",
-        "respondeoqa_lat_pros_feet": "feet",
-        "respondeoqa_lat_pros_meter": "meter",
-    }
-    for task, key in task_of.items():
-        assert res[task]["acc,none"] == pytest.approx(acc["by_task"][key]["score"], abs=1e-12)
-        compared += 1
-    translation = res["respondeoqa_jun_schol_translation"]
-    for lang in ("english", "latin"):
-        overall = report["bleu"][lang]["overall"] if report["bleu"].get(lang) else None
-        if f"bleu_{lang},none" not in translation:
-            assert overall is None or overall["n"] == 0
-            continue
-        assert translation[f"bleu_{lang},none"] == pytest.approx(overall["score"], abs=1e-9)
-        assert translation[f"bleu_{lang}_variable_refs,none"] == pytest.approx(
-            overall["variable_refs"], abs=1e-9
-        )
-        compared += 2
+    group = results["groups"][accuracy_group][f"acc,{FILTER}"]
+    assert group == pytest.approx(report["accuracy"]["overall"]["score"], abs=1e-12)
+    compared = 1
+    score_of = {it["id"]: it["score"] for it in report["items"]}
+    for name, metrics in res.items():
+        task = TASKS.get(name)
+        if task is None:
+            continue  # a group
+        if task.translation:
+            bleu = report["bleu"][task.language]["overall"]
+            assert metrics["sample_len"] == bleu["n"]  # every document counted
+            for key, field in (
+                ("bleu", "score"),
+                ("bleu_variable_refs", "variable_refs"),
+                ("chrf", "chrf"),
+            ):
+                assert metrics[f"{key},{FILTER}"] == pytest.approx(bleu[field], abs=1e-9), (
+                    name,
+                    key,
+                )
+                compared += 1
+        else:  # the mean of our item scores over the task's documents
+            ours = [score_of[row["doc"]["id"]] for row in samples[name]]
+            assert f"bleu,{FILTER}" not in metrics and metrics["sample_len"] == len(ours)
+            assert metrics[f"acc,{FILTER}"] == pytest.approx(sum(ours) / len(ours), abs=1e-12)
+            compared += 1
     return compared
 
 
-def test_task_files_cover_every_config_with_the_papers_generation_settings():
-    import yaml
-
+def test_task_folder_matches_the_task_table_and_the_papers_settings():
     folder = task_dir()
     assert {p.stem for p in folder.glob("respondeoqa_*.yaml")} == set(TASKS)
-    for name, config in TASKS.items():
-        data = yaml.safe_load((folder / f"{name}.yaml").read_text(encoding="utf-8"))
-        assert data["task"] == name and data["dataset_kwargs"] == {"config": config}
-    template = (folder / "_respondeoqa_template_yaml").read_text(encoding="utf-8")
-    gen = yaml.safe_load(template.replace("!function ", ""))["generation_kwargs"]
+    for name, task in TASKS.items():
+        data = _yaml(folder / f"{name}.yaml")
+        assert data["task"] == name
+        template = "_translation_template_yaml" if task.translation else "_accuracy_template_yaml"
+        assert data["include"] == template
+        assert data["dataset_kwargs"] == {"config": task.config}  # what load_docs reads
+        if task.private:
+            assert "dataset_path" not in data
+        else:  # upstream convention: a Hub dataset, our config as its name
+            assert (data["dataset_path"], data["dataset_name"]) == (HUB_DATASET, task.config)
+        if task.translation:
+            assert data["process_docs"] == f"utils.process_docs_into_{task.language}"
+    base = _yaml(folder / "_respondeoqa_template_yaml")
+    gen = base["generation_kwargs"]
     from respondeoqa_eval.runner.hf import DEFAULT_MAX_NEW_TOKENS
 
     assert (gen["temperature"], gen["top_p"], gen["max_gen_toks"], gen["do_sample"]) == (
@@ -151,12 +173,57 @@ def test_task_files_cover_every_config_with_the_papers_generation_settings():
         DEFAULT_MAX_NEW_TOKENS,
         True,
     )
-    group = yaml.safe_load((folder / "_group_respondeoqa.yaml").read_text(encoding="utf-8"))
-    assert group["task"] == PUBLIC_GROUP
-    assert all(not CONFIGS[TASKS[t]].private for t in group["task"])
-    full = yaml.safe_load((folder / "_group_respondeoqa_full.yaml").read_text(encoding="utf-8"))
-    # one task per source and task: every item once
-    assert {TASKS[t] for t in full["task"]} == {c for c in CONFIGS if len(CONFIGS[c].tasks) == 1}
+    assert base["filter_list"][0]["name"] == FILTER and base["num_fewshot"] == 0
+    for group in ("respondeoqa_greedy", "respondeoqa_full_greedy"):
+        greedy = _yaml(folder / f"_group_{group}.yaml")
+        assert greedy["generation_kwargs"]["do_sample"] is False
+        assert greedy["task"] == [group.removesuffix("_greedy")]
+
+
+def _leaves(name: str, folder: Path) -> list[str]:
+    if name in TASKS:
+        return [name]
+    data = _yaml(folder / f"_group_{name}.yaml")
+    return [leaf for child in data["task"] for leaf in _leaves(child, folder)]
+
+
+def test_groups_report_one_metric_set_per_task_and_every_item_once():
+    folder = task_dir()
+    assert {p.stem.removeprefix("_group_") for p in folder.glob("_group_*.yaml")} == set(GROUPS)
+    assert sorted(_leaves("respondeoqa", folder)) == sorted(PUBLIC_LEAVES)
+    assert all(not TASKS[t].private for t in PUBLIC_LEAVES)
+    full = _leaves("respondeoqa_full", folder)
+    # every accuracy config once, and the pooled translations (config `all`) per language
+    accuracy = {TASKS[t].config for t in full if not TASKS[t].translation}
+    assert accuracy == {t.config for t in TASKS.values() if not t.translation}
+    assert {(TASKS[t].config, TASKS[t].language) for t in full if TASKS[t].translation} == {
+        ("all", "english"),
+        ("all", "latin"),
+    }
+    for group in GROUPS:
+        data = _yaml(folder / f"_group_{group}.yaml")
+        if "aggregate_metric_list" in data:  # only accuracy tasks under an acc aggregate
+            assert [m["metric"] for m in data["aggregate_metric_list"]] == ["acc"]
+            assert all(not TASKS[t].translation for t in _leaves(group, folder))
+
+
+def test_lm_eval_validate_passes_every_task_and_group(tmp_path):
+    """`lm-eval validate` (lm_eval 0.4.13's CLI), as CI runs it on the folder."""
+    names = ",".join([*GROUPS, *TASKS])
+    cmd = [sys.executable, "-m", "lm_eval", "validate", "--include_path", str(task_dir())]
+    run = subprocess.run(
+        [*cmd, "--tasks", names], env=_env(tmp_path), capture_output=True, text=True, timeout=300
+    )
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    assert "All tasks found and valid" in run.stdout
+    bad = subprocess.run(
+        [*cmd, "--tasks", "respondeoqa,respondeoqa_nope"],
+        env=_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert bad.returncode == 1 and "respondeoqa_nope" in bad.stdout
 
 
 def test_cli_prints_the_include_path(capsys):
@@ -164,9 +231,22 @@ def test_cli_prints_the_include_path(capsys):
     assert Path(capsys.readouterr().out.strip()) == task_dir()
 
 
+def _manager(metadata: dict | None = None):
+    from lm_eval.tasks import TaskManager
+
+    return TaskManager(include_path=str(task_dir()), include_defaults=False, metadata=metadata)
+
+
+def test_private_tasks_without_files_say_what_to_pass(monkeypatch):
+    monkeypatch.delenv(DATASET_ENV, raising=False)
+    monkeypatch.delenv("RESPONDEOQA_DATA_DIR", raising=False)
+    with pytest.raises(Exception, match="Certamen"):
+        _manager().load(["respondeoqa_nle_multiple_choice"])
+
+
 @pytest.mark.slow
 def test_lm_eval_cli_end_to_end_on_a_tiny_model(tmp_path, export, public_dir):
-    """`lm_eval --model hf ... --tasks respondeoqa --apply_chat_template --log_samples`."""
+    """`lm_eval --model hf ... --apply_chat_template --log_samples` on a tiny random model."""
     model = build_tiny_model(tmp_path / "tiny")
     out = tmp_path / "out"
     cmd = [
@@ -181,6 +261,8 @@ def test_lm_eval_cli_end_to_end_on_a_tiny_model(tmp_path, export, public_dir):
         str(task_dir()),
         "--tasks",
         "respondeoqa",
+        "--metadata",
+        json.dumps({"dataset": str(export)}),
         "--apply_chat_template",
         "--limit",
         "8",
@@ -194,17 +276,14 @@ def test_lm_eval_cli_end_to_end_on_a_tiny_model(tmp_path, export, public_dir):
         "--output_path",
         str(out),
     ]
-    run = subprocess.run(
-        cmd,
-        env=_env(tmp_path, **{DATASET_ENV: str(export)}),
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    run = subprocess.run(cmd, env=_env(tmp_path), capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-3000:]
+    # one metric set on every document of every task: no warning about it
+    assert "not scored on the same number" not in run.stderr
+    assert "is missing in" not in run.stderr
     results = json.loads(Path(glob.glob(str(out / "*" / "results_*.json"))[0]).read_text())
     samples = _samples(out)
-    assert sorted(samples) == PUBLIC_GROUP and all(len(v) == 8 for v in samples.values())
+    assert sorted(samples) == sorted(PUBLIC_LEAVES) and all(len(v) == 8 for v in samples.values())
 
     # the prompt is the paper's two messages through the model's chat template
     from transformers import AutoTokenizer
@@ -220,19 +299,21 @@ def test_lm_eval_cli_end_to_end_on_a_tiny_model(tmp_path, export, public_dir):
             assert row["arguments"]["gen_args_0"]["arg_1"]["temperature"] == TEMPERATURE
 
     gold = _gold_of_logged(samples, public_dir, tmp_path / "gold")
-    report = _score(out, gold, tmp_path / "report.json")
-    assert report["n_items"] == 32 and report["missing"] == 0
-    assert _check_equal(results, report) >= 5
-    # per item as well: lm-eval's logged acc is our item score
-    ours = {it["id"]: it["score"] for it in report["items"]}
+    report = score_cli(out, gold, tmp_path / "report.json")
+    assert report["n_items"] == 40 and report["missing"] == 0
+    assert _check_equal(results, report, "respondeoqa_accuracy", samples) >= 9
+    # per item as well: lm-eval's acc is our item score, its filtered_resps our extraction
+    ours = {it["id"]: it for it in report["items"]}
     for task, rows in samples.items():
         for row in rows:
+            item = ours[row["doc"]["id"]]
+            assert row["filtered_resps"] == [item["extracted"] or ""], (task, row["doc"]["id"])
             if "acc" in row:
-                assert row["acc"] == ours[row["doc"]["id"]], (task, row["doc"]["id"])
+                assert row["acc"] == item["score"], (task, row["doc"]["id"])
     prov = report["provenance"]  # docs/report.md
     assert prov["tool"] == "lm-evaluation-harness" and prov["model"] == str(model)
     assert prov["tool_version"] == "0.4.13" and prov["prompt_version"] == PROMPT_VERSION
-    assert prov["params"]["temperature"] == TEMPERATURE and len(prov["tasks"]) == 4
+    assert prov["params"]["temperature"] == TEMPERATURE and len(prov["tasks"]) == 5
 
 
 class _Oracle:
@@ -243,6 +324,8 @@ class _Oracle:
         from lm_eval.api.model import LM
 
         class Oracle(LM):
+            requests: list = []
+
             def loglikelihood(self, requests):
                 raise NotImplementedError
 
@@ -252,6 +335,7 @@ class _Oracle:
             def generate_until(self, requests):
                 out = []
                 for i, req in enumerate(requests):
+                    self.requests.append(req)
                     doc = req.doc
                     gold = doc["answers"][0]
                     if doc["task"] == "translation":
@@ -267,24 +351,16 @@ class _Oracle:
         return Oracle()
 
 
-def test_lm_eval_numbers_equal_score_on_its_samples(tmp_path, public_dir):
-    """The real lm_eval pipeline (tasks, process_results, aggregations, group weighting, sample
-    logging) with answers that are partly right: every number equals `respondeoqa-eval score`."""
+def _run_oracle(tmp_path: Path, manager, tasks: list[str], limit: int):
     from lm_eval import simple_evaluate
     from lm_eval.loggers import EvaluationTracker
-    from lm_eval.tasks import TaskManager
 
-    os.environ.pop(DATASET_ENV, None)
-    manager = TaskManager(
-        include_path=str(task_dir()),
-        include_defaults=False,
-        metadata={"data_dir": str(public_dir)},  # as `lm_eval --metadata '{"data_dir": ...}'`
-    )
+    model = _Oracle.make()
     results = simple_evaluate(
-        model=_Oracle.make(),
-        tasks=["respondeoqa"],
+        model=model,
+        tasks=tasks,
         task_manager=manager,
-        limit=30,
+        limit=limit,
         log_samples=True,
         bootstrap_iters=0,
     )
@@ -294,12 +370,62 @@ def test_lm_eval_numbers_equal_score_on_its_samples(tmp_path, public_dir):
     tracker.save_results_aggregated(results=dict(results), samples=results["samples"])
     for task in results["configs"]:
         tracker.save_results_samples(task_name=task, samples=results["samples"][task])
-    samples = _samples(out)
-    assert sorted(samples) == PUBLIC_GROUP
+    return results, _samples(out), out, model
 
+
+def test_lm_eval_public_numbers_equal_score_and_plain_prompts_separate_the_system(
+    tmp_path, export, public_dir
+):
+    """The real lm_eval pipeline (tasks, filter, process_results, aggregations, group weighting,
+    sample logging), without a chat template and greedy: every number equals `score`."""
+    manager = _manager(metadata={"dataset": str(export)})
+    results, samples, out, model = _run_oracle(tmp_path, manager, ["respondeoqa_greedy"], 30)
+    assert sorted(samples) == sorted(PUBLIC_LEAVES)
+    for req in model.requests:
+        prompt, gen = req.args
+        record = Record(**{k: req.doc[k] for k in Record.__dataclass_fields__})
+        assert prompt == plain_prompt(SYSTEM_PROMPT, user_prompt(record))
+        assert prompt.startswith(SYSTEM_PROMPT + "\n\n")  # not "...culture.What is"
+        assert gen["do_sample"] is False and gen["temperature"] == 0.0
     gold = _gold_of_logged(samples, public_dir, tmp_path / "gold")
-    report = _score(out, gold, tmp_path / "report.json")
-    assert report["n_items"] == 120 and report["missing"] == 0
+    report = score_cli(out, gold, tmp_path / "report.json")
+    assert report["n_items"] == 150 and report["missing"] == 0
     assert 0.3 < report["accuracy"]["overall"]["score"] < 0.9  # not a trivial 0 or 1
     assert report["bleu"]["latin"]["overall"]["score"] > 10
-    assert _check_equal(results, report) >= 5
+    assert _check_equal(results, report, "respondeoqa_accuracy", samples) >= 9
+
+
+def test_lm_eval_full_numbers_equal_score_with_the_papers_pooled_bleu(tmp_path, full, monkeypatch):
+    """respondeoqa_full on synthetic Certamen / NLE, every task reading one private export
+    (`--metadata '{"dataset": EXPORT}'`)."""
+    gold, export = full
+    monkeypatch.delenv(DATASET_ENV, raising=False)
+    manager = _manager(metadata={"dataset": str(export)})
+    results, samples, out, _ = _run_oracle(tmp_path, manager, ["respondeoqa_full"], 12)
+    assert set(samples) == set(_leaves("respondeoqa_full", task_dir()))
+    langs = {row["doc"]["source"] for row in samples["respondeoqa_full_translation_latin"]}
+    assert langs <= {"certamen", "jun-schol"}
+    report = score_cli(out, _gold_of_logged(samples, gold, tmp_path / "gold"), tmp_path / "r.json")
+    assert report["missing"] == 0 and report["n_items"] == 12 * 8
+    assert _check_equal(results, report, "respondeoqa_full_accuracy", samples) >= 13
+
+
+def test_private_tasks_read_metadata_data_dir(tmp_path, full, monkeypatch):
+    """`--metadata '{"data_dir": DIR}'`: the Certamen / NLE tasks read the upstream files."""
+    gold, _ = full
+    monkeypatch.delenv(DATASET_ENV, raising=False)
+    manager = _manager(metadata={"data_dir": str(gold)})
+    results, samples, out, _ = _run_oracle(
+        tmp_path, manager, ["respondeoqa_certamen_translation"], 10
+    )
+    assert sorted(samples) == [
+        "respondeoqa_certamen_translation_english",
+        "respondeoqa_certamen_translation_latin",
+    ]
+    report = score_cli(out, _gold_of_logged(samples, gold, tmp_path / "gold"), tmp_path / "r.json")
+    assert report["n_items"] == sum(map(len, samples.values())) > 2
+    for lang in ("english", "latin"):
+        task = results["results"][f"respondeoqa_certamen_translation_{lang}"]
+        assert task[f"bleu,{FILTER}"] == pytest.approx(
+            report["bleu"][lang]["overall"]["score"], abs=1e-9
+        )

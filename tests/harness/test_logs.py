@@ -142,26 +142,29 @@ def test_bad_lm_eval_logs_are_one_line_errors(tmp_path, public_gold, cli_error):
 
 
 def test_lighteval_details_written_by_lighteval(public_gold, public_dir, tmp_path):
-    preds = load_predictions(LIGHTEVAL_DETAILS, public_gold)
-    assert len(preds) == 4
-    assert preds.by_id["prosody_app.I.1.1-en"].text.endswith("Answer: Dactyl, Spondee")
+    """data/lighteval/: a real lighteval 0.13.0 run of our custom tasks (2 items per task),
+    upstream text replaced (test_lighteval.py checks it against a fresh run)."""
+    folder = DATA / "lighteval"
+    preds = load_predictions(folder, public_gold)
+    assert len(preds) == 6
+    texts = {p.text for p in preds.by_id.values()}
+    assert texts == {"Some reasoning.\nAnswer: Dactyl, Spondee", "**Answer: nothing**"}
     prov = preds.provenance
     assert prov.tool == "lighteval" and prov.model == "org/tiny-model"
-    assert prov.params == {"temperature": 0.6, "top_p": 0.95}
-    assert prov.tasks == ("custom|respondeoqa|0",)
-    # the output folder works too, through the CLI, and the report names its provenance
+    assert prov.params == {"max_new_tokens": 8, "temperature": 0.6, "top_p": 0.95}
+    assert set(prov.tasks) == {
+        "respondeoqa_accuracy|0",
+        "respondeoqa_translation_english|0",
+        "respondeoqa_translation_latin|0",
+    }
+    single = load_predictions(LIGHTEVAL_DETAILS, public_gold)
+    assert len(single) == 2 and single.provenance.model == "org/tiny-model"
+    # the output folder works through the CLI, and the report names its provenance
     report = tmp_path / "r.json"
-    argv = [
-        "score",
-        str(DATA / "lighteval"),
-        "--data-dir",
-        str(public_dir),
-        "--report",
-        str(report),
-    ]
+    argv = ["score", str(folder), "--data-dir", str(public_dir), "--report", str(report)]
     assert main([*argv, "--bootstrap", "0", "-q"]) == 0
     data = json.loads(report.read_text(encoding="utf-8"))
-    assert data["n_items"] - data["missing"] == 4
+    assert data["n_items"] - data["missing"] == 6 and data["provenance"]["tool"] == "lighteval"
 
 
 def test_lighteval_details_score_like_the_same_rows(tmp_path, public_gold):

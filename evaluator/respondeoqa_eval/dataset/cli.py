@@ -34,6 +34,11 @@ def _build(args: argparse.Namespace) -> int:
     if not args.include_private:
         print("public configs only (Certamen and NLE need --data-dir and --include-private)")
     print(f'load with: datasets.load_dataset("{result.folder}", "<config>")')
+    if args.eval_yaml:
+        from ..harness.eval_results import FRAMEWORK_NOTE, FRAMEWORK_REGISTERED
+
+        if not FRAMEWORK_REGISTERED:
+            print(f"note: {FRAMEWORK_NOTE}")
     return 0
 
 
@@ -89,8 +94,9 @@ def register(subparsers) -> None:
     build.add_argument(
         "--eval-yaml",
         action="store_true",
-        help="also write eval.yaml, which registers the dataset as a Hub Benchmark whose "
-        "leaderboards collect `score --eval-results` files",
+        help="also write eval.yaml, the Hub Benchmark file whose leaderboards collect "
+        "`score --eval-results` files (the Hub accepts it only once our evaluation_framework "
+        "id is on its list: the command says so)",
     )
     build.set_defaults(func=_build)
 

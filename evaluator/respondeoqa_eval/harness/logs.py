@@ -27,7 +27,7 @@ from typing import Any
 from ..errors import InputError
 from ..io import decode_utf8, parse_json
 from ..provenance import LIGHTEVAL, LM_EVAL, Provenance, clean_params, clean_text
-from . import TASKS
+from . import LIGHTEVAL_SUITES, TASKS, lighteval_tasks
 
 Row = tuple[str, dict[str, Any]]
 
@@ -49,8 +49,11 @@ def _id_fields(doc: Any) -> dict[str, Any]:
     return {k: doc[k] for k in _ID_KEYS if isinstance(doc.get(k), str)}
 
 
+_OUR_TASKS = frozenset(TASKS) | {t for suite in LIGHTEVAL_SUITES for t in lighteval_tasks(suite)}
+
+
 def _other_task(task: str | None, what: str) -> str:
-    if task and task not in TASKS:
+    if task and task.split("|")[0] not in _OUR_TASKS:
         return f"; this is a {what} of task {task!r}, not a RespondeoQA task"
     return f"; is this a {what} of another task?"
 
