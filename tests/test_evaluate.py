@@ -289,6 +289,7 @@ def test_report_contract_keys(public_gold):
         "accuracy",
         "extra",
         "bleu",
+        "format_compliance",
         "items",
     } <= set(data)
     assert {"name", "version", "protocol", "sacrebleu", "bootstrap", "signatures"} <= set(
@@ -340,7 +341,14 @@ def test_report_contract_keys(public_gold):
         "score",
         "missing",
         "groups",
+        "answered",
+        "lenient",
     }
+    assert set(data["items"][0]["lenient"]) == {"answer", "rule", "score"}
+    fc = data["format_compliance"]
+    assert set(fc) == {"signature", "overall", "by_task", "by_rule", "accuracy_lenient"}
+    assert set(fc["overall"]) == {"n", "answered", "failures", "right"}
+    assert set(fc["accuracy_lenient"]) == set(data["accuracy"])
     by_id = {it["id"]: it for it in data["items"]}
     # the groups an item counts in, written out from PROTOCOL 5 (not from the code)
     assert by_id["prosody_III.I.9.1-la"]["groups"] == {

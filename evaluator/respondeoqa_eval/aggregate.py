@@ -10,12 +10,14 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from .breakdowns import BLEU_SPLITS, BLEU_TARGETS, DIMENSIONS, groups_of
+from .lenient import RULES, signature
 from .metrics.bleu import PAD_TO_GROUP_MAX, CorpusStatistics, bleu_of_rows
+from .records import TASKS
 from .scoring import ItemScore
 
 LEVEL = 0.95
@@ -147,6 +149,56 @@ def accuracy(
     for dim in DIMENSIONS:
         result.setdefault(dim, {})
     return result, extra
+
+
+def _tally(items: Sequence[ItemScore], scored: bool) -> dict:
+    failures = [it for it in items if it.lenient is not None and it.lenient.recovered]
+    return {
+        "n": len(items),
+        "answered": sum(it.answered for it in items),
+        "failures": len(failures),
+        "right": float(sum(it.lenient_score or 0.0 for it in failures)) if scored else None,
+    }
+
+
+def format_compliance(
+    items: list[ItemScore], boot: Bootstrap, groups: Sequence[Mapping[str, str]] | None = None
+) -> dict:
+    """The report's `format_compliance` part (beyond the paper; README: Format compliance).
+
+    `accuracy_lenient` is `accuracy` of the lenient readings, with the same resamples, so its
+    groups sit beside the paper's; `overall` and `by_task` count the items, those the paper's
+    rules extracted an answer from, the format failures (the paper's answer missing or not
+    well-formed, a lenient rule read one) and the points those would score; `by_rule`, the
+    failures each lenient rule read.
+    """
+    lenient = [replace(it, score=it.lenient_score, macron_sensitive=None) for it in items]
+    acc, _ = accuracy(lenient, boot, groups)
+    by_task = {}
+    for task in TASKS:
+        mine = [it for it in items if it.record.task == task]
+        if mine:
+            by_task[task] = _tally(mine, scored=task != "translation")
+    by_rule: dict[str, dict] = {}
+    for task, (_, names) in RULES.items():
+        for name in names:
+            fired = [it for it in items if it.lenient is not None and it.lenient.rule == name]
+            if fired:
+                by_rule[name] = {
+                    "failures": len(fired),
+                    "right": (
+                        None
+                        if task == "translation"
+                        else float(sum(it.lenient_score or 0.0 for it in fired))
+                    ),
+                }
+    return {
+        "signature": signature(),
+        "overall": _tally([it for it in items if it.score is not None], scored=True),
+        "by_task": by_task,
+        "by_rule": by_rule,
+        "accuracy_lenient": acc,
+    }
 
 
 def bleu(items: list[ItemScore], boot: Bootstrap) -> dict:
