@@ -36,6 +36,12 @@ class Dimension:
     labels: Mapping[str, str] = field(default_factory=dict, repr=False)
     description: str = ""  # one sentence for legends and tooltips
 
+    @property
+    def column(self) -> str:
+        """The column of this breakdown's group in per-item tables: "language_pair" for
+        `by_language_pair` (the Space's per-item CSV, the item analysis)."""
+        return self.key.removeprefix("by_")
+
     def label(self, group: str) -> str:
         """The display name of a group (the key itself for an unknown group)."""
         return self.labels.get(group, group)
