@@ -347,7 +347,7 @@ def test_report_contract_keys(public_gold):
     assert set(data["items"][0]["lenient"]) == {"answer", "rule", "score"}
     fc = data["format_compliance"]
     assert set(fc) == {"signature", "overall", "by_task", "by_rule", "accuracy_lenient"}
-    assert set(fc["overall"]) == {"n", "answered", "failures", "right"}
+    assert set(fc["overall"]) == {"n", "missing", "answered", "failures", "right"}
     assert set(fc["accuracy_lenient"]) == set(data["accuracy"])
     by_id = {it["id"]: it for it in data["items"]}
     # the groups an item counts in, written out from PROTOCOL 5 (not from the code)

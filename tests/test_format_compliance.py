@@ -120,13 +120,19 @@ def test_planted_format_failures_are_counted(planted):
     fc = planted.format_compliance
     assert fc.accuracy_lenient.overall.score == 5 / 6
     assert planted.lenient_gap() == pytest.approx(4 / 6)
-    assert fc.overall.to_dict() == {"n": 6, "answered": 3, "failures": 5, "right": 4.0}
+    assert fc.overall.to_dict() == {
+        "n": 6,
+        "missing": 0,
+        "answered": 3,
+        "failures": 5,
+        "right": 4.0,
+    }
     assert {k: v.to_dict() for k, v in fc.by_task.items()} == {
-        "multiple_choice": {"n": 1, "answered": 1, "failures": 1, "right": 1.0},
-        "short_answer": {"n": 3, "answered": 1, "failures": 2, "right": 1.0},
-        "translation": {"n": 1, "answered": 0, "failures": 1, "right": None},
-        "feet": {"n": 1, "answered": 1, "failures": 1, "right": 1.0},
-        "meter": {"n": 1, "answered": 0, "failures": 1, "right": 1.0},
+        "multiple_choice": {"n": 1, "missing": 0, "answered": 1, "failures": 1, "right": 1.0},
+        "short_answer": {"n": 3, "missing": 0, "answered": 1, "failures": 2, "right": 1.0},
+        "translation": {"n": 1, "missing": 0, "answered": 0, "failures": 1, "right": None},
+        "feet": {"n": 1, "missing": 0, "answered": 1, "failures": 1, "right": 1.0},
+        "meter": {"n": 1, "missing": 0, "answered": 0, "failures": 1, "right": 1.0},
     }
     assert {k: v.to_dict() for k, v in fc.by_rule.items()} == {
         "mc:last-letter": {"failures": 1, "right": 1.0},
@@ -141,15 +147,30 @@ def test_planted_format_failures_are_counted(planted):
     assert set(fc.accuracy_lenient.breakdowns) == set(planted.accuracy.breakdowns)
 
 
+def test_items_without_a_prediction_are_counted_apart():
+    rows = [{"id": k, "response": v} for k, v in RESPONSES.items() if k != "sa-right"]
+    report = evaluate(rows, GOLD, bootstrap=0)
+    assert report.format_compliance.overall.to_dict() == {
+        "n": 6,
+        "missing": 1,
+        "answered": 2,
+        "failures": 5,
+        "right": 4.0,
+    }
+    assert report.format_compliance.overall.unanswered == 3
+    missing = next(it for it in report.items if it.id == "sa-right")
+    assert missing.lenient.to_dict() == {"answer": None, "rule": None, "score": 0.0}
+
+
 def test_the_summary_has_a_labelled_format_section(planted):
     text = planted.summary()
     at = text.index("Format (beyond the paper): how much of the error is the answer format")
     assert text.index("Accuracy (%)") < at
     section = text[at:]
     lines = [" ".join(line.split()) for line in section.splitlines()]
-    assert "All non-translation items 6 3 5 4 16.7 83.3 +66.7" in lines
-    assert "Short answer 3 1 2 1 33.3 66.7 +33.3" in lines
-    assert "Translation 1 0 1 — — — —" in lines
+    assert "All non-translation items 6 0 3 5 4 16.7 83.3 +66.7" in lines
+    assert "Short answer 3 0 1 2 1 33.3 66.7 +33.3" in lines
+    assert "Translation 1 0 0 1 — — — —" in lines
     assert "short:marker 2 (1 right)" in " ".join(lines)
     assert "it is not the paper's number" in " ".join(lines)
 
@@ -195,6 +216,16 @@ def test_the_summary_has_a_labelled_format_section(planted):
 def test_each_lenient_rule(task, response, expected):
     record = rec("x", task, ["gold"], options=OPTIONS if task == "multiple_choice" else [])
     assert lenient_answer(record, response, None) == expected
+
+
+def test_the_readme_documents_every_rule():
+    from respondeoqa_eval.lenient import RULES
+
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("### Format compliance") : readme.index("### Item analysis")]
+    for _, names in RULES.values():
+        for name in names:
+            assert f"| `{name}` |" in section, name
 
 
 def test_a_well_formed_paper_answer_is_kept_whatever_follows():

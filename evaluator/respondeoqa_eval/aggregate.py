@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -102,12 +102,18 @@ def group_means(masks: np.ndarray, values: np.ndarray, boot: Bootstrap) -> list[
 
 
 def accuracy(
-    items: list[ItemScore], boot: Bootstrap, groups: Sequence[Mapping[str, str]] | None = None
+    items: list[ItemScore],
+    boot: Bootstrap,
+    groups: Sequence[Mapping[str, str]] | None = None,
+    *,
+    lenient: bool = False,
 ) -> tuple[dict, dict]:
     """The report's `accuracy` and `extra` parts.
 
     Every group's interval comes from the same resamples of the accuracy items (`group_means`).
     `groups[i]` is `breakdowns.groups_of(items[i].record)` when the caller has it already.
+    With `lenient`, each item counts with its lenient reading's score (`format_compliance`)
+    and there is no `extra`.
     """
     at = [i for i, it in enumerate(items) if it.score is not None]  # PROTOCOL 5: not translation
     scored = [items[i] for i in at]
@@ -115,7 +121,8 @@ def accuracy(
         [groups_of(it.record) for it in scored] if groups is None else [groups[i] for i in at]
     )
     n = len(scored)
-    scores = np.array([it.score for it in scored], dtype=float)
+    values = [it.lenient_score for it in scored] if lenient else [it.score for it in scored]
+    scores = np.array(values, dtype=float)
     columns: list[tuple[str, str, np.ndarray, np.ndarray]] = [("", "overall", np.ones(n), scores)]
     for dim, dimension in DIMENSIONS.items():
         members: dict[str, list[int]] = {}
@@ -130,7 +137,7 @@ def accuracy(
                 columns.append((dim, key, mask, scores))
     sensitive = np.array([it.macron_sensitive or 0.0 for it in scored])
     sa_mask = np.array([it.record.task == "short_answer" for it in scored], dtype=float)
-    if sa_mask.any():
+    if sa_mask.any() and not lenient:
         columns.append(("extra", "short_answer_macron_sensitive", sa_mask, sensitive))
 
     result: dict = {"overall": {"score": 0.0, "n": 0}}
@@ -151,52 +158,45 @@ def accuracy(
     return result, extra
 
 
-def _tally(items: Sequence[ItemScore], scored: bool) -> dict:
-    failures = [it for it in items if it.lenient is not None and it.lenient.recovered]
-    return {
-        "n": len(items),
-        "answered": sum(it.answered for it in items),
-        "failures": len(failures),
-        "right": float(sum(it.lenient_score or 0.0 for it in failures)) if scored else None,
-    }
-
-
 def format_compliance(
     items: list[ItemScore], boot: Bootstrap, groups: Sequence[Mapping[str, str]] | None = None
 ) -> dict:
     """The report's `format_compliance` part (beyond the paper; README: Format compliance).
 
     `accuracy_lenient` is `accuracy` of the lenient readings, with the same resamples, so its
-    groups sit beside the paper's; `overall` and `by_task` count the items, those the paper's
-    rules extracted an answer from, the format failures (the paper's answer missing or not
+    groups sit beside the paper's; `overall` and `by_task` count the items, those without a
+    prediction, those the paper's rules extracted an answer from, the format failures (the paper's answer missing or not
     well-formed, a lenient rule read one) and the points those would score; `by_rule`, the
     failures each lenient rule read.
     """
-    lenient = [replace(it, score=it.lenient_score, macron_sensitive=None) for it in items]
-    acc, _ = accuracy(lenient, boot, groups)
-    by_task = {}
-    for task in TASKS:
-        mine = [it for it in items if it.record.task == task]
-        if mine:
-            by_task[task] = _tally(mine, scored=task != "translation")
-    by_rule: dict[str, dict] = {}
-    for task, (_, names) in RULES.items():
-        for name in names:
-            fired = [it for it in items if it.lenient is not None and it.lenient.rule == name]
-            if fired:
-                by_rule[name] = {
-                    "failures": len(fired),
-                    "right": (
-                        None
-                        if task == "translation"
-                        else float(sum(it.lenient_score or 0.0 for it in fired))
-                    ),
-                }
+    acc, _ = accuracy(items, boot, groups, lenient=True)
+    zero = {"n": 0, "missing": 0, "answered": 0, "failures": 0, "right": 0.0}
+    overall, by_task, by_rule = dict(zero), {}, {}
+    for it in items:
+        task = it.record.task
+        counts = [by_task.setdefault(task, dict(zero))]
+        if it.score is not None:
+            counts.append(overall)
+        failure = it.lenient is not None and it.lenient.recovered
+        for c in counts:
+            c["n"] += 1
+            c["missing"] += it.missing
+            c["answered"] += it.answered
+            c["failures"] += failure
+            c["right"] += (it.lenient_score or 0.0) if failure else 0.0
+        if failure:
+            rule = by_rule.setdefault(it.lenient.rule, {"failures": 0, "right": 0.0})  # type: ignore[union-attr]
+            rule["failures"] += 1
+            rule["right"] += it.lenient_score or 0.0
+    for task, (_, names) in RULES.items():  # translation is scored as a corpus: no points
+        for counts in [by_task.get(task), *(by_rule.get(n) for n in names)]:
+            if counts is not None and task == "translation":
+                counts["right"] = None
     return {
         "signature": signature(),
-        "overall": _tally([it for it in items if it.score is not None], scored=True),
-        "by_task": by_task,
-        "by_rule": by_rule,
+        "overall": overall,
+        "by_task": {t: by_task[t] for t in TASKS if t in by_task},
+        "by_rule": {n: by_rule[n] for _, names in RULES.values() for n in names if n in by_rule},
         "accuracy_lenient": acc,
     }
 

@@ -270,19 +270,27 @@ class GoldInfo:
 
 @dataclass(frozen=True)
 class FormatCounts:
-    """Items of one task (or all accuracy items): how many, how many the paper's rules
-    extracted an answer from, the format failures (the paper's answer missing or not
+    """Items of one task (or all accuracy items): how many, how many have no prediction, how
+    many the paper's rules extracted an answer from (so n - missing - answered predictions
+    gave nothing to extract), the format failures (the paper's answer missing or not
     well-formed, a lenient rule read one) and the points the lenient readings of those score
     (None for translation, scored as a corpus)."""
 
     n: int
+    missing: int
     answered: int
     failures: int
     right: float | None
 
+    @property
+    def unanswered(self) -> int:
+        """Predictions from which the paper's rules extracted nothing."""
+        return self.n - self.missing - self.answered
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "n": self.n,
+            "missing": self.missing,
             "answered": self.answered,
             "failures": self.failures,
             "right": self.right,
@@ -293,6 +301,7 @@ class FormatCounts:
         right = data.get("right")
         return cls(
             int(data.get("n") or 0),
+            int(data.get("missing") or 0),
             int(data.get("answered") or 0),
             int(data.get("failures") or 0),
             None if right is None else float(right),

@@ -208,7 +208,7 @@ def _amount(value: float | None) -> str:
 
 
 FORMAT_LEGEND = (
-    "Answered: the paper's rules extracted an answer. Format failure: the paper's answer is "
+    "Answered: the paper's rules extracted an answer from the prediction. Format failure: the paper's answer is "
     "missing or not well-formed (multiple choice: not an option letter; feet: not a list of "
     "feet) and a lenient rule reads one; Right: what those readings would score. Lenient % "
     "scores every item's lenient reading (the paper's answer where it is well-formed); it is "
@@ -228,6 +228,7 @@ def _format(report: Report) -> list[str]:
         return [
             label,
             str(counts.n),
+            str(counts.missing),
             str(counts.answered),
             str(counts.failures),
             _amount(counts.right),
@@ -247,8 +248,9 @@ def _format(report: Report) -> list[str]:
             continue
         paper, easy = report.group("by_task", task), lenient.group("by_task", task)
         rows.append(row(INDENT + TASK_LABELS[task], counts, paper, easy))
-    headers = ["", "Items", "Answered", "Format failures", "Right", "Acc. %", "Lenient %", "Gap"]
-    right = [False] + [True] * 7
+    headers = ["", "Items", "No prediction", "Answered", "Format failures", "Right", "Acc. %"]
+    headers += ["Lenient %", "Gap"]
+    right = [False] + [True] * 8
     fired = ", ".join(
         f"{name} {c.failures}" + ("" if c.right is None else f" ({_amount(c.right)} right)")
         for _, names in RULES.values()
