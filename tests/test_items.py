@@ -171,6 +171,24 @@ def test_discrimination_is_the_item_rest_correlation(analysis):
     assert by_id["hard"].discrimination is None  # nobody right: no spread
 
 
+def test_partial_credit_without_spread_has_no_discrimination():
+    feet = _record("f", "feet", answers=["Trochee, Spondee, Dactyl, Trochee, Trochee"])
+    entries = {}
+    for e, answers in enumerate([(1, 1, 1), (1, 0, 1), (0, 0, 1), (0, 0, 0)]):
+        results = _results({f"easy-{i}": "Roma" if a else "Sparta" for i, a in enumerate(answers)})
+        # one foot of five right for everyone: 0.2 each, which is not exact in floating point
+        results.append(
+            ItemResult(
+                "f", "f", "english", "feet", "jun-schol", "scansion", "trochee", 0.2, False,
+                groups_of(feet),
+            )
+        )  # fmt: skip
+        entries[f"entry-{e}"] = results
+    by_id = {it.id: it for it in analyze_items(entries).items}
+    assert by_id["f"].discrimination is None and by_id["f"].mean_score == pytest.approx(0.2)
+    assert by_id["f"].share_right == 0.0 and by_id["easy-0"].discrimination is not None
+
+
 def test_too_few_entries_give_no_discrimination_and_no_agreement_flag():
     two = analyze_items({k: ENTRIES[k] for k in ("strong-1", "weak-1")})
     assert all(it.discrimination is None for it in two.items)

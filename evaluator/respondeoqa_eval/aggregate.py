@@ -164,34 +164,36 @@ def format_compliance(
     """The report's `format_compliance` part (beyond the paper; README: Format compliance).
 
     `accuracy_lenient` is `accuracy` of the lenient readings, with the same resamples, so its
-    groups sit beside the paper's; `overall` and `by_task` count the items, those without a
-    prediction, those the paper's rules extracted an answer from, the format failures (the paper's answer missing or not
-    well-formed, a lenient rule read one) and the points those would score; `by_rule`, the
-    failures each lenient rule read.
+    groups sit beside the paper's. `overall` (the accuracy items) and `by_task` count the
+    items, those without a prediction, those the paper's rules extracted an answer from, the
+    format failures (the paper's answer missing or not well-formed, a lenient rule read one)
+    and the points their lenient readings score; `by_rule`, the failures each rule read.
     """
     acc, _ = accuracy(items, boot, groups, lenient=True)
     zero = {"n": 0, "missing": 0, "answered": 0, "failures": 0, "right": 0.0}
-    overall, by_task, by_rule = dict(zero), {}, {}
+    overall: dict = dict(zero)
+    by_task: dict[str, dict] = {}
+    by_rule: dict[str, dict] = {}
     for it in items:
-        task = it.record.task
-        counts = [by_task.setdefault(task, dict(zero))]
+        counts = [by_task.setdefault(it.record.task, dict(zero))]
         if it.score is not None:
             counts.append(overall)
-        failure = it.lenient is not None and it.lenient.recovered
+        rule = it.lenient.rule if it.lenient is not None and it.lenient.recovered else None
+        points = (it.lenient_score or 0.0) if rule else 0.0
         for c in counts:
             c["n"] += 1
             c["missing"] += it.missing
             c["answered"] += it.answered
-            c["failures"] += failure
-            c["right"] += (it.lenient_score or 0.0) if failure else 0.0
-        if failure:
-            rule = by_rule.setdefault(it.lenient.rule, {"failures": 0, "right": 0.0})  # type: ignore[union-attr]
-            rule["failures"] += 1
-            rule["right"] += it.lenient_score or 0.0
-    for task, (_, names) in RULES.items():  # translation is scored as a corpus: no points
-        for counts in [by_task.get(task), *(by_rule.get(n) for n in names)]:
-            if counts is not None and task == "translation":
-                counts["right"] = None
+            c["failures"] += rule is not None
+            c["right"] += points
+        if rule:
+            fired = by_rule.setdefault(rule, {"failures": 0, "right": 0.0})
+            fired["failures"] += 1
+            fired["right"] += points
+    # translation is scored as a corpus: its failures score no points of their own
+    for counts in [by_task.get("translation"), *map(by_rule.get, RULES["translation"][1])]:
+        if counts is not None:
+            counts["right"] = None
     return {
         "signature": signature(),
         "overall": overall,

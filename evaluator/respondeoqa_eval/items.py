@@ -23,9 +23,10 @@ over the entries that have a prediction for it (an unanswered prediction counts,
 
 from __future__ import annotations
 
+import functools
 import math
-from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections import Counter, defaultdict
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -169,27 +170,29 @@ def _strong(scores: dict[str, float], share: float) -> set[str]:
     return {name for name, s in scores.items() if s >= edge}
 
 
+_NO_SPREAD = 1e-12
+"""Sums of squares below this are no spread (partial credit is not exact in floating point)."""
+
+
 def _discrimination(matrix: np.ndarray, min_entries: int) -> list[float | None]:
     """Per item (column), Pearson's r of its scores with the entries' mean score on their other
     items, over the entries with the item (NaN: no prediction). None with fewer than
-    `min_entries` entries or no spread."""
+    `min_entries` such entries or no spread on either side."""
     have = ~np.isnan(matrix)
     scores = np.where(have, matrix, 0.0)
-    total = scores.sum(axis=1, keepdims=True)
     count = have.sum(axis=1, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
-        rest = np.where(have, (total - scores) / (count - 1), 0.0)
-    out: list[float | None] = []
-    for j in range(matrix.shape[1]):
-        mask = have[:, j] & (count[:, 0] > 1)
-        if mask.sum() < min_entries:
-            out.append(None)
-            continue
-        x, r = scores[mask, j], rest[mask, j]
-        dx, dr = x - x.mean(), r - r.mean()
-        denom = math.sqrt(float((dx * dx).sum() * (dr * dr).sum()))
-        out.append(None if denom == 0 else float((dx * dr).sum() / denom))
-    return out
+        rest = (scores.sum(axis=1, keepdims=True) - scores) / (count - 1)
+    use = have & (count > 1)  # an entry with one item has no "other items"
+    n = use.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        dx = np.where(use, scores - np.where(use, scores, 0).sum(axis=0) / n, 0.0)
+        dr = np.where(use, rest - np.where(use, rest, 0).sum(axis=0) / n, 0.0)
+    sxx, srr, sxr = (dx * dx).sum(axis=0), (dr * dr).sum(axis=0), (dx * dr).sum(axis=0)
+    return [
+        None if k < min_entries or a < _NO_SPREAD or b < _NO_SPREAD else float(c / np.sqrt(a * b))
+        for k, a, b, c in zip(n, sxx, srr, sxr, strict=True)
+    ]
 
 
 def analyze_items(
@@ -209,44 +212,50 @@ def analyze_items(
     numbers can be reproduced from public per-item results alone), and only counted:
     `private_items`, and `private_flagged`, the private suspected gold errors of the analysis
     of every item (what the operator sees). Items without a per-item score (translation) are
-    left out.
+    left out. Wrong answers come from `extracted`: a leaderboard store keeps none for private
+    items, so an operator's analysis of them needs items scored anew from the kept predictions.
     """
-    per_entry: dict[str, dict[str, ItemResult]] = {}
-    catalogue: dict[str, ItemResult] = {}
+    by_item: dict[str, list[tuple[str, ItemResult]]] = {}  # in first-seen order
+    per_entry: Counter[str] = Counter()
     for name, items in entries.items():
-        mine = {it.id: it for it in items if it.score is not None and not it.missing}
-        if public_only:
-            mine = {k: it for k, it in mine.items() if it.source in PUBLIC_SOURCES}
-        per_entry[name] = mine
         for it in items:
-            if it.score is not None:
-                catalogue.setdefault(it.id, it)
+            if it.score is None or it.missing or (public_only and it.is_private):
+                continue
+            by_item.setdefault(it.id, []).append((name, it))
+            per_entry[name] += 1
     private_items = private_flagged = 0
     if public_only:
         whole = analyze_items(entries, gold, thresholds=thresholds)
         private_items = sum(it.is_private for it in whole.items)
         private_flagged = sum(it.is_private for it in whole.flagged)
-    names = [n for n in per_entry if per_entry[n]]
-    ids = [i for i in catalogue if any(i in per_entry[n] for n in names)]
-    column = {item_id: j for j, item_id in enumerate(ids)}
+    names = [n for n in entries if per_entry[n]]
+    row = {name: e for e, name in enumerate(names)}
+    ids = list(by_item)
     matrix = np.full((len(names), len(ids)), np.nan)
-    for e, name in enumerate(names):
-        for item_id, it in per_entry[name].items():
-            matrix[e, column[item_id]] = it.score
+    cells = [(row[name], j, it.score) for j, rs in enumerate(by_item.values()) for name, it in rs]
+    if cells:
+        at_row, at_col, value = zip(*cells, strict=True)
+        matrix[list(at_row), list(at_col)] = value
     overall = {n: float(np.nanmean(matrix[e])) for e, n in enumerate(names)}
     strong = _strong(overall, thresholds.strong_share)
     discrimination = _discrimination(matrix, thresholds.min_entries)
+
+    @functools.cache
+    def key_of(task: str, language: str, extracted: str) -> str:
+        return METRICS[task].key(extracted, language)  # answers repeat across entries
+
     stats = [
         _item_stats(
-            catalogue[item_id],
-            [(n, per_entry[n][item_id]) for n in names if item_id in per_entry[n]],
+            results[0][1],
+            results,
             strong,
             discrimination[j],
             None if gold is None else gold.get(item_id),
             private_text,
             thresholds,
+            key_of,
         )
-        for j, item_id in enumerate(ids)
+        for j, (item_id, results) in enumerate(by_item.items())
     ]
     order = {item_id: j for j, item_id in enumerate(ids)}
     # hardest first; among equally hard items, those with more evidence first
@@ -254,7 +263,7 @@ def analyze_items(
     ranked = sorted(names, key=lambda n: (-overall[n], n))
     return ItemAnalysis(
         items=tuple(stats),
-        entries=tuple(EntryStats(n, len(per_entry[n]), overall[n], n in strong) for n in ranked),
+        entries=tuple(EntryStats(n, per_entry[n], overall[n], n in strong) for n in ranked),
         thresholds=thresholds,
         private_items=private_items,
         private_flagged=private_flagged,
@@ -269,25 +278,31 @@ def _item_stats(
     record: Record | None,
     private_text: bool,
     thresholds: Thresholds,
+    key_of: Callable[[str, str, str], str],
 ) -> ItemStats:
-    metric = METRICS[first.task]
     language = _answer_language(first)
     wrong: Counter[str] = Counter()
-    spellings: dict[str, Counter[str]] = {}
     strong_wrong: Counter[str] = Counter()
+    spellings: defaultdict[str, Counter[str]] = defaultdict(Counter)
+    right = unanswered = n_strong = 0
+    total = 0.0
     for name, it in results:
-        if it.score == 1.0 or not it.answered:
+        score = it.score or 0.0
+        total += score
+        n_strong += name in strong
+        if score == 1.0:
+            right += 1
             continue
-        key = metric.key(it.extracted, language)
-        if not key:
+        if not it.answered:
+            unanswered += 1
             continue
-        wrong[key] += 1
-        spellings.setdefault(key, Counter())[(it.extracted or "").strip()] += 1
-        if name in strong:
-            strong_wrong[key] += 1
+        key = key_of(first.task, language, it.extracted or "")
+        if key:
+            wrong[key] += 1
+            spellings[key][(it.extracted or "").strip()] += 1
+            strong_wrong[key] += name in strong
     common = wrong.most_common(1)
-    top_strong = strong_wrong.most_common(1)
-    n_strong = sum(1 for name, _ in results if name in strong)
+    top_strong = [(k, c) for k, c in strong_wrong.most_common(1) if c]
     agree = top_strong[0][1] if top_strong else 0
     reasons = []
     if agree >= thresholds.agree_min and agree >= thresholds.agree_share * n_strong:
@@ -295,8 +310,7 @@ def _item_stats(
     problem = None if record is None else gold_format_problem(record)
     if problem:
         reasons.append(GOLD_FORMAT)
-    scores = [it.score or 0.0 for _, it in results]
-    shown = record is not None and (first.source in PUBLIC_SOURCES or private_text)
+    shown = record if record is not None and (not first.is_private or private_text) else None
 
     def spelled(key: str) -> str:
         return spellings[key].most_common(1)[0][0]
@@ -309,10 +323,10 @@ def _item_stats(
         task=first.task,
         groups=dict(first.groups),
         entries=len(results),
-        right=sum(1 for s in scores if s == 1.0),
-        share_right=sum(1 for s in scores if s == 1.0) / len(results),
-        mean_score=sum(scores) / len(results),
-        unanswered=sum(1 for _, it in results if not it.answered),
+        right=right,
+        share_right=right / len(results),
+        mean_score=total / len(results),
+        unanswered=unanswered,
         discrimination=discrimination,
         wrong_answer=spelled(common[0][0]) if common else None,
         wrong_count=common[0][1] if common else 0,
@@ -321,6 +335,6 @@ def _item_stats(
         strong_answer=spelled(top_strong[0][0]) if top_strong else None,
         gold_problem=problem,
         reasons=tuple(reasons),
-        question=record.question if shown and record is not None else None,
-        gold=record.answers[0] if shown and record is not None and record.answers else None,
+        question=shown.question if shown else None,
+        gold=shown.answers[0] if shown and shown.answers else None,
     )

@@ -18,7 +18,7 @@ from .io import read_json, write_text_atomic
 from .items import COLUMNS, GOLD_FORMAT, STRONG_AGREE, ItemAnalysis, ItemStats, analyze_items
 from .numbers import percent_text
 from .report import Report
-from .score_cli import _add_gold_options
+from .score_cli import add_gold_options
 
 TOP = 10
 
@@ -152,7 +152,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "wrong answer and a suspected-gold-error flag. Writes a CSV and prints a summary.",
     )
     p.add_argument("reports", nargs="+", metavar="REPORT.json", help="reports of `score --report`")
-    _add_gold_options(p)
+    add_gold_options(p)
     p.add_argument(
         "--output",
         "-o",

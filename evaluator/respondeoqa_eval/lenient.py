@@ -46,8 +46,10 @@ _TRANSLATION_MARKER = re.compile(
     r"\b(?:final\s+)?(?:answer|translation|responsum|responsio)\b\s*(?:[:=\-\u2013\u2014]|is\b)\s*",
     re.I,
 )
+_LETTER_PREFIX = re.compile(r"^\(?[A-Za-z]\)?\s*[:.)]\s+")
 _LEADING_LETTER = re.compile(r"\(?([A-Za-z])\)?(?![A-Za-z0-9])")
 _LONE_LETTER = re.compile(r"(?<![A-Za-z0-9'\u2019])\(?([A-Z])\)?(?![A-Za-z0-9'\u2019-])")
+_LOWER_WORD = re.compile(r"\s+[a-z]")
 _WORD = re.compile(r"[\w'\u2019-]+")
 _QUOTES = "\"'\u201c\u201d\u2018\u2019\u00ab\u00bb"
 _FOOT = re.compile(
@@ -117,12 +119,16 @@ def _plain(text: str) -> str:
 
 
 def _option_by_text(record: Record, text: str) -> str | None:
-    """The letter of the one option whose text (after "X:") equals `text`, ignoring case,
-    punctuation and spacing; a leading "B:" or "(B)" of `text` is ignored."""
-    wanted = _plain(re.sub(r"^\(?[A-Za-z]\)?\s*[:.)]\s+", "", text))
+    """The letter of the one option whose text (after "B:", "B." or "(B)") equals `text`,
+    ignoring case, punctuation and spacing; a leading "B:" or "(B)" of `text` is ignored."""
+    wanted = _plain(_LETTER_PREFIX.sub("", text))
     if not wanted:
         return None
-    hits = [o.strip()[:1] for o in record.multiple_choice_options if _plain(o[2:]) == wanted]
+    hits = [
+        o.strip()[:1]
+        for o in record.multiple_choice_options
+        if _plain(_LETTER_PREFIX.sub("", o.strip())) == wanted
+    ]
     return hits[0] if len(hits) == 1 else None
 
 
@@ -135,12 +141,12 @@ def _multiple_choice(record: Record, text: str) -> Iterator[tuple[str, str | Non
             yield "mc:marker", lead.group(1).upper()
     last = _last_line(text)
     yield "mc:option-text", _option_by_text(record, after or last or "")
-    lone = None
-    for found in _LONE_LETTER.finditer(text.replace("*", "")):
+    lone, plain = None, text.replace("*", "")
+    for found in _LONE_LETTER.finditer(plain):
         letter = found.group(1)
         if letter not in letters:
             continue
-        if letter in "AI" and re.match(r"\s+[a-z]", text.replace("*", "")[found.end() :]):
+        if letter in "AI" and _LOWER_WORD.match(plain, found.end()):
             continue  # the article "A", the pronoun "I"
         lone = letter
     yield "mc:last-letter", lone
