@@ -10,6 +10,7 @@ import sys
 
 import pytest
 import sacrebleu
+from conftest import run_cli as _cli
 from conftest import unavailable
 from respondeoqa_eval import evaluate
 from synthetic import SECRET_MARKER, write_private
@@ -176,16 +177,6 @@ def test_private_gold_never_in_report(tmp_path):
     assert SECRET_MARKER not in report.to_json()
     assert SECRET_MARKER not in report.summary()
     assert {"certamen", "nle"} <= set(report.to_dict()["accuracy"]["by_source"])
-
-
-def _cli(*args, env=None):
-    return subprocess.run(
-        [sys.executable, "-m", "respondeoqa_eval.cli", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
 
 
 def test_cli_scores_and_writes_the_report(tmp_path, public_dir):

@@ -9,11 +9,10 @@ from __future__ import annotations
 import csv
 import json
 import statistics
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import run_cli as _cli
 from respondeoqa_eval import evaluate
 from respondeoqa_eval.breakdowns import groups_of
 from respondeoqa_eval.gold import read_folder
@@ -216,16 +215,6 @@ def test_a_public_analysis_leaves_private_items_out_and_counts_them():
 
 
 # -- the command ----------------------------------------------------------------------------
-
-
-def _cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "respondeoqa_eval.cli", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=300,
-    )
 
 
 def _write_reports(tmp_path: Path, gold, wrong: dict[str, set[str]], planted: str) -> list[str]:
