@@ -302,6 +302,17 @@ def test_the_command_refuses_bad_reports_in_one_line(tmp_path, files, message):
     assert not (tmp_path / "out.csv").exists()
 
 
+def test_the_command_refuses_reports_without_per_item_scores(tmp_path, public_gold):
+    translation = [r for r in public_gold.records if r.task == "translation"][:3]
+    rows = [{"id": r.id, "answer": r.answers[0]} for r in translation]
+    for name in ("a", "b"):
+        report = evaluate(rows, public_gold.subset(lambda r: r in translation), bootstrap=0)
+        (tmp_path / f"{name}.json").write_text(report.to_json(), encoding="utf-8")
+    r = _cli("items", str(tmp_path / "a.json"), str(tmp_path / "b.json"), "--no-gold")
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert "the reports hold no item with a per-item score" in r.stderr
+
+
 def test_the_command_refuses_a_report_without_items_and_a_missing_file(tmp_path, public_gold):
     rows = [{"id": r.id, "answer": r.answers[0]} for r in public_gold.records]
     report = evaluate(rows, public_gold, bootstrap=0)

@@ -133,6 +133,11 @@ def _items(args: argparse.Namespace) -> int:
         public_only=args.public_only,
         private_text=args.private_text,
     )
+    if not analysis.items:
+        raise InputError(
+            "the reports hold no item with a per-item score (translation items are scored as "
+            "a corpus)" + (" among the public items" if args.public_only else "")
+        )
     write_text_atomic(Path(args.output), csv_text(analysis))
     if not args.quiet:
         print(summary_text(analysis, args.top))

@@ -5,10 +5,10 @@ Accuracy in percent, BLEU and chrF in points, all in the leaderboard's number st
 breakdown registry; every group resting on fewer than SMALL_GROUP items flagged; one sacreBLEU
 signature per target language and metric; after the accuracy table, a Format section (beyond
 the paper: answered items, format failures, lenient accuracy per task). Two banners come first
-when they apply: most items
-have no prediction or no extractable answer (`mostly_unanswered`, what `score --strict`
-refuses), and the scored gold is only a part of the benchmark, whose numbers do not compare
-with the paper's headline (over all four sources). A table with no rows is not printed.
+when they apply: most items have no prediction or no extractable answer (`mostly_unanswered`,
+what `score --strict` refuses), and the scored gold is only a part of the benchmark, whose
+numbers do not compare with the paper's headline (over all four sources). A table with no rows
+is not printed.
 """
 
 from __future__ import annotations
@@ -208,11 +208,12 @@ def _amount(value: float | None) -> str:
 
 
 FORMAT_LEGEND = (
-    "Answered: the paper's rules extracted an answer from the prediction. Format failure: the paper's answer is "
-    "missing or not well-formed (multiple choice: not an option letter; feet: not a list of "
-    "feet) and a lenient rule reads one; Right: what those readings would score. Lenient % "
-    "scores every item's lenient reading (the paper's answer where it is well-formed); it is "
-    "not the paper's number. Rules: README, Format compliance."
+    "No prediction: items the file has no answer for. Answered: the paper's rules extracted an "
+    "answer from the prediction. Format failure: the paper's answer is missing or not "
+    "well-formed (multiple choice: not an option letter; feet: not a list of feet) and a "
+    "lenient rule reads one; Right: what those readings would score. Lenient % scores every "
+    "item's lenient reading (the paper's answer where it is well-formed); it is not the "
+    "paper's number. Rules: README, Format compliance."
 )
 
 
