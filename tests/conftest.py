@@ -13,6 +13,7 @@ import functools
 import http.server
 import importlib
 import os
+import subprocess
 import sys
 import threading
 from pathlib import Path
@@ -58,6 +59,20 @@ def require_chromium(path: str | Path) -> Path:
     if not (path.is_file() and os.access(path, os.X_OK)):
         unavailable(f"no browser at {path} (Debian: apt-get install chromium)")
     return path
+
+
+def run_cli(
+    *args: str, env: dict[str, str] | None = None, cwd: Path | None = None, timeout: float = 300
+) -> subprocess.CompletedProcess:
+    """`respondeoqa-eval ARGS...` in a new process of this Python, its output captured."""
+    return subprocess.run(
+        [sys.executable, "-m", "respondeoqa_eval.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=timeout,
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:

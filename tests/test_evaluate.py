@@ -10,6 +10,7 @@ import sys
 
 import pytest
 import sacrebleu
+from conftest import run_cli as _cli
 from conftest import unavailable
 from respondeoqa_eval import evaluate
 from synthetic import SECRET_MARKER, write_private
@@ -178,16 +179,6 @@ def test_private_gold_never_in_report(tmp_path):
     assert {"certamen", "nle"} <= set(report.to_dict()["accuracy"]["by_source"])
 
 
-def _cli(*args, env=None):
-    return subprocess.run(
-        [sys.executable, "-m", "respondeoqa_eval.cli", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
-
-
 def test_cli_scores_and_writes_the_report(tmp_path, public_dir):
     preds, out = tmp_path / "preds.jsonl", tmp_path / "report.json"
     r = _cli("example", "--data-dir", str(public_dir), "-o", str(preds))
@@ -289,6 +280,7 @@ def test_report_contract_keys(public_gold):
         "accuracy",
         "extra",
         "bleu",
+        "format_compliance",
         "items",
     } <= set(data)
     assert {"name", "version", "protocol", "sacrebleu", "bootstrap", "signatures"} <= set(
@@ -340,7 +332,14 @@ def test_report_contract_keys(public_gold):
         "score",
         "missing",
         "groups",
+        "answered",
+        "lenient",
     }
+    assert set(data["items"][0]["lenient"]) == {"answer", "rule", "score"}
+    fc = data["format_compliance"]
+    assert set(fc) == {"signature", "overall", "by_task", "by_rule", "accuracy_lenient"}
+    assert set(fc["overall"]) == {"n", "missing", "answered", "failures", "right"}
+    assert set(fc["accuracy_lenient"]) == set(data["accuracy"])
     by_id = {it["id"]: it for it in data["items"]}
     # the groups an item counts in, written out from PROTOCOL 5 (not from the code)
     assert by_id["prosody_III.I.9.1-la"]["groups"] == {

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import require
+from conftest import require, run_cli
 from kit.net import free_port
 from respondeoqa_eval.datadir import NoData
 from respondeoqa_eval.errors import InputError
@@ -29,14 +28,7 @@ def offline(tmp_path, monkeypatch) -> dict[str, str]:
 
 
 def _cli(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "respondeoqa_eval.cli", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=cwd,
-        timeout=180,
-    )
+    return run_cli(*args, env=env, cwd=cwd, timeout=180)
 
 
 COMMANDS = {

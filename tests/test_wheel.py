@@ -9,6 +9,7 @@ extra is not installed; `prompts` needs none).
 
 from __future__ import annotations
 
+import csv
 import json
 import subprocess
 import urllib.request
@@ -115,6 +116,13 @@ def test_example_then_score(venv, workdir, public_dir):
     assert report["evaluator"]["version"] == version
     for signature in report["evaluator"]["signatures"].values():
         assert signature.endswith(f"version:{version}"), signature
+    # item analysis across two reports (the second from another example draw)
+    cli(venv, workdir, "example", "-o", "p2.jsonl", "--seed", "1", "--data-dir", str(public_dir))
+    cli(venv, workdir, "score", "p2.jsonl", "--report", "r2.json", "--data-dir", str(public_dir))
+    out = cli(venv, workdir, "items", "r.json", "r2.json", "--data-dir", str(public_dir))
+    assert "Item analysis: 2 entries, 797 items" in out
+    with (workdir / "items.csv").open(encoding="utf-8", newline="") as fh:
+        assert len(list(csv.DictReader(fh))) == 797  # questions may hold line breaks
 
 
 def test_python_api(venv, workdir, public_dir):

@@ -15,7 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .breakdowns import BLEU_SPLITS, BLEU_TARGETS, DIMENSIONS, groups_of
+from .lenient import RULES, signature
 from .metrics.bleu import PAD_TO_GROUP_MAX, CorpusStatistics, bleu_of_rows
+from .records import TASKS
 from .scoring import ItemScore
 
 LEVEL = 0.95
@@ -100,12 +102,18 @@ def group_means(masks: np.ndarray, values: np.ndarray, boot: Bootstrap) -> list[
 
 
 def accuracy(
-    items: list[ItemScore], boot: Bootstrap, groups: Sequence[Mapping[str, str]] | None = None
+    items: list[ItemScore],
+    boot: Bootstrap,
+    groups: Sequence[Mapping[str, str]] | None = None,
+    *,
+    lenient: bool = False,
 ) -> tuple[dict, dict]:
     """The report's `accuracy` and `extra` parts.
 
     Every group's interval comes from the same resamples of the accuracy items (`group_means`).
     `groups[i]` is `breakdowns.groups_of(items[i].record)` when the caller has it already.
+    With `lenient`, each item counts with its lenient reading's score (`format_compliance`)
+    and there is no `extra`.
     """
     at = [i for i, it in enumerate(items) if it.score is not None]  # PROTOCOL 5: not translation
     scored = [items[i] for i in at]
@@ -113,7 +121,8 @@ def accuracy(
         [groups_of(it.record) for it in scored] if groups is None else [groups[i] for i in at]
     )
     n = len(scored)
-    scores = np.array([it.score for it in scored], dtype=float)
+    values = [it.lenient_score for it in scored] if lenient else [it.score for it in scored]
+    scores = np.array(values, dtype=float)
     columns: list[tuple[str, str, np.ndarray, np.ndarray]] = [("", "overall", np.ones(n), scores)]
     for dim, dimension in DIMENSIONS.items():
         members: dict[str, list[int]] = {}
@@ -128,7 +137,7 @@ def accuracy(
                 columns.append((dim, key, mask, scores))
     sensitive = np.array([it.macron_sensitive or 0.0 for it in scored])
     sa_mask = np.array([it.record.task == "short_answer" for it in scored], dtype=float)
-    if sa_mask.any():
+    if sa_mask.any() and not lenient:
         columns.append(("extra", "short_answer_macron_sensitive", sa_mask, sensitive))
 
     result: dict = {"overall": {"score": 0.0, "n": 0}}
@@ -147,6 +156,51 @@ def accuracy(
     for dim in DIMENSIONS:
         result.setdefault(dim, {})
     return result, extra
+
+
+def format_compliance(
+    items: list[ItemScore], boot: Bootstrap, groups: Sequence[Mapping[str, str]] | None = None
+) -> dict:
+    """The report's `format_compliance` part (beyond the paper; README: Format compliance).
+
+    `accuracy_lenient` is `accuracy` of the lenient readings, with the same resamples, so its
+    groups sit beside the paper's. `overall` (the accuracy items) and `by_task` count the
+    items, those without a prediction, those the paper's rules extracted an answer from, the
+    format failures (the paper's answer missing or not well-formed, a lenient rule read one)
+    and the points their lenient readings score; `by_rule`, the failures each rule read.
+    """
+    acc, _ = accuracy(items, boot, groups, lenient=True)
+    zero = {"n": 0, "missing": 0, "answered": 0, "failures": 0, "right": 0.0}
+    overall: dict = dict(zero)
+    by_task: dict[str, dict] = {}
+    by_rule: dict[str, dict] = {}
+    for it in items:
+        counts = [by_task.setdefault(it.record.task, dict(zero))]
+        if it.score is not None:
+            counts.append(overall)
+        rule = it.lenient.rule if it.lenient is not None and it.lenient.recovered else None
+        points = (it.lenient_score or 0.0) if rule else 0.0
+        for c in counts:
+            c["n"] += 1
+            c["missing"] += it.missing
+            c["answered"] += it.answered
+            c["failures"] += rule is not None
+            c["right"] += points
+        if rule:
+            fired = by_rule.setdefault(rule, {"failures": 0, "right": 0.0})
+            fired["failures"] += 1
+            fired["right"] += points
+    # translation is scored as a corpus: its failures score no points of their own
+    for counts in [by_task.get("translation"), *map(by_rule.get, RULES["translation"][1])]:
+        if counts is not None:
+            counts["right"] = None
+    return {
+        "signature": signature(),
+        "overall": overall,
+        "by_task": {t: by_task[t] for t in TASKS if t in by_task},
+        "by_rule": {n: by_rule[n] for _, names in RULES.values() for n in names if n in by_rule},
+        "accuracy_lenient": acc,
+    }
 
 
 def bleu(items: list[ItemScore], boot: Bootstrap) -> dict:

@@ -38,6 +38,12 @@ class Dimension:
     shorts: Mapping[str, str] = field(default_factory=dict, repr=False)
     """Short names for narrow table headers (the display name where there is none)."""
 
+    @property
+    def column(self) -> str:
+        """The column of this breakdown's group in per-item tables: "language_pair" for
+        `by_language_pair` (the Space's per-item CSV, the item analysis)."""
+        return self.key.removeprefix("by_")
+
     def label(self, group: str) -> str:
         """The display name of a group (the key itself for an unknown group)."""
         return self.labels.get(group, group)

@@ -21,6 +21,7 @@ from .errors import InputError
 # registers, and says which extra to install when its command is run
 AREAS = (
     "respondeoqa_eval.score_cli",
+    "respondeoqa_eval.items_cli",
     "respondeoqa_eval.dataset.cli",
     "respondeoqa_eval.space.cli",
     "respondeoqa_eval.runner.cli",

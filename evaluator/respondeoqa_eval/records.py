@@ -34,6 +34,14 @@ FORMATS = ("multiple_choice", "short_answer")
 DIFFICULTIES = ("unknown", "beginner", "intermediate", "advanced")
 
 
+def split_language_pair(pair: str) -> tuple[str, str]:
+    """("english", "latin") of "english-latin"; ("", "") for anything else."""
+    question, _, answer = pair.partition("-")
+    if question in LANGUAGES and answer in LANGUAGES:
+        return question, answer
+    return "", ""
+
+
 def category_of(content: str) -> str:
     """Knowledge vs skill (PROTOCOL section 5)."""
     if content in KNOWLEDGE_CONTENTS:

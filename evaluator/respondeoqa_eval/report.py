@@ -15,13 +15,14 @@ from typing import Any
 import sacrebleu
 
 from ._version import __version__
-from .aggregate import Bootstrap, accuracy, bleu
+from .aggregate import Bootstrap, accuracy, bleu, format_compliance
 from .breakdowns import groups_of
 from .gold import GoldSet
+from .lenient import Lenient
 from .metrics import EXACT_MATCH_MACRONS, METRICS
 from .provenance import Provenance
 from .records import PRIVATE_SOURCES, SOURCES
-from .scoring import ItemScore
+from .scoring import ItemScore, is_answered
 
 SCHEMA_VERSION = 1
 
@@ -139,10 +140,16 @@ class ItemResult:
     score: float | None  # None for translation items (scored as a corpus)
     missing: bool
     groups: Mapping[str, str] = field(default_factory=dict)
+    lenient: Lenient | None = None  # beyond the paper; None in older reports and stored items
 
     @property
     def is_private(self) -> bool:
         return self.source in PRIVATE_SOURCES
+
+    @property
+    def answered(self) -> bool:
+        """The paper's rules extracted an answer (False: no prediction, or none extracted)."""
+        return is_answered(self.missing, self.extracted)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -156,6 +163,8 @@ class ItemResult:
             "score": self.score,
             "missing": self.missing,
             "groups": dict(self.groups),
+            "answered": self.answered,
+            "lenient": None if self.lenient is None else self.lenient.to_dict(),
         }
 
     @classmethod
@@ -173,6 +182,11 @@ class ItemResult:
             score=None if score is None else float(score),
             missing=bool(data.get("missing")),
             groups={str(k): str(v) for k, v in (data.get("groups") or {}).items()},
+            lenient=(
+                Lenient.from_dict(data["lenient"])
+                if isinstance(data.get("lenient"), Mapping)
+                else None
+            ),
         )
 
     @classmethod
@@ -190,6 +204,7 @@ class ItemResult:
             it.score,
             it.missing,
             groups_of(r) if groups is None else groups,
+            it.lenient,
         )
 
 
@@ -253,6 +268,93 @@ class GoldInfo:
         )
 
 
+@dataclass(frozen=True)
+class FormatCounts:
+    """Items of one task (or all accuracy items): how many, how many have no prediction, how
+    many the paper's rules extracted an answer from (so n - missing - answered predictions
+    gave nothing to extract), the format failures (the paper's answer missing or not
+    well-formed, a lenient rule read one) and the points the lenient readings of those score
+    (None for translation, scored as a corpus)."""
+
+    n: int
+    missing: int
+    answered: int
+    failures: int
+    right: float | None
+
+    @property
+    def unanswered(self) -> int:
+        """Predictions from which the paper's rules extracted nothing."""
+        return self.n - self.missing - self.answered
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "n": self.n,
+            "missing": self.missing,
+            "answered": self.answered,
+            "failures": self.failures,
+            "right": self.right,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> FormatCounts:
+        right = data.get("right")
+        return cls(
+            int(data.get("n") or 0),
+            int(data.get("missing") or 0),
+            int(data.get("answered") or 0),
+            int(data.get("failures") or 0),
+            None if right is None else float(right),
+        )
+
+
+@dataclass(frozen=True)
+class RuleCounts:
+    """The format failures one lenient rule read, and the points they score (None: translation)."""
+
+    failures: int
+    right: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"failures": self.failures, "right": self.right}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> RuleCounts:
+        right = data.get("right")
+        return cls(int(data.get("failures") or 0), None if right is None else float(right))
+
+
+@dataclass(frozen=True)
+class FormatCompliance:
+    """`format_compliance` (beyond the paper; README: Format compliance): how much of the error
+    is the answer format. `accuracy_lenient` has the shape of `accuracy`."""
+
+    accuracy_lenient: Accuracy
+    overall: FormatCounts
+    by_task: Mapping[str, FormatCounts] = field(default_factory=dict)
+    by_rule: Mapping[str, RuleCounts] = field(default_factory=dict)
+    signature: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "signature": self.signature,
+            "overall": self.overall.to_dict(),
+            "by_task": {k: v.to_dict() for k, v in self.by_task.items()},
+            "by_rule": {k: v.to_dict() for k, v in self.by_rule.items()},
+            "accuracy_lenient": self.accuracy_lenient.to_dict(),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> FormatCompliance:
+        return cls(
+            accuracy_lenient=Accuracy.from_dict(data["accuracy_lenient"]),
+            overall=FormatCounts.from_dict(data.get("overall") or {}),
+            by_task={k: FormatCounts.from_dict(v) for k, v in (data.get("by_task") or {}).items()},
+            by_rule={k: RuleCounts.from_dict(v) for k, v in (data.get("by_rule") or {}).items()},
+            signature=str(data.get("signature") or ""),
+        )
+
+
 BleuTable = Mapping[str, Mapping[str, "BleuScore | None"]]
 
 
@@ -272,6 +374,7 @@ class Report:
     unanswered: int = 0
     items: tuple[ItemResult, ...] = ()
     schema_version: int = SCHEMA_VERSION
+    format_compliance: FormatCompliance | None = None  # beyond the paper; None in older reports
 
     # -- reading -----------------------------------------------------------------------
 
@@ -282,6 +385,22 @@ class Report:
     def bleu_score(self, target: str, split: str = "overall") -> BleuScore | None:
         """BLEU of one target language and split, None when there were no such items."""
         return (self.bleu.get(target) or {}).get(split)
+
+    def lenient_gap(self, dimension: str | None = None, group: str | None = None) -> float | None:
+        """Lenient minus paper accuracy, overall or of one group (fractions): the share of the
+        items that the answer format alone cost. None when the report has no format part or
+        no such group."""
+        fc = self.format_compliance
+        if fc is None:
+            return None
+        if dimension is None:
+            paper, lenient = self.accuracy.overall, fc.accuracy_lenient.overall
+        else:
+            paper = self.accuracy.group(dimension, group or "")
+            lenient = fc.accuracy_lenient.group(dimension, group or "")
+        if paper is None or lenient is None or not paper.n:
+            return None
+        return lenient.score - paper.score
 
     @property
     def sources(self) -> tuple[str, ...]:
@@ -315,6 +434,9 @@ class Report:
                 lang: {split: None if b is None else b.to_dict() for split, b in splits.items()}
                 for lang, splits in self.bleu.items()
             },
+            "format_compliance": (
+                None if self.format_compliance is None else self.format_compliance.to_dict()
+            ),
             "items": [it.to_dict() for it in self.items],
         }
 
@@ -341,6 +463,11 @@ class Report:
             extra={k: Score.from_dict(v) for k, v in (data.get("extra") or {}).items() if v},
             bleu=_bleu_table(data.get("bleu") or {}),
             items=tuple(ItemResult.from_dict(it) for it in data.get("items") or ()),
+            format_compliance=(
+                FormatCompliance.from_dict(data["format_compliance"])
+                if isinstance(data.get("format_compliance"), Mapping)
+                else None
+            ),
         )
 
     def summary(self) -> str:
@@ -392,6 +519,7 @@ def build_report(
         provenance=provenance,
         n_items=len(items),
         missing=sum(it.missing for it in items),
-        unanswered=sum(1 for it in items if not it.missing and it.extracted in (None, "")),
+        unanswered=sum(1 for it in items if not it.missing and not it.answered),
         items=tuple(ItemResult.of(it, g) for it, g in zip(items, groups, strict=True)),
+        format_compliance=FormatCompliance.from_dict(format_compliance(items, boot, groups)),
     )

@@ -16,7 +16,8 @@ from .predictions import load_predictions
 from .summary import MOSTLY, mostly_unanswered
 
 
-def _add_gold_options(p: argparse.ArgumentParser) -> None:
+def add_gold_options(p: argparse.ArgumentParser) -> None:
+    """`--data-dir`, as every command that reads gold takes it."""
     p.add_argument(
         "--data-dir",
         metavar="DIR",
@@ -108,7 +109,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="JSONL, CSV or JSON file, or a folder in the paper's layout; or lm-eval "
         "samples_*.jsonl / lighteval details_*.parquet files, or the folder holding them",
     )
-    _add_gold_options(p)
+    add_gold_options(p)
     p.add_argument("--report", metavar="OUT.json", help="write the full JSON report here")
     p.add_argument(
         "--bootstrap",
@@ -195,7 +196,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--accuracy of them give the gold answer, the rest a plausible wrong one): for trying "
         "the tools, never a result to report.",
     )
-    _add_gold_options(p)
+    add_gold_options(p)
     p.add_argument(
         "--output", "-o", required=True, metavar="PREDS.jsonl", help="JSONL file to write"
     )

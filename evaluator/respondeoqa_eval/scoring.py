@@ -5,9 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .extract import extract_answer
+from .lenient import PAPER, Lenient, lenient_answer
 from .metrics import score_item, short_answer_macron_sensitive
 from .predictions import Predictions
 from .records import Record
+
+
+def is_answered(missing: bool, extracted: str | None) -> bool:
+    """The item has a prediction and the paper's rules extracted an answer from it (the report's
+    `unanswered` counts predictions where they did not)."""
+    return not missing and extracted not in (None, "")
 
 
 @dataclass(frozen=True)
@@ -15,7 +22,8 @@ class ItemScore:
     """The outcome for one gold item.
 
     `extracted` is the answer taken from the response (None: unanswered or missing);
-    `score` is None for translation items, which are scored as a corpus (BLEU).
+    `score` is None for translation items, which are scored as a corpus (BLEU). `lenient` is
+    the lenient reading beside it (lenient.py), never used by the paper's numbers.
     """
 
     record: Record
@@ -23,6 +31,16 @@ class ItemScore:
     score: float | None
     missing: bool
     macron_sensitive: float | None = None
+    lenient: Lenient | None = None
+
+    @property
+    def answered(self) -> bool:
+        return is_answered(self.missing, self.extracted)
+
+    @property
+    def lenient_score(self) -> float | None:
+        """The lenient reading's score (the paper's when there is no lenient reading)."""
+        return self.score if self.lenient is None else self.lenient.score
 
     @property
     def hypothesis(self) -> str:
@@ -30,17 +48,32 @@ class ItemScore:
         return self.extracted or ""
 
 
+def _lenient(record: Record, text: str | None, answer: str | None, score: float | None) -> Lenient:
+    """The lenient reading of `text`, whose paper answer `answer` scored `score`."""
+    if text is None:  # no prediction: nothing to read, and it scores 0 like the paper's
+        return Lenient(None, None, score)
+    read, rule = lenient_answer(record, text, answer)
+    if score is None or rule == PAPER:  # translation, or the paper's answer kept
+        return Lenient(read, rule, score)
+    points = score_item(record.task, record.answers, record.answer_language, read) if read else 0.0
+    return Lenient(read, rule, points)
+
+
 def score_one(record: Record, text: str | None, extracted: bool) -> ItemScore:
     """Score one item from a raw response (`extracted=False`) or an extracted answer."""
     missing = text is None
     answer = text if extracted or missing else extract_answer(record.task, text)
     if record.task == "translation":
-        return ItemScore(record, answer, None, missing)
+        return ItemScore(
+            record, answer, None, missing, lenient=_lenient(record, text, answer, None)
+        )
     score = score_item(record.task, record.answers, record.answer_language, answer)
     sensitive = None
     if record.task == "short_answer":
         sensitive = short_answer_macron_sensitive(record.answers, record.answer_language, answer)
-    return ItemScore(record, answer, score, missing, sensitive)
+    return ItemScore(
+        record, answer, score, missing, sensitive, _lenient(record, text, answer, score)
+    )
 
 
 def score_items(records: list[Record], predictions: Predictions) -> list[ItemScore]:

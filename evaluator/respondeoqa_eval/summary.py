@@ -3,10 +3,12 @@
 Accuracy in percent, BLEU and chrF in points, all in the leaderboard's number style
 (numbers.py: one decimal, halves up; an interval as "55.6 to 62.3"); display names from the
 breakdown registry; every group resting on fewer than SMALL_GROUP items flagged; one sacreBLEU
-signature per target language and metric. Two banners come first when they apply: most items
-have no prediction or no extractable answer (`mostly_unanswered`, what `score --strict`
-refuses), and the scored gold is only a part of the benchmark, whose numbers do not compare
-with the paper's headline (over all four sources). A table with no rows is not printed.
+signature per target language and metric; after the accuracy table, a Format section (beyond
+the paper: answered items, format failures, lenient accuracy per task). Two banners come first
+when they apply: most items have no prediction or no extractable answer (`mostly_unanswered`,
+what `score --strict` refuses), and the scored gold is only a part of the benchmark, whose
+numbers do not compare with the paper's headline (over all four sources). A table with no rows
+is not printed.
 """
 
 from __future__ import annotations
@@ -27,13 +29,22 @@ from .breakdowns import (
     SOURCE_LABELS,
     TASK_LABELS,
 )
-from .numbers import SMALL_GROUP, SMALL_MARK, interval_text, is_small, percent, score_text
+from .lenient import RULES
+from .numbers import (
+    MISSING,
+    SMALL_GROUP,
+    SMALL_MARK,
+    interval_text,
+    is_small,
+    percent,
+    score_text,
+    signed_text,
+)
 from .published import PUBLISHED
 from .records import TASKS
-from .report import BleuScore, Report, Score
+from .report import BleuScore, FormatCounts, Report, Score
 from .sources import FILES, SOURCES
 
-"""A group with fewer items is flagged: its score moves a lot with one or two items."""
 MOSTLY = 0.5
 """Share of items without an answer (no prediction, or none extractable) above which the summary
 warns loudly and `score --strict` exits with status 1."""
@@ -195,6 +206,72 @@ def _accuracy(report: Report, with_ci: bool) -> list[str]:
     ]
 
 
+def _amount(value: float | None) -> str:
+    """Points summed over items: a whole number as a count, partial credit with one decimal."""
+    if value is None:
+        return MISSING
+    return str(int(value)) if float(value).is_integer() else score_text(value)
+
+
+FORMAT_LEGEND = (
+    "No prediction: items the file has no answer for. Answered: the paper's rules extracted an "
+    "answer from the prediction. Format failure: the paper's answer is missing or not "
+    "well-formed (multiple choice: not an option letter; feet: not a list of feet) and a "
+    "lenient rule reads one; Right: what those readings would score. Lenient % scores every "
+    "item's lenient reading (the paper's answer where it is well-formed); it is not the "
+    "paper's number. Rules: README, Format compliance."
+)
+
+
+def _format(report: Report) -> list[str]:
+    """The Format section: per task, how much of the error is the answer format."""
+    fc = report.format_compliance
+    if fc is None or not (fc.overall.n or fc.by_task):
+        return []
+    lenient = fc.accuracy_lenient
+
+    def row(label: str, counts: FormatCounts, paper: Score | None, easy: Score | None) -> list:
+        gap = None if paper is None or easy is None else percent(easy.score - paper.score)
+        return [
+            label,
+            str(counts.n),
+            str(counts.missing),
+            str(counts.answered),
+            str(counts.failures),
+            _amount(counts.right),
+            score_text(percent(paper.score)) if paper else MISSING,
+            score_text(percent(easy.score)) if easy else MISSING,
+            signed_text(gap),
+        ]
+
+    rows = []
+    if fc.overall.n:
+        rows.append(
+            row("All non-translation items", fc.overall, report.accuracy.overall, lenient.overall)
+        )
+    for task in (*DIMENSIONS["by_task"].groups, "translation"):
+        counts = fc.by_task.get(task)
+        if counts is None:
+            continue
+        paper, easy = report.group("by_task", task), lenient.group("by_task", task)
+        rows.append(row(INDENT + TASK_LABELS[task], counts, paper, easy))
+    headers = ["", "Items", "No prediction", "Answered", "Format failures", "Right", "Acc. %"]
+    headers += ["Lenient %", "Gap"]
+    right = [False] + [True] * 8
+    fired = ", ".join(
+        f"{name} {c.failures}" + ("" if c.right is None else f" ({_amount(c.right)} right)")
+        for _, names in RULES.values()
+        for name in names
+        if (c := fc.by_rule.get(name)) is not None
+    )
+    return [
+        "Format (beyond the paper): how much of the error is the answer format",
+        *_table(headers, rows, right),
+        *(_wrap(f"Lenient rules that read a format failure: {fired}.", INDENT) if fired else []),
+        *_wrap(FORMAT_LEGEND, INDENT),
+    ]
+
+
 def _points(value: float | None) -> str:
     return score_text(None if value is None or math.isnan(value) else value)
 
@@ -302,7 +379,7 @@ def summarize(report: Report) -> str:
             f"seed {b.get('seed')}).",
         ]
     flagged = False
-    for table in (_accuracy(report, with_ci), _bleu(report, with_ci)):
+    for table in (_accuracy(report, with_ci), _format(report), _bleu(report, with_ci)):
         if table:
             lines += ["", *table]
             flagged = flagged or any(line.endswith(SMALL_MARK) for line in table)

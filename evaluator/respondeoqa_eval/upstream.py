@@ -18,6 +18,7 @@ from .records import CONTENTS, DIFFICULTIES, FORMATS, LANGUAGES, Record, categor
 from .sources import FILES, PASSAGE_FILES, SOURCE_NAMES, FileSpec
 
 _LANG_SUFFIX = {"english": "en", "latin": "la"}
+_PAIRED = {(spec.source, spec.task) for spec in FILES.values() if spec.paired}
 _WITH_INSTR = re.compile(r"_with_instr(?=\.json$)")
 
 
@@ -27,6 +28,22 @@ def canonical_file_name(name: str) -> str:
     The paper saved the feet answers prompted with the list of feet as `..._with_instr.json`.
     """
     return _WITH_INSTR.sub("", Path(name).name)
+
+
+def item_id(question_id: str, question_language: str, paired: bool) -> str:
+    """An item's id: its question_id, with "-en" / "-la" for the questions that exist in both
+    languages (the prosody files, `FileSpec.paired`): (question_id, question_language) is the
+    unique key (PROTOCOL 1), and the id must be unique too."""
+    return f"{question_id}-{_LANG_SUFFIX[question_language]}" if paired else question_id
+
+
+def question_id_of(item_id: str, question_language: str, source: str, task: str) -> str:
+    """The question_id of an item id (the inverse of `item_id`), for results that keep only the
+    id, the source, the task and the language."""
+    suffix = f"-{_LANG_SUFFIX.get(question_language, '')}"
+    if (source, task) in _PAIRED and item_id.endswith(suffix) and len(suffix) > 1:
+        return item_id[: -len(suffix)]
+    return item_id
 
 
 def _str_list(value: Any, where: str, fld: str) -> list[str]:
@@ -96,9 +113,8 @@ def _record(row: Any, spec: FileSpec, index: int, passages: dict[Any, str] | Non
         if row["passage_id"] not in passages:
             raise InputError(f"{where}: passage_id not found in {spec.passages}")
         passage = passages[row["passage_id"]]
-    rid = f"{qid}-{_LANG_SUFFIX[qlang]}" if spec.paired else qid
     return Record(
-        id=rid,
+        id=item_id(qid, qlang, spec.paired),
         question_id=qid,
         question_language=qlang,
         answer_language=_choice(row, "answer_language", LANGUAGES, where),

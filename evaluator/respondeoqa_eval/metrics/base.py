@@ -33,5 +33,10 @@ class Metric(ABC):
     def score(self, answers: list[str], answer_language: str, prediction: str | None) -> float:
         """Score one prediction; a None or empty prediction scores 0."""
 
+    @abstractmethod
+    def key(self, prediction: str | None, answer_language: str) -> str:
+        """The normalised form this metric compares: two predictions with the same key get the
+        same score against any gold ("" for no prediction). Item analysis groups answers by it."""
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}({str(self.signature)!r})"

@@ -59,3 +59,6 @@ class ExactMatch(Metric):
         gold = _normalized_gold(answers[0], answer_language, self.ignore_macrons)
         pred = normalize(prediction, answer_language, self.ignore_macrons)
         return 1.0 if gold == pred else 0.0
+
+    def key(self, prediction: str | None, answer_language: str) -> str:
+        return normalize(prediction, answer_language, self.ignore_macrons) if prediction else ""

@@ -15,7 +15,27 @@ SYNONYMS: tuple[frozenset[str], ...] = (
 )
 """Spellings of the same foot (the paper's `mapping`)."""
 
+LISTED_FEET = (
+    "amphibrac",
+    "anapest",
+    "choriamb",
+    "dactyl",
+    "dichoree",
+    "great ionic",
+    "iambus",
+    "pyrrhic",
+    "second epitrit",
+    "small ionic",
+    "spondee",
+    "tribrac",
+    "trochee",
+)
+"""The feet the paper's prompt lists (PROTOCOL 2), in its order."""
+
 _CANONICAL = {name: min(group) for group in SYNONYMS for name in group}
+
+FOOT_NAMES = frozenset(LISTED_FEET) | frozenset(_CANONICAL)
+"""Every name of a foot: the listed ones and their other spellings."""
 
 
 def same_foot(gold: str, pred: str) -> bool:
@@ -51,3 +71,9 @@ class Feet(Metric):
         # ones count as wrong because the denominator is the number of gold feet.
         correct = sum(same_foot(g, p) for g, p in zip(gold, pred, strict=False))
         return correct / len(gold) if gold else 0.0
+
+    def key(self, prediction: str | None, answer_language: str) -> str:
+        """The feet in order, each spelling of a foot written one way."""
+        if not prediction:
+            return ""
+        return ", ".join(_CANONICAL.get(n, n) for n in feet(prediction.replace("*", "")))

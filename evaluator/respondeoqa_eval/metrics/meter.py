@@ -30,3 +30,6 @@ class Meter(Metric):
         if not prediction or not answers:
             return 0.0
         return 1.0 if words(answers[0]) == words(prediction) else 0.0
+
+    def key(self, prediction: str | None, answer_language: str) -> str:
+        return " ".join(words(prediction)) if prediction else ""

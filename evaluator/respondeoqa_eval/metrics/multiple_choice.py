@@ -23,3 +23,7 @@ class MultipleChoice(Metric):
         letter = prediction.strip()[:1]
         # PROTOCOL 4: compared as is, case-sensitively ("b" does not match "B: Mars"), as in the paper.
         return 1.0 if letter and letter == answers[0][0] else 0.0
+
+    def key(self, prediction: str | None, answer_language: str) -> str:
+        """The letter `score` compares: the first non-blank character."""
+        return (prediction or "").strip()[:1]

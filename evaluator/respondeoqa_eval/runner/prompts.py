@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..metrics.feet import LISTED_FEET
 from ..records import Record
 
 PROMPT_VERSION = "paper-v1"
@@ -20,10 +21,7 @@ SHORT_ANSWER_INSTRUCTIONS = (
 )
 LONG_ANSWER_INSTRUCTIONS = "At the end of your response, give your answer as:\nAnswer: answer text"
 
-_FEET = (
-    "amphibrac, anapest, choriamb, dactyl, dichoree, great ionic, iambus, pyrrhic, "
-    "second epitrit, small ionic, spondee, tribrac, trochee"
-)
+_FEET = ", ".join(LISTED_FEET)
 FEET_LISTS = {
     "english": f"The possible feet are: {_FEET}",
     "latin": f"Pedes possibiles sunt: {_FEET}",

@@ -19,8 +19,9 @@ import zlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ...records import PUBLIC_SOURCES
+from ...records import PUBLIC_SOURCES, split_language_pair
 from ...report import ItemResult
+from ...upstream import question_id_of
 
 ItemKey = tuple[str, str, str, dict[str, str]]
 """What an item set holds per item: (item id, source, task, breakdown groups)."""
@@ -104,12 +105,14 @@ def item_result(
     extracted: str | None,
     missing: bool,
 ) -> ItemResult:
-    """A stored item as an ItemResult (the store keeps no question id or language: the id
-    stands for both; the content type comes from the groups)."""
+    """A stored item as an ItemResult. The store keeps no question id, language or content
+    type: they are derived from the id and the groups (stored since schema 2; an item of a
+    schema 1 database, without groups, gets its id and no language)."""
+    question_language, _ = split_language_pair(groups.get("by_language_pair", ""))
     return ItemResult(
         id=item_id,
-        question_id=item_id,
-        question_language="",
+        question_id=question_id_of(item_id, question_language, source, task),
+        question_language=question_language,
         task=task,
         source=source,
         question_content=groups.get("by_content", ""),

@@ -181,11 +181,18 @@ def _flatten(data: Any, prefix: str, depth: int = 0) -> list[tuple[str, Any]]:
     return [(prefix, data)]
 
 
-ITEM_COLUMNS = ["id", "question_id", "question_language", "source", "task", "content"]
+GROUP_COLUMNS = {k: d.column for k, d in DIMENSIONS.items() if k not in ("by_task", "by_source")}
+"""The breakdown columns of the per-item CSV beside task and source (content, language_pair,
+category, format, difficulty, multihop), by breakdown key."""
+ITEM_COLUMNS = ["id", "question_id", "question_language", "source", "task", *GROUP_COLUMNS.values()]
 
 
 def items_frame(items: Mapping[str, ItemResult]) -> pd.DataFrame:
-    """Per-item results of one entry (the caller passes public items only): no gold answers."""
+    """Per-item results of one entry (the caller passes public items only): no gold answers.
+
+    Every breakdown group of the item is a column, with its display name ("" where the item
+    is not in that breakdown: multihop is for short-answer items only).
+    """
     rows = [
         {
             "id": it.id,
@@ -193,7 +200,10 @@ def items_frame(items: Mapping[str, ItemResult]) -> pd.DataFrame:
             "question_language": it.question_language,
             "source": SOURCE_LABELS.get(it.source, it.source),
             "task": TASK_LABELS.get(it.task, it.task),
-            "content": DIMENSIONS["by_content"].label(it.question_content),
+            **{
+                column: DIMENSIONS[key].label(it.groups[key]) if key in it.groups else ""
+                for key, column in GROUP_COLUMNS.items()
+            },
             "extracted_answer": it.extracted,
             "score": it.score,
             "no_prediction": bool(it.missing),
