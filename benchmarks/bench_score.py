@@ -25,10 +25,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from respondeoqa_eval import evaluate, load_predictions  # noqa: E402
-from respondeoqa_eval.example import example_predictions  # noqa: E402
-from respondeoqa_eval.gold import read_folder  # noqa: E402
-from synthetic import write_private  # noqa: E402
+from respondeoqa_eval import evaluate, load_predictions
+from respondeoqa_eval.example import example_predictions
+from respondeoqa_eval.gold import read_folder
+from synthetic import write_private
 
 # the paper's sizes: Certamen 315 MC + 4596 short answer + 916 translation; NLE about 855
 SIZES = {"n_mc": 315, "n_sa": 4596, "n_tr": 916, "n_nle": 190, "max_refs": 12}

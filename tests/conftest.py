@@ -24,9 +24,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-import synthetic  # noqa: E402
-from respondeoqa_eval.datadir import ENV_DATA_DIR, NoData  # noqa: E402
-from respondeoqa_eval.errors import InputError  # noqa: E402
+import synthetic
+from respondeoqa_eval.datadir import ENV_DATA_DIR, NoData
+from respondeoqa_eval.errors import InputError
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from synthetic import PUBLIC_DIR, SECRET_MARKER, private_records, write_private  # noqa: E402
+from synthetic import PUBLIC_DIR, SECRET_MARKER, private_records, write_private
 
 PUBLIC_FILES_DIR = PUBLIC_DIR  # the six verified public files (tests/synthetic.py)
 

@@ -101,7 +101,7 @@ def _handler(provider: Provider) -> type[BaseHTTPRequestHandler]:
             raw = self.rfile.read(n).decode()
             return {k: v[0] for k, v in urllib.parse.parse_qs(raw).items()}
 
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             url = urllib.parse.urlsplit(self.path)
             query = {k: v[0] for k, v in urllib.parse.parse_qs(url.query).items()}
             if url.path == "/.well-known/openid-configuration":
@@ -125,7 +125,7 @@ def _handler(provider: Provider) -> type[BaseHTTPRequestHandler]:
             else:
                 self._json(404, {"error": "not_found"})
 
-        def do_POST(self) -> None:  # noqa: N802
+        def do_POST(self) -> None:
             url = urllib.parse.urlsplit(self.path)
             form = self._form()
             if url.path == "/oauth/authorize":

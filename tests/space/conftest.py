@@ -17,9 +17,9 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/ for `synthetic`
 # (tests/conftest.py does this too, and provides `public_dir`, `public_gold`, `file_server`)
 
-from kit.space_server import start_server  # noqa: E402
-from respondeoqa_eval.gold import GoldSet, read_folder  # noqa: E402
-from synthetic import write_private  # noqa: E402
+from kit.space_server import start_server
+from respondeoqa_eval.gold import GoldSet, read_folder
+from synthetic import write_private
 
 
 @pytest.fixture(scope="session")

@@ -227,5 +227,3 @@ def chrf(items: Sequence[Sequence[Any]]) -> float:
     """chrF (sacreBLEU CHRF defaults, references without padding)."""
     return _corpus(items).chrf
 
-
-AGGREGATIONS = {"bleu": bleu, "bleu_variable_refs": bleu_variable_refs, "chrf": chrf}

@@ -139,7 +139,7 @@ def render_prompt(tokenizer: Any, messages: list[dict[str, str]]) -> tuple[str, 
             text = tokenizer.apply_chat_template(
                 messages, tokenize=False, add_generation_prompt=True
             )
-        except Exception:  # noqa: BLE001 - jinja raises TemplateError for a refused system role
+        except Exception:
             merged = [
                 {"role": "user", "content": f"{messages[0]['content']}\n\n{messages[1]['content']}"}
             ]

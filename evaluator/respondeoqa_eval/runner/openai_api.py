@@ -137,7 +137,7 @@ def _error_text(resp: Any) -> str:
         if isinstance(msg, dict):
             msg = msg.get("message", msg)
         text = str(msg)
-    except Exception:  # noqa: BLE001 - any unreadable body: fall back to the raw text
+    except Exception:
         text = resp.text
     text = " ".join(text.split())
     return text[:200] + ("..." if len(text) > 200 else "")

@@ -112,7 +112,7 @@ class PredictionWriter:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             # unbuffered: each row goes to the OS in one write call, never split by a buffer
-            fh = open(self.path, "a+b", buffering=0)  # noqa: SIM115 - closed in close()
+            fh = open(self.path, "a+b", buffering=0)
         except OSError as exc:
             raise InputError(f"{self.path}: cannot open for writing ({exc.strerror})") from None
         if fcntl is not None:

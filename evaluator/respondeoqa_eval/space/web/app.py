@@ -13,27 +13,27 @@ import os
 # before gradio is imported: no usage analytics, no version check from the server
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
-import gc  # noqa: E402
-import html  # noqa: E402
-import logging  # noqa: E402
-import threading  # noqa: E402
-from functools import cache  # noqa: E402
-from importlib import resources  # noqa: E402
-from typing import Any  # noqa: E402
+import gc
+import html
+import logging
+import threading
+from functools import cache
+from importlib import resources
+from typing import Any
 
-import gradio as gr  # noqa: E402
+import gradio as gr
 
-from ..config import SpaceConfig  # noqa: E402
-from ..readmodel import BOARD_ROUTE, board_query  # noqa: E402
-from ..rows import key_of  # noqa: E402
-from ..service import Space  # noqa: E402
-from ..views import compare  # noqa: E402
-from ..views.columns import OVERVIEW, VIEWS, view_of  # noqa: E402
-from ..views.entry import BREAKDOWN_DATATYPES, breakdown_display  # noqa: E402
-from ..views.frames import MOST_ENTRIES  # noqa: E402
-from ..views.legend import legend  # noqa: E402
-from . import clients, copy  # noqa: E402
-from .routes import ITEMS_ROUTE, read_routes  # noqa: E402
+from ..config import SpaceConfig
+from ..readmodel import BOARD_ROUTE, board_query
+from ..rows import key_of
+from ..service import Space
+from ..views import compare
+from ..views.columns import OVERVIEW, VIEWS, view_of
+from ..views.entry import BREAKDOWN_DATATYPES, breakdown_display
+from ..views.frames import MOST_ENTRIES
+from ..views.legend import legend
+from . import clients, copy
+from .routes import ITEMS_ROUTE, read_routes
 
 log = logging.getLogger(__name__)
 
