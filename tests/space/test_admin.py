@@ -55,6 +55,13 @@ def test_admin_actions_and_audit(private_dir: Path, public_gold, tmp_path: Path,
     assert f"#{first.id}" in listed and "hidden" in listed and "answers" in listed
     assert admin(db, private_dir, "unhide", str(first.id)) == 0
     assert [e.id for e in store.entries()] == [first.id, second.id]
+    reason = "the same predictions as #9 under another name"
+    assert admin(db, private_dir, "flag", str(second.id), "--reason", reason) == 0
+    assert store.get(second.id).flag == reason
+    assert admin(db, private_dir, "list") == 0
+    assert f"flagged: {reason}" in capsys.readouterr().out
+    assert admin(db, private_dir, "unflag", str(second.id)) == 0
+    assert store.get(second.id).flag == ""
 
     # an evaluator change: the stored scores came from an older version
     old = store.get(first.id)
@@ -83,6 +90,8 @@ def test_admin_actions_and_audit(private_dir: Path, public_gold, tmp_path: Path,
         ("operator:tester", "add", second.id),
         ("operator:tester", "hide", first.id),
         ("operator:tester", "unhide", first.id),
+        ("operator:tester", "flag", second.id),
+        ("operator:tester", "unflag", second.id),
         ("operator:tester", "rescore", first.id),
         ("operator:tester", "rescore", second.id),
         ("operator:tester", "export", None),

@@ -433,3 +433,30 @@ def test_meter_entry_round_trips_its_report_exactly(hub: HubStub, public_gold, t
     syncer_of(fresh, record_repo(hub, tmp_path / "c1"), public_gold).read()
     assert fresh.get(entry.id).report == store.get(entry.id).report
     assert replace(fresh.get(entry.id), report=None) == replace(store.get(entry.id), report=None)
+
+
+def test_format_compliance_in_a_record_is_checked_too(
+    hub: HubStub, public_gold, tmp_path: Path
+) -> None:
+    """The format numbers beside the paper's (issue 22) are re-derived like every score: a
+    record that changed them is refused; one stored before reports had them gets them."""
+    src = Store(tmp_path / "src.sqlite3")
+    syncer_of(src, record_repo(hub, tmp_path / "c0"), public_gold).read()
+    forged = stored(intake_of(src, public_gold), tmp_path, feet_rows(public_gold, 4), "forged")
+    older = stored(intake_of(src, public_gold), tmp_path, feet_rows(public_gold, 6), "older")
+    data = src.export_record(forged.id)
+    data["report"]["format_compliance"]["overall"]["failures"] += 3
+    hub.put(RECORD_REPO, entry_path(forged.file_sha256), record_format.pack(data))
+    data = src.export_record(older.id)
+    data["report"].pop("format_compliance")
+    hub.put(RECORD_REPO, entry_path(older.file_sha256), record_format.pack(data))
+
+    fresh = Store(tmp_path / "fresh.sqlite3")
+    result = syncer_of(fresh, record_repo(hub, tmp_path / "c1"), public_gold).read()
+    assert [p.reason for p in result.problems] == [
+        "its scores are not those of its kept predictions"
+    ]
+    back = fresh.get(older.id)
+    assert back.report.format_compliance is not None
+    expected = src.get(older.id).report.format_compliance
+    assert back.report.format_compliance.overall == expected.overall

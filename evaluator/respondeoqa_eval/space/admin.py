@@ -68,6 +68,8 @@ class Admin:
         lines = []
         for e in self.store.entries(include_hidden=True):
             flags = [f for f, on in (("hidden", e.hidden), ("stale", e.stale)) if on]
+            if e.flag:
+                flags.append(f"flagged: {e.flag}")
             if e.answers_extracted:
                 flags.append("answers")
             lines.append(
@@ -97,6 +99,16 @@ class Admin:
         entry = self._entry(entry_id)
         self.store.set_hidden(entry_id, hidden)
         return entry, self._done("hide" if hidden else "unhide", entry_id, entry.model)
+
+    def flag(self, entry_id: int, reason: str) -> tuple[Entry, str]:
+        """Flag an entry publicly with a reason (shown on its row and in its detail); an empty
+        reason clears the flag."""
+        entry = self._entry(entry_id)
+        text = " ".join(str(reason).split())
+        if len(text) > 300:
+            raise InputError("--reason: at most 300 characters")
+        self.store.set_flag(entry_id, text)
+        return entry, self._done("flag" if text else "unflag", entry_id, text or entry.model)
 
     def delete(self, entry_id: int) -> tuple[Entry, str]:
         entry = self._entry(entry_id)

@@ -64,7 +64,7 @@ def _entry_number(text: str) -> int:
 def _register_admin(sub: argparse._SubParsersAction) -> None:
     a = sub.add_parser(
         "admin",
-        help="operator tools: list, add, hide, unhide, delete, rescore, export",
+        help="operator tools: list, add, hide, unhide, flag, unflag, delete, rescore, export",
         description="Act on the leaderboard database (and its record on the Hub when one is "
         "configured: read first, each change pushed at once). Every action is written to the "
         "audit log.",
@@ -97,6 +97,11 @@ def _register_admin(sub: argparse._SubParsersAction) -> None:
     for name in ("hide", "unhide", "delete"):
         act = acts.add_parser(name, help=f"{name} an entry")
         act.add_argument("entry", type=_entry_number)
+    flag = acts.add_parser("flag", help="flag an entry publicly, with a reason on its row")
+    flag.add_argument("entry", type=_entry_number)
+    flag.add_argument("--reason", required=True, help="shown to every visitor (plain text)")
+    unflag = acts.add_parser("unflag", help="clear an entry's public flag")
+    unflag.add_argument("entry", type=_entry_number)
     acts.add_parser("rescore", help="re-score every entry with the current evaluator and gold")
     exp = acts.add_parser("export", help="every entry as JSONL")
     exp.add_argument("--output", type=Path, required=True)
@@ -178,6 +183,12 @@ def run_admin(args: argparse.Namespace) -> int:
     elif args.action == "delete":
         entry, note = admin.delete(args.entry)
         print(f"entry #{entry.id} ({entry.model}) deleted")
+    elif args.action in ("flag", "unflag"):
+        reason = args.reason if args.action == "flag" else ""
+        if args.action == "flag" and not reason.strip():
+            raise InputError("--reason: say why the entry is flagged")
+        entry, note = admin.flag(args.entry, reason)
+        print(f"entry #{entry.id} ({entry.model}): {'flagged' if reason else 'unflagged'}")
     elif args.action == "rescore":
         done, skipped, note = admin.rescore()
         print(

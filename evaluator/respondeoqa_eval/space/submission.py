@@ -88,11 +88,14 @@ def _points(value: Any) -> Any:
     return value
 
 
-def point_values(report: Report) -> dict[str, Any]:
+def point_values(report: Report, *, formats: bool = True) -> dict[str, Any]:
     """What a report claims that its kept predictions decide: every score and count (not the
-    intervals, which are resampled, nor the run's description)."""
+    intervals, which are resampled, nor the run's description); with `formats`, the format
+    compliance numbers too."""
     data = report.without_items().to_dict()
-    keys = ("n_items", "missing", "unanswered", "accuracy", "extra", "bleu")
+    keys = ["n_items", "missing", "unanswered", "accuracy", "extra", "bleu"]
+    if formats:
+        keys.append("format_compliance")
     return _points({k: data[k] for k in keys} | {"files": sorted(data["gold"]["files"])})
 
 
@@ -343,6 +346,12 @@ class Intake:
                 fresh = score_for_board(preds, self.gold, self.bootstrap)
                 return rescored(fresh, rec.report), self.gold_fingerprint
             check = score_for_board(preds, self.gold, bootstrap=0)
-        if point_values(check) != point_values(rec.report):
+        # a record stored before reports carried format compliance gets it from the check
+        # (without intervals, which the check does not resample)
+        older = rec.report.format_compliance is None
+        if point_values(check, formats=not older) != point_values(rec.report, formats=not older):
             raise RecordError("its scores are not those of its kept predictions")
-        return replace(rec.report, items=check.items), self.gold_fingerprint
+        kept = replace(rec.report, items=check.items)
+        if older:
+            kept = replace(kept, format_compliance=check.format_compliance)
+        return kept, self.gold_fingerprint
