@@ -77,6 +77,16 @@ def test_admin_actions_and_audit(private_dir: Path, public_gold, tmp_path: Path,
     assert not after.stale and after.overall == pytest.approx(before)
     assert len(store.item_scores(first.id)) == len(feet)
 
+    table = tmp_path / "items.csv"
+    assert admin(db, private_dir, "items", "--output", str(table), "--top", "2") == 0
+    printed = capsys.readouterr().out
+    assert "Item analysis: 2 entries" in printed and f"{len(feet)} rows written" in printed
+    assert table.read_text(encoding="utf-8").startswith("id,question_id,")
+    assert admin(db, private_dir, "items", "--output", str(tmp_path), "--top", "2") == 2
+    assert admin(db, private_dir, "items", "--output", str(table), "--top", "-1") == 2
+    errors = capsys.readouterr().err.splitlines()
+    assert len(errors) == 2 and "is a folder" in errors[0] and "--top -1" in errors[1]
+
     out = tmp_path / "export.jsonl"
     assert admin(db, private_dir, "export", "--output", str(out)) == 0
     exported = [json.loads(line) for line in out.read_text().splitlines()]
@@ -94,6 +104,7 @@ def test_admin_actions_and_audit(private_dir: Path, public_gold, tmp_path: Path,
         ("operator:tester", "unflag", second.id),
         ("operator:tester", "rescore", first.id),
         ("operator:tester", "rescore", second.id),
+        ("operator:tester", "items", None),
         ("operator:tester", "export", None),
         ("operator:tester", "delete", second.id),
     ]

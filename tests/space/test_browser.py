@@ -471,7 +471,30 @@ def test_browser_leaderboard_at_a_glance(
         # at phone width too: the table scrolls sideways, no column shrinks to a letter
         for h in page.locator("#disagreements th").all():
             assert h.bounding_box()["width"] >= 60
+        # what the format cost each picked entry, per category
+        sync_api.expect(page.locator("#format-gaps")).to_be_visible(timeout=30_000)
+        assert _dataframe_headers(page, "#format-gaps")[:2] == ["Breakdown", "Group"]
         page.screenshot(path=str(shots / f"{width}-compare.png"), full_page=True)
+
+        # Items: public items hardest first, filters, the difficulty chart
+        _open_tab(page, "Items")
+        msg = page.locator("#items-msg textarea")
+        sync_api.expect(msg).to_have_value(re.compile("^Item analysis of the"), timeout=30_000)
+        all_shown = int(re.search(r"; ([\d,]+) shown", msg.input_value()).group(1).replace(",", ""))
+        assert all_shown >= len([r for r in short + feet if r.task != "translation"])
+        page.screenshot(path=str(shots / f"{width}-items.png"), full_page=True)
+        assert _dataframe_headers(page, "#items-table")[:3] == ["Question", "Gold", "Right %"]
+        sync_api.expect(page.locator("#items-table div[role=row]").nth(5)).to_be_visible()
+        sync_api.expect(page.locator("#items-chart .js-plotly-plot")).to_have_count(
+            1, timeout=30_000
+        )
+        sync_api.expect(page.locator("#items-chart")).to_contain_text("(n=")
+        page.screenshot(path=str(shots / f"{width}-items.png"), full_page=True)
+        _pick(page, "#items-content", "Scansion")
+        sync_api.expect(msg).not_to_have_value(re.compile(f"; {all_shown:,} shown"), timeout=30_000)
+        scansion = int(re.search(r"; ([\d,]+) shown", msg.input_value()).group(1).replace(",", ""))
+        assert 0 < scansion < all_shown
+        _pick(page, "#items-content", "any")
 
         # failure and success look different
         _open_tab(page, "Submit")

@@ -119,7 +119,7 @@ def test_compare_endpoint(client: Client, public_gold, tmp_path: Path) -> None:
         msg, *_ = submit(client, write_jsonl(tmp_path / f"{tag}.jsonl", rows), tag)
         ids.append(msg.split()[3].rstrip(":").lstrip("#"))
     out = client.predict([f"e:{ids[0]}", f"e:{ids[1]}"], api_name="/compare")
-    message, by_content, by_pair, diff_plot, diffs, dis = out
+    message, by_content, by_pair, diff_plot, diffs, dis, gaps = out
     assert message.startswith(f"A = #{ids[0]} cmp-a; B = #{ids[1]} cmp-b")
     overall = next(r for r in board_rows(diffs) if r["Breakdown"] == "Overall")
     assert overall["Items"] == 41
@@ -131,6 +131,10 @@ def test_compare_endpoint(client: Client, public_gold, tmp_path: Path) -> None:
     assert all(r["Gold"] == gold[r["Item"]] == r["A answer"] for r in dis_rows)
     plot = json.loads(by_content["plot"]) if isinstance(by_content, dict) else None
     assert plot is not None and len(plot["data"]) == 2
+    # answers given extracted: nothing to read leniently, the format cost nothing
+    gap_rows = board_rows(gaps)
+    assert gap_rows[0]["Breakdown"] == "Overall"
+    assert gap_rows[0][f"#{ids[0]} cmp-a"] == gap_rows[0][f"#{ids[1]} cmp-b"] == "0.0 (n=41)"
 
 
 def test_wrong_extension_refused_at_upload(client: Client, tmp_path: Path) -> None:

@@ -126,11 +126,17 @@ def test_views_have_the_issue_columns_and_fit() -> None:
         # no view shows the paper's padded BLEU without BLEU without padding beside it
         padded = [c for c in names if c.endswith("(paper, padded)")]
         assert all(c.replace("(paper, padded)", "(no padding)") in names for c in padded)
-    # the compact default: at most ten columns before a reader picks more
+    # the compact default: at most fifteen columns before a reader picks more
     for view, spec in VIEWS.items():
         shown = 3 + sum(not c.optional for c in spec.columns) + 2  # + Items, Type
         assert shown <= 15, (view, shown)
-    assert sum(not c.optional for c in VIEWS["Overview"].columns) == 7
+    # the Overview: five accuracy groups, BLEU without padding to each language, and what
+    # the answer format cost (unanswered share, lenient gap)
+    assert sum(not c.optional for c in VIEWS["Overview"].columns) == 9
+    assert [c.short for c in VIEWS["Overview"].columns if not c.optional][-2:] == [
+        "No ans.",
+        "Fmt gap",
+    ]
 
 
 def test_scored_rows_rank_within_coverage_with_rank_ranges() -> None:

@@ -226,4 +226,3 @@ def bleu_variable_refs(items: Sequence[Sequence[Any]]) -> float:
 def chrf(items: Sequence[Sequence[Any]]) -> float:
     """chrF (sacreBLEU CHRF defaults, references without padding)."""
     return _corpus(items).chrf
-

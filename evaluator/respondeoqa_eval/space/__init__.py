@@ -10,8 +10,9 @@ Where things live:
 - `store/`: the SQLite working copy, its schema and blobs, quotas, the record's file format,
   the Hub repo of record and the sync between them.
 - `readmodel.py`: what every read serves, built once per data version.
-- `views/`: pure functions from rows to tables, board HTML, legend, charts, comparisons.
+- `views/`: pure functions from rows to tables, board HTML, legend, charts, comparisons, the
+  Items view of the item analysis.
 - `service.py`: the composition and the user-facing workflows, without UI.
-- `web/`: the Gradio app, its routes, client identity and upload guards, page copy, static
-  files. `admin.py` and `cli.py`: the command line; `deploy/`: the Hub Space repository.
+- `web/`: the Gradio app (`app.py` wires; each tab beyond the board in its own module), its
+  routes, client identity and upload guards, page copy, static files. `admin.py` and `cli.py`: the command line; `deploy/`: the Hub Space repository.
 """

@@ -1,5 +1,5 @@
 """Operator tools on the leaderboard database (and its record when configured): list, add, hide,
-unhide, delete, rescore, export. Every change is written to the audit log and, with a record,
+unhide, flag, unflag, delete, rescore, items, export. Every change is written to the audit log and, with a record,
 pushed at once (the outbox keeps it if the push fails). `space/cli.py` is the front end.
 
 With a record the local copy first reads it (`Syncer.read`): an action never works on a
@@ -15,7 +15,10 @@ from pathlib import Path
 from .. import jsonl
 from ..errors import InputError
 from ..io import write_text_atomic
+from ..items import analyze_items
+from ..items_cli import TOP, csv_text, summary_text
 from ..numbers import percent_text
+from ..report import ItemResult
 from .config import Limits
 from .metadata import clean_metadata
 from .rows import MAX_ENTRY_ID
@@ -128,6 +131,34 @@ class Admin:
             self.store.audit(self.actor, "rescore", entry.id, f"v{report.evaluator.version}")
             done.append(entry.id)
         return done, skipped, self._push()
+
+    def items(self, output: Path, top: int | None = None) -> str:
+        """The item analysis of the shown entries over every item, private ones included with
+        their questions and gold (the operator's own review: never published), as a CSV at
+        `output`; the summary. Entries that kept predictions are scored anew for their
+        private answers (the store keeps none); the others add their stored results."""
+        if Path(output).is_dir():
+            raise InputError(f"--output {output}: is a folder; give a file name")
+        entries: dict[str, Sequence[ItemResult]] = {}
+        without = []
+        for entry in self.store.entries():
+            items = self.intake.items_of(entry)
+            if items is None:
+                without.append(entry.id)
+                items = tuple(self.store.item_scores(entry.id, public_only=False).values())
+            entries[f"#{entry.id} {entry.model}"] = items
+        if len(entries) < 2:
+            raise InputError("items needs at least two shown entries to compare item by item")
+        analysis = analyze_items(entries, self.intake.gold.by_id, private_text=True)
+        write_text_atomic(Path(output), csv_text(analysis))
+        self.store.audit(self.actor, "items", None, str(output))
+        text = summary_text(analysis, TOP if top is None else top)
+        if without:
+            text += (
+                f"\nNo kept predictions (private answers not compared): "
+                f"{', '.join(f'#{i}' for i in without)}"
+            )
+        return text + f"\n{len(analysis.items)} rows written to {output}"
 
     def export(self, output: Path) -> int:
         """Every entry (hidden ones too) as JSONL, one record file's content a line; how many."""

@@ -64,7 +64,8 @@ def _entry_number(text: str) -> int:
 def _register_admin(sub: argparse._SubParsersAction) -> None:
     a = sub.add_parser(
         "admin",
-        help="operator tools: list, add, hide, unhide, flag, unflag, delete, rescore, export",
+        help="operator tools: list, add, hide, unhide, flag, unflag, delete, rescore, items, "
+        "export",
         description="Act on the leaderboard database (and its record on the Hub when one is "
         "configured: read first, each change pushed at once). Every action is written to the "
         "audit log.",
@@ -103,6 +104,12 @@ def _register_admin(sub: argparse._SubParsersAction) -> None:
     unflag = acts.add_parser("unflag", help="clear an entry's public flag")
     unflag.add_argument("entry", type=_entry_number)
     acts.add_parser("rescore", help="re-score every entry with the current evaluator and gold")
+    items = acts.add_parser(
+        "items",
+        help="item analysis of the shown entries over every item, private ones included (CSV)",
+    )
+    items.add_argument("--output", type=Path, required=True, help="the CSV to write")
+    items.add_argument("--top", type=int, default=None, help="items listed in the summary (10)")
     exp = acts.add_parser("export", help="every entry as JSONL")
     exp.add_argument("--output", type=Path, required=True)
     a.set_defaults(func=run_admin)
@@ -195,9 +202,13 @@ def run_admin(args: argparse.Namespace) -> int:
             f"re-scored {len(done)} entries"
             + (f"; no kept predictions: {skipped}" if skipped else "")
         )
+    elif args.action == "items":
+        if args.top is not None and args.top < 0:
+            raise InputError(f"--top {args.top}: give a number of items, 0 or more")
+        print(admin.items(args.output, args.top))
     elif args.action == "export":
         print(f"exported {admin.export(args.output)} entries to {args.output}")
-    if args.space_url and args.action not in ("list", "export"):
+    if args.space_url and args.action not in ("list", "items", "export"):
         note += _notify(args.space_url, config.hub_token)
     if note:
         print(note.lstrip("; ").strip())

@@ -13,8 +13,8 @@ import tempfile
 import threading
 import traceback
 from collections import Counter
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -24,8 +24,11 @@ import plotly.graph_objects as go
 
 from .. import jsonl
 from ..aggregate import Bootstrap
+from ..breakdowns import DIMENSIONS
 from ..errors import InputError
 from ..gold import GoldSet, load_gold
+from ..items import COLUMNS as ITEM_COLUMNS
+from ..items import ItemAnalysis, analyze_items
 from ..numbers import SMALL_GROUP, SMALL_MARK, percent_text
 from ..predictions import Predictions, load_predictions
 from ..records import PRIVATE_SOURCES
@@ -33,16 +36,17 @@ from . import privacy
 from .config import ENV_GOLD_REPO, SpaceConfig
 from .metadata import clean_metadata, clean_model_info, suggested_fields
 from .readmodel import ReadModel, Snapshot
-from .rows import coverage_label, is_scored, parse_entry_id, short_label
+from .rows import coverage_label, is_scored, key_of, parse_entry_id, short_label
 from .store import Entry, Store, entry_path
 from .store.hub import HubRepo, HubUnavailable
 from .store.sync import OFF, RecordStatus, Syncer
 from .submission import Intake, NeedsConfirmation, uploaded_files
 from .views import compare, figures
+from .views import items as item_views
 from .views.columns import percent
 from .views.detail import EntryDetail, compare_shape, coverage_warning, entry_detail
 from .views.entry import breakdown_frame
-from .views.frames import ALL_COVERAGES
+from .views.frames import ALL_COVERAGES, to_csv
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +63,13 @@ class SubmitOutcome:
 
 
 @dataclass
+class ItemsOutcome:
+    message: str
+    table: pd.DataFrame
+    difficulty: go.Figure
+
+
+@dataclass
 class CompareOutcome:
     message: str
     by_content: go.Figure
@@ -69,6 +80,7 @@ class CompareOutcome:
     warning: str = ""
     drawn: bool = False  # the charts
     paired: bool = False  # the paired difference and the disagreements
+    format_gaps: pd.DataFrame = field(default_factory=lambda: compare.format_gap_frame([]))
 
 
 EMPTY_BREAKDOWN = pd.DataFrame(columns=["Group", "Key", "Metric", "Score", "95% CI", "Items"])
@@ -283,6 +295,56 @@ class Space:
 
         return self.reads.cached(snap, "size", build)
 
+    def item_analysis(self) -> ItemAnalysis:
+        """The item analysis of the board's entries (the rows the board shows) over their
+        public items; private items are only counted. Made once per data version."""
+        snap = self.snapshot()
+
+        def build() -> ItemAnalysis:
+            shown = {key for _label, key in snap.choices()}
+            entries, private = {}, set()
+            for entry in snap.entries:
+                if key_of(entry) not in shown:
+                    continue
+                items = self.store.item_scores(entry.id, public_only=False).values()
+                private.update(it.id for it in items if it.is_private and it.score is not None)
+                entries[f"#{entry.id}"] = [it for it in items if not it.is_private]
+            analysis = analyze_items(entries, self.gold.by_id)
+            return replace(analysis, private_items=len(private))
+
+        return self.reads.cached(snap, "item analysis", build)
+
+    def items_view(
+        self, picks: Sequence[object] = (), flagged_only: object = False, chart: object = None
+    ) -> ItemsOutcome:
+        """The Items view: the public items the filters keep (`picks`, one per
+        `item_views.FILTERS`: a group key or ANY), hardest first, and the difficulty chart
+        by `chart` (a key of `item_views.CHART_DIMENSIONS`, else content)."""
+        analysis = self.item_analysis()
+        picked = [str(p or item_views.ANY) for p in picks]
+        kept = item_views.select(analysis, picked, bool(flagged_only))
+        key = chart if chart in item_views.CHART_DIMENSIONS else item_views.CHART_DIMENSIONS[0]
+        figure = figures.safe_figure(
+            figures.difficulty_figure,
+            item_views.difficulty_by(kept, key),  # type: ignore[arg-type]
+            DIMENSIONS[key].name,  # type: ignore[index]
+            what="difficulty chart",
+        )
+        return ItemsOutcome(
+            item_views.summary(analysis, len(kept)), item_views.item_table(kept), figure
+        )
+
+    def item_analysis_csv(self) -> tuple[str, bytes]:
+        """(file name, bytes) of the item analysis of the public items, every column of
+        `respondeoqa-eval items` (README: Item analysis)."""
+        snap = self.snapshot()
+
+        def build() -> bytes:
+            rows = self.item_analysis().rows()  # public items only: no private one is analysed
+            return to_csv(pd.DataFrame(rows, columns=list(ITEM_COLUMNS))).encode("utf-8")
+
+        return "respondeoqa-item-analysis-public.csv", self.reads.cached(snap, "item csv", build)
+
     def items_csv(self, key: object) -> tuple[str, bytes] | None:
         """(file name, bytes) of a shown entry's public per-item results, decided at request
         time: a hidden or withdrawn entry's download is refused (None)."""
@@ -491,6 +553,9 @@ class Space:
         )
         drawn, paired = compare_shape(rows)
         warning = coverage_warning(rows)
+        gaps = compare.format_gap_frame(
+            [(lb, r.report) for lb, r in zip(labels, rows, strict=True)]
+        )
         empty_diff = compare.differences_frame([])
         empty_dis = pd.DataFrame(columns=compare.DISAGREEMENT_COLUMNS)
         if not paired:
@@ -499,7 +564,7 @@ class Space:
                 "table need exactly two scored submissions (paper rows have no per-item scores)."
             )
             return CompareOutcome(
-                msg, by_content, by_pair, None, empty_diff, empty_dis, warning, drawn, paired
+                msg, by_content, by_pair, None, empty_diff, empty_dis, warning, drawn, paired, gaps
             )
         a, b = rows
         a_items = self.store.item_scores(a.id, public_only=False)  # type: ignore[attr-defined]
@@ -531,4 +596,5 @@ class Space:
             warning,
             drawn,
             paired,
+            gaps,
         )

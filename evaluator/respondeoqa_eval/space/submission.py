@@ -24,7 +24,7 @@ from .._version import __version__
 from ..errors import InputError
 from ..gold import GoldSet
 from ..predictions import Predictions, load_predictions
-from ..report import Report
+from ..report import ItemResult, Report
 from .config import Limits
 from .metadata import Metadata, ModelInfo
 from .store import (
@@ -324,6 +324,17 @@ class Intake:
         with self._scoring:
             preds = load_predictions(rows, self.gold)
             return rescored(score_for_board(preds, self.gold, self.bootstrap), entry.report)
+
+    def items_of(self, entry: Entry) -> tuple[ItemResult, ...] | None:
+        """The entry's per-item results scored anew from its kept predictions, extracted
+        answers of private items included (the store keeps none); None when it kept none.
+        For the operator's item analysis only: never shown on the board."""
+        rows = self.store.predictions(entry.id)
+        if rows is None:
+            return None
+        with self._scoring:
+            preds = load_predictions(rows, self.gold)
+            return score_for_board(preds, self.gold, bootstrap=0).items
 
     def verify(self, rec: RecordEntry) -> tuple[Report, str]:
         """A record entry's report, items included, checked against its kept predictions; and

@@ -131,7 +131,7 @@ def board_html(
     spec = VIEWS[view]
     empty = {c.header for c in spec.columns if df[c.header].isna().all()}
     heads = _heads(view, empty)
-    score_cols = [spec.score_header, *(c.header for c in spec.columns)]
+    score_cols = [spec.score_header, *(c.header for c in spec.columns if c.shade)]
     best = {col: _best(df, col) for col in score_cols}
     sections = []
     for coverage, part in df.groupby("Coverage", sort=False):
@@ -176,7 +176,7 @@ def board_html(
                     rec.get(lo_key, math.nan),
                     rec.get(hi_key, math.nan),
                 )
-                marks = ["n", "b" if key in best[col.header] else "", cell["small"]]
+                marks = ["n", "b" if key in best.get(col.header, ()) else "", cell["small"]]
                 marks.append("o" if col.optional or col.header in empty else "")
                 cells.append(
                     {

@@ -61,6 +61,7 @@ class Column:
     read: Callable[[Report], Cell]
     optional: bool = False
     interval: bool = True  # whether the report has an interval for it
+    shade: bool = True  # whether its best value is shaded (not for the format columns)
 
 
 def _acc(dim: str, group: str) -> Column:
@@ -131,6 +132,42 @@ class View:
     columns: list[Column]
 
 
+UNANSWERED = "Unanswered (% of accuracy items, beyond the paper)"
+LENIENT_GAP = "Lenient minus paper accuracy (points, beyond the paper)"
+LENIENT = "Lenient accuracy (beyond the paper)"
+
+
+def unanswered_cell(report: Report) -> Cell:
+    """The share of accuracy items from which the paper's rules read no answer (no prediction,
+    or nothing extractable), in percent; EMPTY for the paper's rows."""
+    fc = report.format_compliance
+    if fc is None or not fc.overall.n:
+        return EMPTY
+    counts = fc.overall
+    return Cell(100.0 * (counts.n - counts.answered) / counts.n, counts.n)
+
+
+def lenient_gap_cell(report: Report) -> Cell:
+    """Lenient minus paper accuracy in points: what the answer format alone cost."""
+    gap = report.lenient_gap()
+    if gap is None or report.format_compliance is None:
+        return EMPTY
+    return Cell(gap * 100.0, report.format_compliance.overall.n)
+
+
+def lenient_cell(report: Report) -> Cell:
+    fc = report.format_compliance
+    return EMPTY if fc is None else accuracy_cell(fc.accuracy_lenient.overall)
+
+
+FORMAT_COLUMNS = [
+    Column(UNANSWERED, "No ans.", unanswered_cell, interval=False, shade=False),
+    Column(LENIENT_GAP, "Fmt gap", lenient_gap_cell, interval=False, shade=False),
+    Column(LENIENT, "Lenient", lenient_cell, optional=True, shade=False),
+]
+"""How much of the error is the answer format (report.format_compliance; README: Format
+compliance): beside the paper's numbers, never shaded best, never ranked by."""
+
 OVERVIEW = "Overview"
 TRANSLATION_VIEW = "Translation (BLEU, chrF)"
 ACCURACY = "Overall accuracy"
@@ -148,6 +185,7 @@ _OVERVIEW = [
     _acc("by_category", "skill"),
     *(c for t in BLEU_TARGETS for c in bleu_columns(t, "overall", chrf=False)[:1]),
     *(c for t in BLEU_TARGETS for c in bleu_columns(t, "overall", chrf=False, optional=True)[1:]),
+    *FORMAT_COLUMNS,
 ]
 
 VIEWS: dict[str, View] = {

@@ -8,7 +8,7 @@ is built from public items only and is the one place the Space shows gold answer
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -17,8 +17,8 @@ from pandas.io.formats.style import Styler
 from ...aggregate import Bootstrap, Difference, paired_differences
 from ...breakdowns import DIMENSIONS, SOURCE_LABELS, TASK_LABELS
 from ...gold import GoldSet
-from ...numbers import SMALL_MARK, interval_text, is_small, round1, score_text
-from ...report import ItemResult
+from ...numbers import MISSING, SMALL_MARK, interval_text, is_small, round1, score_text, signed_text
+from ...report import ItemResult, Report
 
 
 def paired(
@@ -169,3 +169,32 @@ def disagreements(
         if len(rows) >= limit:
             break
     return pd.DataFrame(rows, columns=DISAGREEMENT_COLUMNS)
+
+
+FORMAT_GAP_DIMENSIONS = ("by_task", "by_content", "by_language_pair")
+
+
+def format_gap_frame(entries: Sequence[tuple[str, Report]]) -> pd.DataFrame:
+    """What the answer format cost each picked entry per category: lenient minus paper
+    accuracy in points (README: Format compliance), with the items each rests on; one column
+    per entry, "—" where it has no such group or no format part (the paper's rows)."""
+    labels = [label for label, _ in entries]
+    rows: list[dict[str, str]] = []
+
+    def add(breakdown: str, group: str, dim: str | None, key: str | None) -> None:
+        cells = {}
+        for label, report in entries:
+            gap = report.lenient_gap(dim, key)
+            node = report.accuracy.overall if dim is None else report.group(dim, key or "")
+            n = None if node is None else node.n
+            small = SMALL_MARK if is_small(n) else ""
+            cells[label] = MISSING if gap is None else f"{signed_text(gap * 100)}{small} (n={n})"
+        if any(v != MISSING for v in cells.values()):
+            rows.append({"Breakdown": breakdown, "Group": group, **cells})
+
+    add("Overall", "all scored items", None, None)
+    for key in FORMAT_GAP_DIMENSIONS:
+        dim = DIMENSIONS[key]
+        for group in dim.groups:
+            add(dim.name, dim.label(group), key, group)
+    return pd.DataFrame(rows, columns=["Breakdown", "Group", *labels])

@@ -7,7 +7,7 @@ beside BLEU without padding.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import pandas as pd
@@ -28,7 +28,16 @@ from ...report import ItemResult, Report, Score
 from ...sources import PUBLIC_SOURCES
 from ..metadata import WEIGHTS, ModelInfo, params_text
 from ..rows import PAPER_LABEL, SCORED, Row, coverage_label
-from .columns import BLEU_PAPER, BLEU_PLAIN, CI_HIGH, CI_LOW, Cell, accuracy_cell
+from .columns import (
+    BLEU_PAPER,
+    BLEU_PLAIN,
+    CI_HIGH,
+    CI_LOW,
+    Cell,
+    accuracy_cell,
+    lenient_gap_cell,
+    unanswered_cell,
+)
 from .frames import STALE_MARK, made_with
 
 CI_HEADER = "95% CI"
@@ -74,6 +83,7 @@ def breakdown_frame(report: Report) -> pd.DataFrame:
         EXTRA_LABELS["short_answer_macron_sensitive"],
         report.extra.get("short_answer_macron_sensitive"),
     )
+    _format_rows(report, add, add_acc)
     for target in BLEU_TARGETS:
         for split in BLEU_SPLITS:
             node = report.bleu_score(target, split)
@@ -91,6 +101,41 @@ def breakdown_frame(report: Report) -> pd.DataFrame:
     df = pd.DataFrame(rows, columns=BREAKDOWN_COLUMNS)
     df["Items"] = pd.array(df["Items"].tolist(), dtype="Int64")
     return df
+
+
+FORMAT_BREAKDOWN = "Answer format (beyond the paper)"
+
+
+def _format_rows(
+    report: Report,
+    add: Callable[[str, str, Cell], None],
+    add_acc: Callable[[str, str, Score | None], None],
+) -> None:
+    """How much of the error is the answer format (README: Format compliance): the unanswered
+    share, the format failures a lenient rule reads, the lenient accuracy and its gap to the
+    paper's, overall and per task; nothing for a report without that part (the paper's rows)."""
+    fc = report.format_compliance
+    if fc is None or not fc.overall.n:
+        return
+    counts = fc.overall
+    add(FORMAT_BREAKDOWN, "no answer the paper's rules read (% of items)", unanswered_cell(report))
+    add(
+        FORMAT_BREAKDOWN,
+        "format failures a lenient rule reads (% of items)",
+        Cell(100.0 * counts.failures / counts.n, counts.n),
+    )
+    add_acc(FORMAT_BREAKDOWN, "lenient accuracy, all scored items", fc.accuracy_lenient.overall)
+    add(FORMAT_BREAKDOWN, "lenient minus paper accuracy (points)", lenient_gap_cell(report))
+    tasks = DIMENSIONS["by_task"]
+    for task in sorted(fc.accuracy_lenient.breakdowns.get("by_task", {}), key=tasks.order):
+        gap = report.lenient_gap("by_task", task)
+        node = report.group("by_task", task)
+        if gap is not None and node is not None:
+            add(
+                FORMAT_BREAKDOWN,
+                f"lenient minus paper, {tasks.label(task)} (points)",
+                Cell(gap * 100.0, node.n),
+            )
 
 
 def breakdown_display(df: pd.DataFrame) -> Styler:

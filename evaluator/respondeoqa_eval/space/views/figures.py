@@ -19,6 +19,7 @@ from ...aggregate import Difference
 from ...breakdowns import DIMENSIONS
 from ...numbers import interval_text, score_text, signed_text
 from ...report import Report
+from .items import Difficulty
 
 log = logging.getLogger(__name__)
 
@@ -157,12 +158,13 @@ def grouped_bars(series: Sequence[Series], dim: str) -> go.Figure:
         )
     fig.update_layout(
         # short lines: the title must fit a phone-wide chart too
-        title=f"Accuracy by {dimension.name.lower()}<br><sup>bars: 95% interval<br>"
+        title=f"Accuracy by {dimension.name.lower()} (%)<br><sup>bars: 95% interval<br>"
         "hatched: published, no interval</sup>",
         barmode="group",
-        xaxis={"title": "accuracy (%)", "range": [0, 105]},
+        # no axis title: the legend below the axis would sit on it (the title says "%")
+        xaxis={"range": [0, 105]},
         yaxis={"automargin": True, "autorange": "reversed"},
-        legend={"orientation": "h", "y": -0.15, "yanchor": "top"},
+        legend={"orientation": "h", "y": -0.08, "yanchor": "top"},
         margin={"l": 10, "r": 10, "t": 80, "b": 40},
         height=max(320, 120 + len(present) * (14 + 10 * len(series))),
     )
@@ -277,6 +279,34 @@ def difference_figure(diffs: Sequence[Difference], label_a: str, label_b: str) -
         xaxis={"title": "A \u2212 B (accuracy points)", "zeroline": True},
         yaxis={"autorange": "reversed", "automargin": True},
         height=max(320, 26 * len(diffs) + 140),
+        margin={"l": 20, "r": 20, "t": 70, "b": 40},
+    )
+    return fig
+
+
+def difficulty_figure(bars: Sequence[Difficulty], dimension: str) -> go.Figure:
+    """Horizontal bars: per group of a breakdown, the mean share of entries that get its
+    items right (lower: harder), with its item count and suspected gold errors."""
+    if not bars:
+        return error_figure("No public item has a per-item score yet.")
+    names = [f"{plot_text(b.label)} (n={b.items})" for b in bars]
+    fig = go.Figure(
+        go.Bar(
+            y=names,
+            x=[b.share_right * 100 for b in bars],
+            orientation="h",
+            marker={"color": PALETTE[0]},
+            customdata=[[score_text(b.share_right * 100), b.flagged] for b in bars],
+            hovertemplate="%{y}: %{customdata[0]}% of entries right on average; "
+            "%{customdata[1]} suspected gold errors<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        title=f"Difficulty by {plot_text(dimension).lower()}<br><sup>public items: mean share "
+        "of entries right; lower is harder</sup>",
+        xaxis={"title": "entries right (%, mean over items)", "range": [0, 100]},
+        yaxis={"autorange": "reversed", "automargin": True},
+        height=max(280, 30 * len(bars) + 140),
         margin={"l": 20, "r": 20, "t": 70, "b": 40},
     )
     return fig

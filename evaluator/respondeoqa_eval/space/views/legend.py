@@ -7,7 +7,14 @@ from ...breakdowns import DIMENSIONS, PADDING_SENTENCE
 from ...numbers import MISSING, SMALL_GROUP, SMALL_MARK
 from ..paper import PAPER_ROWS
 from ..rows import PAPER_LABEL
-from .columns import BLEU_PAPER, BLEU_PLAIN, TRANSLATION_VIEW, VIEW_DIMENSION, VIEWS
+from .columns import (
+    BLEU_PAPER,
+    BLEU_PLAIN,
+    FORMAT_COLUMNS,
+    TRANSLATION_VIEW,
+    VIEW_DIMENSION,
+    VIEWS,
+)
 from .frames import HAND_MADE, MADE_WITH, STALE_MARK, SUBMITTED
 
 
@@ -61,6 +68,18 @@ def legend(view: str, min_private: int | None = None) -> str:
             f"references. **pad** ({BLEU_PAPER}): the paper's number. {PADDING_SENTENCE} "
             "**chrF**: character n-gram F-score. *c.* / *u.*: translation items flagged "
             "`constrained` in the upstream files, and the rest."
+        )
+    if any(c in spec.columns for c in FORMAT_COLUMNS):
+        unanswered, gap, lenient = FORMAT_COLUMNS
+        lines.append(
+            f"How much of the error is the answer format (beyond the paper, never ranked by): "
+            f"**{unanswered.short}**: the share of scored items from which the paper's "
+            "extraction read no answer (no prediction, or nothing in the required format); "
+            f"**{gap.short}**: the accuracy points a lenient extraction (an answer marker in any "
+            "case, the last option letter mentioned, the last word of the last line: README, "
+            "Format compliance) adds, "
+            f"what the format alone cost; **{lenient.short}** (Columns menu): that lenient "
+            "accuracy. The paper's rows publish neither."
         )
     hidden = (
         f"hidden because it rests on fewer than {min_private} private (Certamen, NLE) items"

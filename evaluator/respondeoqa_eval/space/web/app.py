@@ -33,6 +33,7 @@ from ..views.entry import BREAKDOWN_DATATYPES, breakdown_display
 from ..views.frames import MOST_ENTRIES
 from ..views.legend import legend
 from . import clients, copy
+from .items_tab import items_tab
 from .routes import ITEMS_ROUTE, read_routes
 
 log = logging.getLogger(__name__)
@@ -94,7 +95,8 @@ def build_app(space: Space) -> gr.Blocks:
     ) as demo:
         gr.Markdown(copy.HEADER, elem_id="page-title")
         gr.Markdown(copy.INTRO, elem_id="page-intro")
-        with gr.Tabs():
+        # on a phone every tab stays in view (two rows if need be), none in an overflow menu
+        with gr.Tabs(overflow_behavior="wrap"):
             with gr.Tab("Board", id="leaderboard"):
                 with gr.Row(equal_height=True):
                     view = gr.Dropdown(
@@ -191,6 +193,14 @@ def build_app(space: Space) -> gr.Blocks:
                     visible=False,
                     elem_id="differences",
                 )
+                format_table = gr.Dataframe(
+                    label="What the answer format cost, per category: lenient minus paper "
+                    "accuracy (points, beyond the paper; README: Format compliance)",
+                    interactive=False,
+                    visible=False,
+                    max_height=420,
+                    elem_id="format-gaps",
+                )
                 dis_table = gr.Dataframe(
                     label="Public items where they disagree (gold shown for public items only; "
                     "scores per item, 0 to 1)",
@@ -203,6 +213,7 @@ def build_app(space: Space) -> gr.Blocks:
                     max_height=600,
                     elem_id="disagreements",
                 )
+            items_tab(space, READ)
             with gr.Tab("Submit", id="submit"):
                 gr.Markdown(copy.SUBMIT_HELP)
                 if space.config.oauth:  # a Space with `hf_oauth: true`: submitting needs a login
@@ -382,6 +393,7 @@ def build_app(space: Space) -> gr.Blocks:
                 out.difference,
                 compare.differences_display(out.differences),
                 out.disagreements,
+                out.format_gaps,
             )
 
         def show_compare_parts(keys: list[str] | None) -> tuple[Any, ...]:
@@ -395,6 +407,7 @@ def build_app(space: Space) -> gr.Blocks:
                 gr.Plot(visible=paired),
                 gr.Dataframe(visible=paired),
                 gr.Dataframe(visible=paired),
+                gr.Dataframe(visible=drawn and not out.format_gaps.empty),
             )
 
         def show_detail(key: str | None) -> tuple[Any, ...]:
@@ -481,17 +494,11 @@ def build_app(space: Space) -> gr.Blocks:
                 api_visibility="private",
                 concurrency_id="submit",  # a write: in line with submissions
             )
+        compare_parts = [plot_content, plot_pair, plot_diff, diff_table, dis_table, format_table]
         compare_btn.click(
             do_compare,
             [pick],
-            [
-                compare_msg,
-                plot_content,
-                plot_pair,
-                plot_diff,
-                diff_table,
-                dis_table,
-            ],
+            [compare_msg, *compare_parts],
             api_name="compare",
             # a bootstrap per new pair: queued (bounded), in its own group, never behind "submit"
             concurrency_id="compare",
@@ -499,7 +506,7 @@ def build_app(space: Space) -> gr.Blocks:
         ).then(
             show_compare_parts,
             [pick],
-            [compare_msg, compare_warn, plot_content, plot_pair, plot_diff, diff_table, dis_table],
+            [compare_msg, compare_warn, *compare_parts],
             api_visibility="private",
             **READ,
         )

@@ -73,8 +73,16 @@ WITHDRAW_HELP = """**Withdraw my entry**: logged in, you can remove an entry you
 
 COMPARE_HELP = """Pick two or more entries (at most six) and press Compare: bars by content type
 and by language pair (95% intervals as error bars, item counts under the groups and on hover;
-each entry keeps its colour). For exactly two scored submissions, also the paired difference per
+each entry keeps its colour), and what the answer format cost each of them per category (lenient
+minus paper accuracy). For exactly two scored submissions, also the paired difference per
 category and the public items where they disagree."""
+
+ITEMS_HELP = """The board's entries item by item, on the public items (Junior Scholarship, Latin
+Prosody): which questions are hard, which separate strong models from weak ones, and which look
+like **gold errors** (strong entries agree on the same other answer, or the gold breaks the
+item's own answer format). Filter by source, content and language pair; click a header to sort.
+Certamen and NLE items are only counted here. The [whole analysis](item_analysis.csv) is a CSV
+(the columns of `respondeoqa-eval items`)."""
 
 DETAIL_HELP = """**Entry detail**: pick an entry here or click its row in the table: its full
 breakdown, what is known about it, and a download of its per-item results on public items."""

@@ -4,6 +4,7 @@
 - `GET /board.csv?view=&coverage=`: the same table as CSV, every entry;
 - `GET /entry.csv?entry=e:12`: an entry's public per-item results, decided at request time (a
   hidden or withdrawn entry's download answers 404);
+- `GET /item_analysis.csv`: the item analysis of the board's entries on the public items;
 - `GET /example.jsonl`: an example submission on the public items (synthetic responses, about
   60% right): the format to follow;
 - `POST /record/pull`: read the record again now (the operator, after `space admin --repo`;
@@ -21,6 +22,7 @@ from ..readmodel import BOARD_ROUTE, CSV_ROUTE
 from ..service import Space
 
 ITEMS_ROUTE = "entry.csv"
+ANALYSIS_ROUTE = "item_analysis.csv"
 EXAMPLE_ROUTE = "example.jsonl"
 PULL_ROUTE = "record/pull"
 TOKEN_HEADER = "x-record-token"
@@ -53,6 +55,10 @@ def read_routes(space: Space) -> list[Any]:
         name, data = found
         return Response(data, media_type="text/csv; charset=utf-8", headers=_attachment(name))
 
+    def analysis_csv(request: Any) -> Response:
+        name, data = space.item_analysis_csv()
+        return Response(data, media_type="text/csv; charset=utf-8", headers=_attachment(name))
+
     def example(request: Any) -> Response:
         return Response(
             space.example_jsonl(),
@@ -74,6 +80,7 @@ def read_routes(space: Space) -> list[Any]:
         Route(f"/{BOARD_ROUTE}", board),
         Route(f"/{CSV_ROUTE}", board_csv),
         Route(f"/{ITEMS_ROUTE}", items_csv),
+        Route(f"/{ANALYSIS_ROUTE}", analysis_csv),
         Route(f"/{EXAMPLE_ROUTE}", example),
         Route(f"/{PULL_ROUTE}", pull, methods=["POST"]),
     ]
