@@ -21,7 +21,7 @@ from __future__ import annotations
 import csv
 import io
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -60,6 +60,28 @@ class Predictions:
     origin: str = "<predictions>"
     files: set[str] = field(default_factory=set)  # upstream files the predictions cover
     provenance: Provenance | None = None  # what the file says about its run, if anything
+    opaque_rows: int = 0  # rows naming an opaque identifier (`load_predictions(opaque=...)`)
+
+
+Opaque = Callable[[str], bool]
+"""Whether an item identifier (an id or a question_id, as given) is one the caller must not
+confirm or deny: its rows are only counted, never named, and an unknown or repeated one is
+one `OpaqueIdsError` (the leaderboard: identifiers that do not look like public ones)."""
+
+
+class OpaqueIdsError(InputError):
+    """Some rows name opaque identifiers that are not items of the gold, or name one twice;
+    `rows` is how many rows name opaque identifiers (the message says no more); `provenance`
+    what the file says about its run, as it would have been read."""
+
+    def __init__(self, origin: str, rows: int, provenance: Provenance | None = None) -> None:
+        self.origin = origin
+        self.rows = rows
+        self.provenance = provenance
+        super().__init__(
+            f"{origin}: {rows} row(s) name items that are not public items, and not all of "
+            "them are items of the gold data, each given once"
+        )
 
     def __len__(self) -> int:
         return len(self.by_id)
@@ -68,18 +90,31 @@ class Predictions:
 class _Collector:
     """Resolve rows to gold records, catching duplicates and unknown ids."""
 
-    def __init__(self, gold: GoldSet, origin: str) -> None:
+    def __init__(self, gold: GoldSet, origin: str, opaque: Opaque | None = None) -> None:
         self.gold = gold
         self.origin = origin
+        self.opaque = opaque
         self.preds = Predictions(origin=origin)
         self.where: dict[str, str] = {}
         self.unknown: list[str] = []
+        self.opaque_problem = False
         self.provenance = Provenance()
 
     def note(self, provenance: Provenance) -> None:
         self.provenance = self.provenance.merge(provenance)
 
-    def add(self, record: Record | None, pred: Prediction, where: str, name: str) -> None:
+    def is_opaque(self, key: str | None) -> bool:
+        return self.opaque is not None and key is not None and self.opaque(key)
+
+    def add(
+        self, record: Record | None, pred: Prediction, where: str, name: str, key: str | None
+    ) -> None:
+        """`key`: the identifier as given (id or question_id)."""
+        if self.is_opaque(key):
+            self.preds.opaque_rows += 1
+            if record is None or record.id in self.preds.by_id:
+                self.opaque_problem = True  # neither confirmed nor denied: counted only
+                return
         if record is None:
             self.unknown.append(f"{name} ({where})")
             return
@@ -91,6 +126,9 @@ class _Collector:
         self.where[record.id] = where
 
     def finish(self) -> Predictions:
+        if self.opaque_problem:
+            provenance = None if self.provenance.is_empty() else self.provenance
+            raise OpaqueIdsError(self.origin, self.preds.opaque_rows, provenance)
         if self.unknown:
             shown = ", ".join(self.unknown[:MAX_SHOWN])
             more = (
@@ -150,19 +188,23 @@ def _resolve_row(row: Mapping[str, Any], where: str, col: _Collector, blank_is_n
     gold = col.gold
     if rid is not None:
         record = gold.by_id.get(rid)
-        col.add(record, pred, where, "" if record is not None else f"id {show(rid)}")
+        col.add(record, pred, where, "" if record is not None else f"id {show(rid)}", rid)
     elif qid is not None and qlang is not None:
         if qlang not in LANGUAGES:
             raise InputError(f"{origin}: {where}: question_language must be 'english' or 'latin'")
-        col.add(gold.by_key.get((qid, qlang)), pred, where, f"({show(qid)}, {qlang})")
+        col.add(gold.by_key.get((qid, qlang)), pred, where, f"({show(qid)}, {qlang})", qid)
     elif qid is not None:
         record = gold.by_question_id.get(qid)
-        if record is None and any(r.question_id == qid for r in gold.by_key.values()):
+        if (
+            record is None
+            and not col.is_opaque(qid)
+            and any(r.question_id == qid for r in gold.by_key.values())
+        ):
             raise InputError(
                 f"{origin}: {where}: question_id {show(qid)} exists in both languages; "
                 "add question_language or use the id"
             )
-        col.add(record, pred, where, f"question_id {show(qid)}")
+        col.add(record, pred, where, f"question_id {show(qid)}", qid)
     else:
         raise InputError(f"{origin}: {where}: needs 'id', or 'question_id' (+ 'question_language')")
 
@@ -233,7 +275,7 @@ def _paper_layout(mapping: Mapping[str, Any], origin: str, col: _Collector) -> N
                 raise InputError(
                     f"{origin}: {where}: the response must be a string, not {type(response).__name__}"
                 )
-            col.add(by_file_qid.get((name, qid)), Prediction(response), where, show(qid))
+            col.add(by_file_qid.get((name, qid)), Prediction(response), where, show(qid), qid)
 
 
 def _from_rows(
@@ -353,11 +395,14 @@ def _origin(paths: list[Path]) -> str:
     return f"{', '.join(names[:2])} and {len(names) - 2} more files"
 
 
-def load_predictions(source: str | Path | Mapping | list, gold: GoldSet) -> Predictions:
+def load_predictions(
+    source: str | Path | Mapping | list, gold: GoldSet, *, opaque: Opaque | None = None
+) -> Predictions:
     """Read predictions from a path (file or folder), several paths (a list of them), a
-    paper-layout mapping or a list of rows."""
+    paper-layout mapping or a list of rows. `opaque` (the leaderboard's): identifiers whose
+    rows are counted, never named (`Opaque`)."""
     if isinstance(source, Mapping):
-        col = _Collector(gold, "<predictions>")
+        col = _Collector(gold, "<predictions>", opaque)
         _paper_layout(source, col.origin, col)
         return col.finish()
     if (
@@ -366,7 +411,7 @@ def load_predictions(source: str | Path | Mapping | list, gold: GoldSet) -> Pred
         and all(isinstance(s, str | os.PathLike) for s in source)
     ):
         paths = [Path(s) for s in source]
-        col = _Collector(gold, _origin(paths))
+        col = _Collector(gold, _origin(paths), opaque)
         for path in paths:
             label = "" if len(paths) == 1 else f"{path.name}: "
             if path.is_dir():
@@ -375,13 +420,13 @@ def load_predictions(source: str | Path | Mapping | list, gold: GoldSet) -> Pred
                 _read_file(path, col, label)
         return col.finish()
     if isinstance(source, list):
-        col = _Collector(gold, "<predictions>")
+        col = _Collector(gold, "<predictions>", opaque)
         for i, row in enumerate(source):
             if not isinstance(row, Mapping):
                 raise InputError(f"<predictions>: row {i}: expected an object")
         _from_rows(((f"row {i}", r) for i, r in enumerate(source)), col, blank_is_none=False)
         return col.finish()
-    return load_predictions([source], gold)
+    return load_predictions([source], gold, opaque=opaque)
 
 
 def _read_folder_in(path: Path, col: _Collector, label: str) -> None:

@@ -149,14 +149,21 @@ def test_a_version_3_database_is_migrated(tmp_path: Path) -> None:
         con.execute("DELETE FROM item_sets")
         con.execute("UPDATE entry_items SET data = ?", (zlib.compress(json.dumps(cols).encode()),))
         con.execute(
-            "UPDATE submissions SET report = ?, predictions = ?",
+            "UPDATE submissions SET report = ?, predictions = ?, private_points = '{}'",
             (report.without_items().to_json(indent=None), v3_predictions(ROWS)),
         )
     migrated = Store(path)
+    # version 7: the private item's point, in every cell it counts in (no lenient reading)
+    assert migrated.get(entry.id).private_points == {
+        "accuracy|overall|": 1.0,
+        "accuracy|by_task|short_answer": 1.0,
+        "accuracy|by_content|history": 1.0,
+        "accuracy|by_source|certamen": 1.0,
+    }
     assert migrated.get(entry.id).report == report.without_items()
     assert migrated.item_scores(entry.id)["pub-b"].extracted == "amo"
     assert migrated.predictions(entry.id) == sorted(ROWS, key=lambda r: r["id"])
     with sqlite3.connect(path) as con:
         assert con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == (
-            "6",
+            "7",
         )

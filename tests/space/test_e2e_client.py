@@ -66,7 +66,13 @@ def test_submit_then_row_on_leaderboard(client: Client, public_gold, tmp_path: P
     ("name", "content", "expected"),
     [
         ("broken.jsonl", '{"id": "x", "answer": "a"}\n{"id": \n', "line 2: malformed JSON"),
-        ("unknown.jsonl", '{"id": "no-such-item", "answer": "a"}\n', "not in the gold data"),
+        (
+            "unknown.jsonl",
+            '{"id": "latin-grammar-junior-scholarship_0.0.0", "answer": "a"}\n',
+            "not in the gold data",
+        ),
+        # not shaped like a public id: counted, never named, like a private one (Safety)
+        ("opaque.jsonl", '{"id": "no-such-item", "answer": "a"}\n', "1 row(s) name items"),
         ("empty.jsonl", "", "the file is empty"),
         ("noanswer.csv", "id,comment\nx,y\n", "'response' or an 'answer' column"),
         ("both.jsonl", '{"id": "x", "answer": "a", "response": "b"}\n', "not both"),

@@ -1,42 +1,59 @@
-"""Small private groups and their complements (pure functions of space/privacy.py)."""
+"""What the board releases of values resting on private items (pure functions of
+space/privacy.py): exact public parts, private parts in steps of k items, small groups and
+their complements hidden (also inside a coarser group), intervals from counts only, and the
+bound on what the released values can say."""
 
 from __future__ import annotations
 
 import math
+from collections import Counter
 
-from respondeoqa_eval.aggregate import Difference
+import pytest
 from respondeoqa_eval.report import Accuracy, ItemResult, Report, Score
 from respondeoqa_eval.space import privacy
 
 K = 10
+CONTENT = "by_content"
 
 
-def _report(groups: dict[str, int]) -> Report:
-    """A report of private items only, one content group per entry of `groups` (its size)."""
+def _report(groups: dict[str, int], right: dict[str, int] | None = None) -> Report:
+    """A report of private items only, one content group per entry of `groups` (its size);
+    `right`: the items right in each group (half of each by default)."""
+    right = right or {g: n // 2 for g, n in groups.items()}
     total = sum(groups.values())
-    by_content = {g: Score(0.5, n) for g, n in groups.items()}
-    return Report(accuracy=Accuracy(Score(0.5, total), {"by_content": by_content}))
+    by_content = {g: Score(right[g] / n, n, (0.0, 1.0)) for g, n in groups.items()}
+    overall = Score(sum(right.values()) / total, total, (0.0, 1.0))
+    return Report(accuracy=Accuracy(overall, {CONTENT: by_content}))
+
+
+def _points(groups: dict[str, int], right: dict[str, int] | None = None) -> dict[str, float]:
+    right = right or {g: n // 2 for g, n in groups.items()}
+    points = {f"accuracy|{CONTENT}|{g}": float(right[g]) for g in groups}
+    return {"accuracy|overall|": float(sum(right.values())), **points}
+
+
+def _release(groups, right=None) -> Report:
+    return privacy.release(_report(groups, right), Counter(), _points(groups, right), K)
 
 
 def _hidden(report: Report) -> set[str]:
-    return {g for g, s in report.accuracy.breakdowns["by_content"].items() if math.isnan(s.score)}
+    return {g for g, s in report.accuracy.breakdowns[CONTENT].items() if math.isnan(s.score)}
 
 
 def test_a_lone_small_group_takes_the_next_smallest_with_it() -> None:
     # history (1 private item) alone hidden: overall and the others would give it away
-    shown = privacy.suppress(_report({"history": 1, "grammar": 50, "literature": 20}), [], K)
+    shown = _release({"history": 1, "grammar": 50, "literature": 20})
     assert _hidden(shown) == {"history", "literature"}
     assert not math.isnan(shown.accuracy.overall.score)
 
 
 def test_small_groups_that_together_reach_k_stay_as_they_are() -> None:
-    shown = privacy.suppress(_report({"history": 4, "geography": 6, "grammar": 50}), [], K)
+    shown = _release({"history": 4, "geography": 6, "grammar": 50})
     assert _hidden(shown) == {"history", "geography"}  # 4 + 6 private items: not resolvable below k
 
 
 def test_no_small_group_nothing_hidden() -> None:
-    shown = privacy.suppress(_report({"history": 10, "grammar": 50}), [], K)
-    assert _hidden(shown) == set()
+    assert _hidden(_release({"history": 10, "grammar": 50})) == set()
 
 
 def test_complete_rule() -> None:
@@ -46,23 +63,129 @@ def test_complete_rule() -> None:
     assert privacy.complete({"a": 1, "b": 2}, ["a"], K) == {"a", "b"}  # all small: all hidden
 
 
-def _item(i: int, content: str) -> ItemResult:
-    groups = {"by_content": content, "by_language_pair": "english-english"}
-    return ItemResult(
-        f"c{i}", f"c{i}", "english", "short_answer", "certamen", content, "x", 1.0, False, groups
+def test_complements_are_closed_inside_a_coarser_group() -> None:
+    # Knowledge = history + mythology + geography; Skill = grammar. History (3 private items)
+    # is hidden; mythology and geography are large, yet Knowledge minus them would give
+    # history away: one more group inside Knowledge goes too (the smallest), not grammar
+    nest = privacy.Nesting(
+        {
+            CONTENT: {
+                "by_category": {
+                    "history": "knowledge",
+                    "mythology": "knowledge",
+                    "geography": "knowledge",
+                    "grammar": "skill",
+                }
+            }
+        }
     )
+    private = {CONTENT: {"history": 3, "mythology": 40, "geography": 25, "grammar": 60}}
+    private["by_category"] = {"knowledge": 68, "skill": 60}
+    assert privacy.hidden_groups(private, K, nest)[CONTENT] == {"history", "geography"}
+    # without the nesting only the overall total counts: grammar 60 is no closer
+    assert privacy.hidden_groups(private, K)[CONTENT] == {"history", "geography"}
+    flat = {CONTENT: {"history": 3, "mythology": 40, "grammar": 12}}
+    flat["by_category"] = {"knowledge": 43, "skill": 12}
+    nested = privacy.Nesting({CONTENT: {"by_category": nest.inside[CONTENT]["by_category"]}})
+    assert privacy.hidden_groups(flat, K)[CONTENT] == {"history", "grammar"}  # smallest overall
+    assert privacy.hidden_groups(flat, K, nested)[CONTENT] == {"history", "grammar", "mythology"}
 
 
-def test_compare_rows_close_complements_too() -> None:
-    items = [_item(0, "history")] + [_item(i, "grammar") for i in range(1, 40)]
-    items += [_item(i, "literature") for i in range(40, 60)]
-    a = b = {it.id: it for it in items}
-    diffs = [
-        Difference("overall", "overall", 60, 0.5, 0.4, 0.1, (0.0, 0.2)),
-        Difference("by_content", "history", 1, 1.0, 0.0, 1.0, (1.0, 1.0)),
-        Difference("by_content", "grammar", 39, 0.5, 0.4, 0.1, (0.0, 0.2)),
-        Difference("by_content", "literature", 20, 0.5, 0.4, 0.1, (0.0, 0.2)),
+def test_nesting_is_read_from_the_gold(private_gold) -> None:
+    nest = privacy.nesting(private_gold.records)
+    content_in_category = nest.inside["by_content"]["by_category"]
+    assert content_in_category["history"] == "knowledge"
+    assert content_in_category["grammar"] == "skill"
+    assert "by_language_pair" not in nest.inside  # pairs cut across every other breakdown
+
+
+def test_one_private_item_moves_no_released_value() -> None:
+    """The probe: one private item open, every other one surely wrong (0 points)."""
+    groups = {"grammar": 40, "history": 30}
+    wrong = privacy.release(
+        _report(groups, {"grammar": 0, "history": 0}),
+        Counter(),
+        _points(groups, {"grammar": 0, "history": 0}),
+        K,
+    )
+    right = privacy.release(
+        _report(groups, {"grammar": 1, "history": 0}),
+        Counter(),
+        _points(groups, {"grammar": 1, "history": 0}),
+        K,
+    )
+    assert wrong == right  # values and intervals alike
+    # a step needs k/2 items right together: 5 of 40 is released as 10 of 40
+    five = _release(groups, {"grammar": 5, "history": 0})
+    assert five.accuracy.group(CONTENT, "grammar").score == pytest.approx(10 / 40)
+    assert _release(groups, {"grammar": 4, "history": 0}).accuracy.group(
+        CONTENT, "grammar"
+    ).score == pytest.approx(0.0)
+
+
+def test_the_public_part_is_exact_and_public_only_values_unchanged() -> None:
+    # grammar: 30 public items (12 right) + 20 private (7 right): released 12 + 10 of 50
+    report = Report(
+        accuracy=Accuracy(
+            Score(19 / 50, 50, (0.2, 0.5)),
+            {
+                CONTENT: {"grammar": Score(19 / 50, 50, (0.2, 0.5))},
+                "by_source": {"jun-schol": Score(12 / 30, 30, (0.25, 0.55))},
+            },
+        )
+    )
+    public = Counter({("accuracy", "overall", ""): 30, ("accuracy", CONTENT, "grammar"): 30})
+    public["accuracy", "by_source", "jun-schol"] = 30
+    points = {"accuracy|overall|": 7.0, f"accuracy|{CONTENT}|grammar": 7.0}
+    shown = privacy.release(report, public, points, K)
+    grammar = shown.accuracy.group(CONTENT, "grammar")
+    assert grammar.score == pytest.approx(22 / 50)
+    assert grammar.ci == privacy.wilson(22 / 50, 50)  # from the released value and n only
+    assert shown.accuracy.group("by_source", "jun-schol") == Score(12 / 30, 30, (0.25, 0.55))
+
+
+def test_without_kept_private_points_values_on_private_items_are_hidden() -> None:
+    shown = privacy.release(_report({"grammar": 40}), Counter(), {}, K)
+    assert math.isnan(shown.accuracy.overall.score) and _hidden(shown) == {"grammar"}
+
+
+def test_wilson_interval() -> None:
+    # Wilson's interval for 0.5 of 100 items: 0.4038 to 0.5962 (textbook value)
+    low, high = privacy.wilson(0.5, 100)
+    assert (round(low, 4), round(high, 4)) == (0.4038, 0.5962)
+    assert privacy.wilson(0.0, 10)[0] == 0.0 and privacy.wilson(1.0, 10)[1] == 1.0
+
+
+def test_private_points_of_items() -> None:
+    groups = {"by_task": "short_answer", "by_content": "history"}
+    items = [
+        ItemResult(
+            "c1", "c1", "english", "short_answer", "certamen", "history", None, 1.0, False, groups
+        ),
+        ItemResult(
+            "c2", "c2", "english", "short_answer", "certamen", "history", None, 0.5, False, groups
+        ),
+        ItemResult(
+            "p1", "p1", "english", "short_answer", "jun-schol", "history", "x", 1.0, False, groups
+        ),
+        ItemResult(
+            "t1", "t1", "english", "translation", "certamen", "translation", None, None, False, {}
+        ),
     ]
-    out = privacy.suppress_differences(diffs, a, b, K)
-    hidden = {d.group for d in out if math.isnan(d.diff)}
-    assert hidden == {"history", "literature"}
+    assert privacy.private_points(items) == {
+        "accuracy|overall|": 1.5,
+        "accuracy|by_task|short_answer": 1.5,
+        "accuracy|by_content|history": 1.5,
+    }
+
+
+def test_release_bits_counts_the_values_each_release_can_take() -> None:
+    counts = Counter({("accuracy", "overall", ""): 58, ("accuracy", CONTENT, "grammar"): 40})
+    counts["accuracy", CONTENT, "history"] = 15
+    counts["accuracy", CONTENT, "myth"] = 3  # hidden: closes with history (the smallest)
+    public = Counter({("accuracy", "overall", ""): 20, ("accuracy", CONTENT, "grammar"): 20})
+    # overall: 38 private items -> 3 + 2 values; grammar: 20 private -> 2 + 2 values; history
+    # and myth hidden; the lenient overall beside the overall: 5 values again
+    bits = privacy.release_bits(counts, public, K)
+    assert bits == pytest.approx(math.log2(5) + math.log2(4) + math.log2(5))
+    assert privacy.release_bits(public, public, K) == 0.0  # public items only: nothing

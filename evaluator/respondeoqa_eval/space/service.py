@@ -30,7 +30,7 @@ from ..gold import GoldSet, load_gold
 from ..items import COLUMNS as ITEM_COLUMNS
 from ..items import ItemAnalysis, analyze_items
 from ..numbers import SMALL_GROUP, SMALL_MARK, percent_text
-from ..predictions import Predictions, load_predictions
+from ..predictions import OpaqueIdsError, Predictions, load_predictions
 from ..records import PRIVATE_SOURCES
 from . import privacy
 from .config import ENV_GOLD_REPO, SpaceConfig
@@ -144,6 +144,7 @@ class Space:
                 pull_interval=config.pull_interval,
             )
         self._public_by_files: dict[tuple[str, ...], Counter] = {}
+        self.nesting = privacy.nesting(self.gold.records)
         self.reads = ReadModel(
             self.store,
             shown=self._shown,
@@ -210,8 +211,9 @@ class Space:
         return self.reads.snapshot()
 
     def _shown(self, entry: Entry) -> Entry:
-        """The entry as every view shows it: values resting on fewer than k private items
-        suppressed (privacy.suppress), from the public records of the files it covers."""
+        """The entry as every view shows it: values resting on private items released as
+        privacy.release says (stepped, hidden or coarsened), from the public records of the
+        files it covers; values on public items only are exact."""
         if not any(s in PRIVATE_SOURCES for s in entry.sources):
             return entry
         files = tuple(sorted(entry.report.gold.files))
@@ -225,7 +227,8 @@ class Space:
             )
             self._public_by_files[key] = public
         k = self.limits.min_private_items
-        return replace(entry, report=privacy.suppress(entry.report, (), k, public=public))
+        released = privacy.release(entry.report, public, entry.private_points, k, self.nesting)
+        return replace(entry, report=released)
 
     def is_stale(self, entry: Entry) -> bool:
         """Scored by another evaluator version, or against other gold than this Space's (a
@@ -452,7 +455,7 @@ class Space:
             f"({coverage_label(entry.sources)}); {report.missing} covered items had no "
             f"prediction, {report.unanswered} had no extractable answer."
         )
-        if privacy.suppressed_cells(report):
+        if privacy.withheld_cells(report) or report.has_private:
             message += " " + privacy.note(self.limits.min_private_items)
         return SubmitOutcome(True, message, breakdown_frame(report), entry)
 
@@ -465,10 +468,14 @@ class Space:
             return {}
         try:
             with uploaded_files(paths, self.limits.max_file_bytes) as (found, _, _):
-                preds = load_predictions(found, self.gold)
+                provenance = load_predictions(
+                    found, self.gold, opaque=self.intake.opaque
+                ).provenance
+        except OpaqueIdsError as exc:  # the same suggestion whether private ids are valid
+            provenance = exc.provenance
         except InputError:
             return {}
-        return suggested_fields(preds.provenance)
+        return suggested_fields(provenance)
 
     def withdraw(self, entry_id: Any, username: str) -> SubmitOutcome:
         """Delete an entry on behalf of the logged-in Hugging Face user who submitted it.
@@ -567,21 +574,21 @@ class Space:
                 msg, by_content, by_pair, None, empty_diff, empty_dis, warning, drawn, paired, gaps
             )
         a, b = rows
-        a_items = self.store.item_scores(a.id, public_only=False)  # type: ignore[attr-defined]
-        b_items = self.store.item_scores(b.id, public_only=False)  # type: ignore[attr-defined]
+        # public items only: a paired statistic over private items would release what the
+        # entries' own (stepped) values do not (privacy.py)
+        a_items = self.store.item_scores(a.id)  # type: ignore[attr-defined]
+        b_items = self.store.item_scores(b.id)  # type: ignore[attr-defined]
         diffs = compare.paired(a_items, b_items, Bootstrap(resamples=self.config.bootstrap))
-        diffs = privacy.suppress_differences(diffs, a_items, b_items, self.limits.min_private_items)
         diff_fig = figures.safe_figure(
             figures.difference_figure, diffs, labels[0], labels[1], what="difference chart"
         )
-        public = {i: it for i, it in a_items.items() if it.source not in PRIVATE_SOURCES}
-        public_b = {i: it for i, it in b_items.items() if it.source not in PRIVATE_SOURCES}
-        dis = compare.disagreements(public, public_b, self.gold)
+        dis = compare.disagreements(a_items, b_items, self.gold)
         n = diffs[0].n if diffs else 0
         tested = sum(1 for d in diffs if d.ci is not None)
         msg = (
-            f"A = {labels[0]}; B = {labels[1]}. Paired bootstrap over the {n} scored items both "
-            f"were scored on; {len(dis)} public items where they disagree are listed below. "
+            f"A = {labels[0]}; B = {labels[1]}. Paired bootstrap over the {n} public scored "
+            "items both were scored on (Certamen and NLE items never enter a comparison); "
+            f"{len(dis)} public items where they disagree are listed below. "
             f"{tested} differences are tested at once: even with no real difference, about one "
             'in 20 of their 95% intervals excludes 0 by chance, so read a lone "yes" with '
             f"care; groups of fewer than {SMALL_GROUP} items are marked {SMALL_MARK}."

@@ -23,8 +23,10 @@ from typing import Any
 from .._version import __version__
 from ..errors import InputError
 from ..gold import GoldSet
-from ..predictions import Predictions, load_predictions
+from ..predictions import Opaque, OpaqueIdsError, Predictions, load_predictions
+from ..records import PRIVATE_SOURCES
 from ..report import ItemResult, Report
+from ..sources import FILES
 from .config import Limits
 from .metadata import Metadata, ModelInfo
 from .store import (
@@ -40,32 +42,61 @@ from .store.quota import content_key
 from .store.record import RecordEntry, RecordError
 
 
-def check_coverage(preds: Predictions, gold: GoldSet, min_share: float) -> None:
+def opaque_ids(gold: GoldSet) -> Opaque:
+    """The identifiers the leaderboard neither confirms nor denies in a refusal: every one not
+    shaped like a public item's (its source's prefix, `latin-grammar-junior-scholarship_...`),
+    decided from the string alone, so a refusal never tells a valid private id from a made-up
+    one (README: Safety)."""
+    public = {r.id.split("_", 1)[0] + "_" for r in gold.records if not r.is_private}
+    private = {r.id.split("_", 1)[0] + "_" for r in gold.records if r.is_private}
+    prefixes = tuple(sorted(public - private))
+    return lambda key: not key.startswith(prefixes)
+
+
+def private_rows_refusal(origin: str, rows: int, min_share: float) -> InputError:
+    """The one refusal of rows naming non-public items (whether or not they are items)."""
+    return InputError(
+        f"{origin}: {rows} row(s) name items that are not public items. Certamen and NLE items are "
+        "checked only as a whole, never one by one: a submission with them must answer at "
+        f"least {min_share:.0%} of every Certamen / NLE file it touches, each item once by its "
+        "exact id, and name no other item; otherwise leave those rows out"
+    )
+
+
+def check_coverage(
+    preds: Predictions, gold: GoldSet, min_share: float, *, opaque: bool = False
+) -> None:
     """InputError unless the predictions answer at least `min_share` of the items of every
-    upstream file they touch (the message gives the per-file counts)."""
+    upstream file they touch (the message gives the per-file counts). `opaque`: files of
+    private sources too short give `private_rows_refusal`, before any public file is checked
+    (the reply must not depend on whether a private id was valid)."""
     have = Counter(gold.by_id[i].file for i in preds.by_id if i in gold.by_id)
     total = Counter(r.file for r in gold.records)
-    short = [
-        f"{name}: {have[name]} of {total[name]} items"
-        for name in sorted(have)
-        if have[name] < min_share * total[name]
-    ]
+    short = [name for name in sorted(have) if have[name] < min_share * total[name]]
+    if opaque and any(FILES[name].source in PRIVATE_SOURCES for name in short if name in FILES):
+        raise private_rows_refusal(preds.origin, preds.opaque_rows, min_share)
     if short:
+        counts = "; ".join(f"{name}: {have[name]} of {total[name]} items" for name in short)
         raise InputError(
             f"too few predictions: a submission must answer at least {min_share:.0%} of the "
-            f"items of every upstream file it covers; {'; '.join(short)}"
+            f"items of every upstream file it covers; {counts}"
         )
 
 
 def score_for_board(
-    preds: Predictions, gold: GoldSet, bootstrap: int, min_coverage: float | None = None
+    preds: Predictions,
+    gold: GoldSet,
+    bootstrap: int,
+    min_coverage: float | None = None,
+    *,
+    opaque: bool = False,
 ) -> Report:
     """A leaderboard entry's report: scored on the upstream files the predictions cover, after
     the coverage rule (`check_coverage`) when `min_coverage` is given."""
     from .. import evaluate  # the evaluator's public API
 
     if min_coverage is not None:
-        check_coverage(preds, gold, min_coverage)
+        check_coverage(preds, gold, min_coverage, opaque=opaque)
     return evaluate(preds, gold, restrict_to_covered=True, bootstrap=bootstrap)
 
 
@@ -232,6 +263,7 @@ class Intake:
         self.min_coverage = min_coverage
         self.clock = clock
         self.gold_fingerprint = gold.fingerprint()
+        self.opaque = opaque_ids(gold)
         # scoring is CPU-bound: one process-wide limit for every route (queued or direct API)
         self._scoring = threading.BoundedSemaphore(limits.submit_concurrency)
 
@@ -270,12 +302,19 @@ class Intake:
                         "the leaderboard's record holds these predictions in a file it could "
                         "not read; the operator has been told, so they were not stored again"
                     )
-                preds = load_predictions(found, self.gold)
+                # a public submission's refusals never tell a valid private id from another
+                opaque = self.opaque if client is not None else None
+                try:
+                    preds = load_predictions(found, self.gold, opaque=opaque)
+                except OpaqueIdsError as exc:
+                    raise private_rows_refusal(exc.origin, exc.rows, self.min_coverage) from None
                 key = content_key(preds)
                 existing = self.store.duplicate_of(digest, key)
                 if existing is not None:
                     return Accepted(self._earlier(existing, digest, client, meta), True)
-                report = score_for_board(preds, self.gold, self.bootstrap, self.min_coverage)
+                report = score_for_board(
+                    preds, self.gold, self.bootstrap, self.min_coverage, opaque=opaque is not None
+                )
                 report = replace(report, predictions=name)  # no server folder
                 if not confirmed:
                     check_answered(report)

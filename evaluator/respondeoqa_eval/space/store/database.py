@@ -37,6 +37,7 @@ from ...errors import InputError
 from ...records import PUBLIC_SOURCES
 from ...report import ItemResult, Report
 from ..metadata import ModelInfo
+from ..privacy import private_points
 from ..rows import MAX_ENTRY_ID
 from . import compact, quota, record, schema
 from .models import (
@@ -98,6 +99,7 @@ def _entry(row: Sequence[Any]) -> Entry:
         gold_fingerprint,
         model_info,
         flag,
+        points,
     ) = row
     return Entry(
         id=int(id_),
@@ -118,7 +120,16 @@ def _entry(row: Sequence[Any]) -> Entry:
         gold_fingerprint=gold_fingerprint,
         info=_model_info(model_info),
         flag=flag,
+        private_points=_points(points),
     )
+
+
+def _points(text: str) -> dict[str, float]:
+    try:
+        data = json.loads(text or "{}")
+        return {str(k): float(v) for k, v in data.items()}
+    except (ValueError, TypeError, AttributeError):  # only a hand-edited file fails: nothing
+        return {}  # stepped, so every value resting on private items is hidden
 
 
 def _model_info(text: str) -> ModelInfo:
@@ -243,6 +254,10 @@ class Store:
         con.execute(
             "INSERT OR REPLACE INTO entry_items (submission_id, data) VALUES (?, ?)",
             (entry_id, compact.encode_items(items, number)),
+        )
+        con.execute(
+            "UPDATE submissions SET private_points = ? WHERE id = ?",
+            (json.dumps(private_points(items), sort_keys=True), entry_id),
         )
         if rows is not None:
             keys = compact.keys_of_items(items)
@@ -411,6 +426,7 @@ class Store:
             gold_fingerprint=sub.gold_fingerprint,
             info=sub.info,
             flag=flag,
+            private_points=private_points(report.items),
         )
 
     def _get(self, con: sqlite3.Connection, entry_id: int) -> Entry:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -79,6 +80,8 @@ class Entry:
     gold_fingerprint: str = ""
     info: ModelInfo = field(default_factory=ModelInfo)
     flag: str = ""  # the operator's public note on the entry ("" when not flagged)
+    private_points: Mapping[str, float] = field(default_factory=dict, repr=False)
+    """Its points on private items per cell (privacy.private_points): what the board steps."""
 
     kind = SCORED
 

@@ -4,7 +4,9 @@
 blobs, outbox, audit; 4: shared item sets, compact item and prediction blobs, compressed
 reports; 5: the record's bookkeeping (each entry's record file identity, unreadable record
 files, the largest id the record gave out), and the never-read `overall` / `client` columns
-dropped; 6: what is known about the model (`model_info`, JSON) and the operator's public flag.
+dropped; 6: what is known about the model (`model_info`, JSON) and the operator's public flag;
+7: each entry's points on private items per cell (`private_points`, JSON: what the board
+releases in steps, privacy.py), filled from the stored items for older entries.
 
 `migrate` runs inside the store's opening `BEGIN IMMEDIATE` transaction: a database is either
 fully migrated or left as it was.
@@ -20,9 +22,10 @@ from typing import Any
 
 from ... import jsonl
 from ...report import ItemResult, Report
+from ..privacy import private_points
 from . import compact, quota
 
-VERSION = 6
+VERSION = 7
 
 TABLES = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -84,12 +87,14 @@ ADDED_COLUMNS = (
     ("record_identity", "TEXT"),  # the identity of its record file when last read or written
     ("model_info", "TEXT NOT NULL DEFAULT '{}'"),  # metadata.ModelInfo as JSON
     ("flag", "TEXT NOT NULL DEFAULT ''"),  # the operator's public note ("" when not flagged)
+    ("private_points", "TEXT NOT NULL DEFAULT '{}'"),  # privacy.private_points as JSON
 )
 DROPPED_COLUMNS = ("overall", "client")  # written by versions 1-4, never read
 
 ENTRY_COLUMNS = (
     "id, created, model, link, params, note, file_name, file_sha256, n_items, sources, report,"
-    " submitter, hidden, answers_extracted, evaluator_version, gold_fingerprint, model_info, flag"
+    " submitter, hidden, answers_extracted, evaluator_version, gold_fingerprint, model_info, flag,"
+    " private_points"
 )
 
 
@@ -169,10 +174,34 @@ def migrate(con: sqlite3.Connection, found: int, item_set: ItemSetOf) -> None:
                 "UPDATE submissions SET predictions = ?, report = ? WHERE id = ?",
                 (preds, pack_report(unpack_report(report)), sid),
             )
+    if found < 7:
+        _fill_private_points(con)
     quota.migrate(con)
     con.execute(
         "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)", (str(VERSION),)
     )
+
+
+def _fill_private_points(con: sqlite3.Connection) -> None:
+    """Version 7: the private points of entries stored before, from their stored items (which
+    keep no lenient reading: their lenient values resting on private items stay hidden until
+    `space admin rescore`)."""
+    sets: dict[int, list[compact.ItemKey]] = {}
+
+    def keys_of(number: int) -> list[compact.ItemKey]:
+        if number not in sets:
+            blob = con.execute("SELECT data FROM item_sets WHERE number = ?", (number,)).fetchone()
+            sets[number] = compact.decode_item_set(blob[0])
+        return sets[number]
+
+    rows = con.execute("SELECT submission_id, data FROM entry_items").fetchall()
+    for sid, blob in rows:
+        points = private_points(compact.decode_items(blob, keys_of))
+        if points:
+            con.execute(
+                "UPDATE submissions SET private_points = ? WHERE id = ?",
+                (json.dumps(points, sort_keys=True), sid),
+            )
 
 
 def _encode_predictions(con: sqlite3.Connection, entry_id: int, rows: list[Any]) -> bytes:
