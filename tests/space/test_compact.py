@@ -158,5 +158,5 @@ def test_a_version_3_database_is_migrated(tmp_path: Path) -> None:
     assert migrated.predictions(entry.id) == sorted(ROWS, key=lambda r: r["id"])
     with sqlite3.connect(path) as con:
         assert con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == (
-            "5",
+            "6",
         )

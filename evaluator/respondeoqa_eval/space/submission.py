@@ -33,6 +33,7 @@ from .store import (
     entry_path,
     sha256_bytes,
 )
+from .store.evaluation import Evaluation
 from .store.quota import content_key
 from .store.record import RecordEntry, RecordError
 
@@ -125,13 +126,22 @@ class Intake:
         self._scoring = threading.BoundedSemaphore(limits.submit_concurrency)
 
     def submit(
-        self, path: Path, meta: Metadata, *, client: str | None, submitter: str = ""
+        self,
+        path: Path,
+        meta: Metadata,
+        *,
+        client: str | None,
+        submitter: str = "",
+        evaluation: Evaluation | None = None,
     ) -> Accepted:
         """Score and store the predictions file at `path` (InputError with the reason).
 
         `client` is the quota key (a hashed address, "hf:<user>"), None for the operator: no
         quota and no size limit then; the duplicate checks and the coverage rule always apply.
+        `evaluation` (the operator's worker only) makes the entry a verified one.
         """
+        if evaluation is not None and client is not None:
+            raise ValueError("only the operator's worker stores verified entries")
         # the attempt is counted (and the limit checked) in one transaction before scoring:
         # concurrent requests of one client cannot all pass the check
         reservation = (
@@ -174,6 +184,7 @@ class Intake:
                     file_name=path.name,
                     submitter=submitter,
                     gold_fingerprint=self.gold_fingerprint,
+                    evaluation=evaluation,
                 )
                 try:
                     entry = self.store.add(sub, report, reservation=reservation, content_key=key)

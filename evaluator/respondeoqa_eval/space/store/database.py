@@ -94,6 +94,7 @@ def _entry(row: Sequence[Any]) -> Entry:
         answers_extracted,
         evaluator_version,
         gold_fingerprint,
+        evaluation,
     ) = row
     return Entry(
         id=int(id_),
@@ -112,6 +113,7 @@ def _entry(row: Sequence[Any]) -> Entry:
         answers_extracted=bool(answers_extracted),
         scored_with=evaluator_version,
         gold_fingerprint=gold_fingerprint,
+        evaluation=schema.unpack_evaluation(evaluation),
     )
 
 
@@ -342,8 +344,9 @@ class Store:
         con.execute(
             "INSERT INTO submissions (id, created, model, link, params, note, file_name,"
             " file_sha256, n_items, sources, report, submitter, hidden, answers_extracted,"
-            " evaluator_version, gold_fingerprint, version, pushed_version, record_identity)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
+            " evaluator_version, gold_fingerprint, version, pushed_version, record_identity,"
+            " evaluation)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)",
             (
                 entry_id,
                 created,
@@ -363,6 +366,7 @@ class Store:
                 sub.gold_fingerprint,
                 0 if record_identity is None else 1,
                 record_identity,
+                schema.pack_evaluation(sub.evaluation),
             ),
         )
         if content_key:
@@ -390,7 +394,37 @@ class Store:
             answers_extracted=sub.answers_extracted,
             scored_with=report.evaluator.version,
             gold_fingerprint=sub.gold_fingerprint,
+            evaluation=sub.evaluation,
         )
+
+    def renumber(self, entry_id: int) -> int:
+        """Give an entry that was never pushed the next free id (its own was given to another
+        writer's entry in the record meanwhile); the new id. Its items, content key and quota
+        attempt follow it, in one transaction."""
+        with self._write() as con:
+            row = con.execute(
+                "SELECT pushed_version, record_identity FROM submissions WHERE id = ?", (entry_id,)
+            ).fetchone()
+            if row is None:
+                raise KeyError(entry_id)
+            if row[0] or row[1] is not None:
+                raise IdTakenError(f"entry #{entry_id} is in the record already")
+            new_id = self._next_id(con)
+            con.execute("PRAGMA defer_foreign_keys = ON")  # parent and children move together
+            con.execute(
+                "UPDATE submissions SET id = ?, version = version + 1 WHERE id = ?",
+                (new_id, entry_id),
+            )
+            for table, column in (
+                ("entry_items", "submission_id"),
+                ("content_keys", "submission_id"),
+                ("attempts", "entry_id"),
+            ):
+                con.execute(
+                    f"UPDATE {table} SET {column} = ? WHERE {column} = ?", (new_id, entry_id)
+                )
+            self._changed(con)
+        return new_id
 
     def _get(self, con: sqlite3.Connection, entry_id: int) -> Entry:
         row = con.execute(

@@ -11,6 +11,7 @@ from ...errors import InputError
 from ...predictions import Predictions
 from ...report import Report
 from ..rows import SCORED
+from .evaluation import Evaluation
 
 PredictionRow = dict[str, str]
 """A kept prediction: {"id", "response"} or {"id", "answer"}."""
@@ -43,6 +44,8 @@ class Submission:
     gold_fingerprint: str = ""
     rows: tuple[PredictionRow, ...] | None = field(default=None, repr=False)
     """The kept prediction rows (None: none kept, entries stored before schema 3)."""
+    evaluation: Evaluation | None = None
+    """The leaderboard's own run that produced the predictions (None: self-reported)."""
 
     @classmethod
     def of(cls, preds: Predictions, **fields: Any) -> Submission:
@@ -75,8 +78,14 @@ class Entry:
     answers_extracted: bool = False  # the rows gave extracted answers, not raw responses
     scored_with: str = ""  # evaluator version that produced the scores
     gold_fingerprint: str = ""
+    evaluation: Evaluation | None = field(default=None, repr=False)
 
     kind = SCORED
+
+    @property
+    def verified(self) -> bool:
+        """Evaluated by the leaderboard itself (its worker ran the model), not uploaded."""
+        return self.evaluation is not None
 
     @property
     def overall(self) -> float | None:

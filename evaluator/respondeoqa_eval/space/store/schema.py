@@ -4,7 +4,7 @@
 blobs, outbox, audit; 4: shared item sets, compact item and prediction blobs, compressed
 reports; 5: the record's bookkeeping (each entry's record file identity, unreadable record
 files, the largest id the record gave out), and the never-read `overall` / `client` columns
-dropped.
+dropped; 6: the leaderboard's own evaluation of a verified entry (`evaluation`, JSON).
 
 `migrate` runs inside the store's opening `BEGIN IMMEDIATE` transaction: a database is either
 fully migrated or left as it was.
@@ -21,8 +21,9 @@ from typing import Any
 from ... import jsonl
 from ...report import ItemResult, Report
 from . import compact, quota
+from .evaluation import Evaluation
 
-VERSION = 5
+VERSION = 6
 
 TABLES = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -82,17 +83,26 @@ ADDED_COLUMNS = (
     ("version", "INTEGER NOT NULL DEFAULT 1"),  # bumped by every change to the entry
     ("pushed_version", "INTEGER NOT NULL DEFAULT 0"),  # the version the Hub repo holds
     ("record_identity", "TEXT"),  # the identity of its record file when last read or written
+    ("evaluation", "TEXT NOT NULL DEFAULT ''"),  # evaluation.Evaluation as JSON; '' self-reported
 )
 DROPPED_COLUMNS = ("overall", "client")  # written by versions 1-4, never read
 
 ENTRY_COLUMNS = (
     "id, created, model, link, params, note, file_name, file_sha256, n_items, sources, report,"
-    " submitter, hidden, answers_extracted, evaluator_version, gold_fingerprint"
+    " submitter, hidden, answers_extracted, evaluator_version, gold_fingerprint, evaluation"
 )
 
 
 def pack_report(report: Report) -> bytes:
     return zlib.compress(report.to_json(indent=None).encode("utf-8"), 9)
+
+
+def pack_evaluation(evaluation: Evaluation | None) -> str:
+    return "" if evaluation is None else json.dumps(evaluation.to_dict(), sort_keys=True)
+
+
+def unpack_evaluation(value: str) -> Evaluation | None:
+    return Evaluation.from_dict(json.loads(value)) if value else None
 
 
 def unpack_report(value: bytes | str) -> Report:
