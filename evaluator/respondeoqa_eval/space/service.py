@@ -31,6 +31,8 @@ from . import privacy
 from .config import ENV_GOLD_REPO, SpaceConfig
 from .metadata import clean_metadata
 from .readmodel import ReadModel, Snapshot
+from .requests.desk import RequestDesk
+from .requests.ledger import RequestLedger
 from .rows import coverage_label, is_scored, parse_entry_id, short_label
 from .store import Entry, Store, entry_path
 from .store.hub import HubRepo, HubUnavailable
@@ -127,6 +129,17 @@ class Space:
                 push_interval=config.sync_interval,
                 pull_interval=config.pull_interval,
             )
+        # evaluation requests live in the record too (requests/), read at every pull
+        self.requests: RequestDesk | None = None
+        if self.syncer is not None:
+            self.requests = RequestDesk(
+                RequestLedger(self.syncer.repo),
+                self.limits,
+                closed=self._closed,
+                hub_token=config.hub_token,
+                hub_endpoint=config.hub_endpoint,
+            )
+            self.syncer.readers.append(self.requests.read)
         self._public_by_files: dict[tuple[str, ...], Counter] = {}
         self.reads = ReadModel(
             self.store,
