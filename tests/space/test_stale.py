@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from respondeoqa_eval.cli import main
-from respondeoqa_eval.space.rows import SCORED as SCORED_LABEL
+from respondeoqa_eval.space.rows import SELF_REPORTED_LABEL as SCORED_LABEL
 from respondeoqa_eval.space.service import Space, SpaceConfig
 from respondeoqa_eval.space.store import Store
 from respondeoqa_eval.space.views.frames import STALE_MARK

@@ -29,7 +29,8 @@ from ...report import ItemResult, Report, Score
 from ...sources import PUBLIC_SOURCES
 from ..rows import PAPER_LABEL, SCORED, Row, coverage_label
 from .columns import BLEU_PAPER, BLEU_PLAIN, CI_HEADER, CI_HIGH, CI_LOW, percent
-from .frames import STALE_MARK
+from .frames import STALE_MARK, type_label
+from .verified import evaluation_fields
 
 BREAKDOWN_COLUMNS = ["Breakdown", "Group", "Metric", "Score", CI_LOW, CI_HIGH, "Items"]
 ACCURACY = "accuracy %"
@@ -117,7 +118,11 @@ def metadata_frame(
     report = row.report
     fields: list[tuple[str, Any]] = [("Model", row.model)]
     if row.kind == SCORED:
-        fields += [("Entry", f"#{row.id}"), ("Submitted", getattr(row, "created", ""))]
+        fields += [("Entry", f"#{row.id}"), ("Type", type_label(row))]
+        evaluation = getattr(row, "evaluation", None)
+        if evaluation is not None:  # a verified entry: the leaderboard's own run, first
+            fields += evaluation_fields(evaluation)
+        fields.append(("Submitted", getattr(row, "created", "")))
         for attr, name in (
             ("submitter", "Submitter"),
             ("link", "Link"),
@@ -126,6 +131,7 @@ def metadata_frame(
             ("file_name", "File"),
             ("file_sha256", "File SHA-256"),
             ("scored_with", "Scored with evaluator"),
+            ("gold_fingerprint", "Gold fingerprint"),
         ):
             value = getattr(row, attr, None)
             if value not in (None, ""):

@@ -16,12 +16,23 @@ from typing import Any
 import pandas as pd
 
 from ...numbers import interval_text, round1
-from ..rows import ALL_SOURCES, PAPER_LABEL, SCORED, Row, coverage_label, entry_cell, key_of
+from ..rows import (
+    ALL_SOURCES,
+    PAPER_LABEL,
+    SCORED,
+    SELF_REPORTED_LABEL,
+    VERIFIED_LABEL,
+    Row,
+    coverage_label,
+    entry_cell,
+    is_verified,
+    key_of,
+)
 from .columns import CI_HEADER, CI_HIGH, CI_LOW, SUBMITTER, VIEWS, columns, percent
 
 STALE_MARK = "older version/gold: will be re-scored"
-"""Beside SCORED in the Type cell of an entry scored with an older evaluator version or against
-other gold than the running Space's (`Space.is_stale`), until `space admin rescore`."""
+"""Beside the Type of an entry scored with an older evaluator version or against other gold
+than the running Space's (`Space.is_stale`), until `space admin rescore`."""
 ALL_COVERAGES = "all coverages"
 
 
@@ -30,10 +41,12 @@ def _has_submitter(rows: Sequence[Row]) -> bool:
 
 
 def type_label(row: Row, stale: bool = False) -> str:
-    """The Type cell: "reported in paper", "scored", or "scored, <stale mark>"."""
+    """The Type cell: "reported in paper", "verified" (evaluated by the leaderboard itself),
+    "self-reported" (uploaded predictions); either of the last two with ", <stale mark>"."""
     if row.kind != SCORED:
         return PAPER_LABEL
-    return f"{SCORED}, {STALE_MARK}" if stale else SCORED
+    label = VERIFIED_LABEL if is_verified(row) else SELF_REPORTED_LABEL
+    return f"{label}, {STALE_MARK}" if stale else label
 
 
 def _row(row: Row, view: str, submitter: bool, stale: bool = False) -> dict[str, Any]:
@@ -68,6 +81,7 @@ def leaderboard_frame(
     view: str = "Overview",
     coverage: str | None = None,
     stale: Collection[int] = (),
+    verified_only: bool = False,
 ) -> pd.DataFrame:
     """One table row per entry, ranked by overall accuracy within each coverage, indexed by
     row key (`rows.key_of`).
@@ -76,10 +90,13 @@ def leaderboard_frame(
     coverage (ties share the best rank), and the table lists the largest coverage first.
     `coverage` (a `coverage_label`) keeps only that coverage; None or ALL_COVERAGES keeps all.
     Scores are in percent (BLEU and chrF in points) with one decimal; NaN where missing.
-    Entries whose id is in `stale` are marked in their Type cell (STALE_MARK).
+    Entries whose id is in `stale` are marked in their Type cell (STALE_MARK). `verified_only`
+    keeps only the entries the leaderboard evaluated itself.
     """
     if view not in VIEWS:
         raise ValueError(f"unknown view {view!r}; one of {', '.join(VIEWS)}")
+    if verified_only:
+        rows = [r for r in rows if is_verified(r)]
     submitter = _has_submitter(rows)
     records = [
         _row(r, view, submitter, r.kind == SCORED and getattr(r, "id", None) in stale) for r in rows

@@ -6,7 +6,7 @@ from __future__ import annotations
 from ...breakdowns import DIMENSIONS, PADDING_SENTENCE
 from ...numbers import MISSING
 from ..paper import PAPER_ROWS
-from ..rows import PAPER_LABEL, SCORED
+from ..rows import PAPER_LABEL, SELF_REPORTED_LABEL, VERIFIED_LABEL
 from .columns import BLEU_PAPER, BLEU_PLAIN, VIEW_DIMENSION, VIEWS
 from .frames import STALE_MARK
 
@@ -63,8 +63,11 @@ def legend(view: str, min_private: int | None = None) -> str:
         )
     lines.append(
         f"**Type**: *{PAPER_LABEL}* rows are the published numbers, never re-scored; "
-        f"*{SCORED}* rows were scored here; *{SCORED}, {STALE_MARK}*: scored with an "
-        "older evaluator version or against gold files corrected since, shown as scored until "
-        "the operator re-scores every entry. Pick a row to see the entry's detail below."
+        f"*{VERIFIED_LABEL}* rows were evaluated by the leaderboard itself (its operator ran the "
+        "model on every item it holds, from an evaluation request); "
+        f"*{SELF_REPORTED_LABEL}* rows were scored here from predictions someone uploaded; "
+        f"*..., {STALE_MARK}*: scored with an older evaluator version or against gold files "
+        "corrected since, shown as they were until the operator re-scores every entry. Pick a "
+        "row to see the entry's detail below."
     )
     return "\n".join(f"- {line}" for line in lines)

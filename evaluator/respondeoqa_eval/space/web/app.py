@@ -33,6 +33,7 @@ from ..views.entry import BREAKDOWN_DATATYPES, breakdown_display  # noqa: E402
 from ..views.frames import ALL_COVERAGES  # noqa: E402
 from ..views.legend import legend  # noqa: E402
 from . import clients, copy  # noqa: E402
+from .requests_tab import request_tab  # noqa: E402
 from .routes import ITEMS_ROUTE, read_routes  # noqa: E402
 
 log = logging.getLogger(__name__)
@@ -71,8 +72,8 @@ def build_app(space: Space) -> gr.Blocks:
     """The Space's Blocks (not launched)."""
     min_private = space.limits.min_private_items
 
-    def board_of(v: Any, cov: Any) -> str:
-        return space.snapshot().board(v, cov)
+    def board_of(v: Any, cov: Any, verified: Any = False) -> str:
+        return space.snapshot().board(v, cov, verified)
 
     def page_after_write(v: Any, cov: Any) -> tuple[Any, ...]:
         """Board, coverage and entry choices after a write (update dicts, not components:
@@ -95,14 +96,18 @@ def build_app(space: Space) -> gr.Blocks:
             with gr.Tab("Leaderboard", id="leaderboard"):
                 with gr.Row():
                     view = gr.Radio(list(VIEWS), value=OVERVIEW, label="Breakdown", elem_id="view")
-                    coverage = gr.Dropdown(
-                        space.snapshot().coverages(),
-                        value=ALL_COVERAGES,
-                        label="Coverage",
-                        elem_id="coverage",
-                        scale=0,
-                        min_width=260,
-                    )
+                    with gr.Column(scale=0, min_width=260):
+                        coverage = gr.Dropdown(
+                            space.snapshot().coverages(),
+                            value=ALL_COVERAGES,
+                            label="Coverage",
+                            elem_id="coverage",
+                        )
+                        verified_only = gr.Checkbox(
+                            False,
+                            label="Verified only: entries the leaderboard evaluated itself",
+                            elem_id="verified-only",
+                        )
                 # the page's config holds no rows: the board's script fetches them
                 board = gr.HTML(
                     "",
@@ -237,6 +242,7 @@ def build_app(space: Space) -> gr.Blocks:
                     withdraw_msg = gr.Textbox(
                         label="Withdrawal", interactive=False, visible=False, elem_id="withdraw-msg"
                     )
+            request_tab(space, READ)
             with gr.Tab("About", id="about"):
                 gr.Markdown(copy.ABOUT)
 
@@ -339,7 +345,8 @@ def build_app(space: Space) -> gr.Blocks:
         def refresh_choices() -> Any:
             return gr.update(choices=space.snapshot().choices())
 
-        view.change(board_of, [view, coverage], [board], api_visibility="private", **READ)
+        board_inputs = [view, coverage, verified_only]
+        view.change(board_of, board_inputs, [board], api_visibility="private", **READ)
         view.change(
             lambda v: legend(view_of(v), min_private),
             [view],
@@ -347,7 +354,8 @@ def build_app(space: Space) -> gr.Blocks:
             api_visibility="private",
             **READ,
         )
-        coverage.change(board_of, [view, coverage], [board], api_visibility="private", **READ)
+        coverage.change(board_of, board_inputs, [board], api_visibility="private", **READ)
+        verified_only.change(board_of, board_inputs, [board], api_visibility="private", **READ)
         board.select(pick_row, None, [detail_pick], api_visibility="private", **READ)
         detail_pick.change(
             show_detail,
@@ -370,7 +378,7 @@ def build_app(space: Space) -> gr.Blocks:
             [submit_msg, submit_ok],
             [submit_msg, breakdown, detail_pick],
             api_visibility="private",
-        )
+        ).then(board_of, board_inputs, [board], api_visibility="private", **READ)
         if space.config.oauth:
             withdraw_btn.click(
                 do_withdraw,
@@ -378,7 +386,7 @@ def build_app(space: Space) -> gr.Blocks:
                 [withdraw_msg, board, coverage, pick, detail_pick],
                 api_visibility="private",
                 concurrency_id="submit",  # a write: in line with submissions
-            )
+            ).then(board_of, board_inputs, [board], api_visibility="private", **READ)
         compare_btn.click(
             do_compare,
             [pick],

@@ -9,8 +9,10 @@ from ...sources import PAPER_BIBTEX
 HEADER = """# RespondeoQA leaderboard
 Latin-English question answering: multiple choice, 1-word short answers, scansion and
 translation, scored with the paper's protocol (Hudspeth, Burns and O'Connor 2026).
-Rows marked *reported in paper* are the published numbers; every other row was scored here.
-Ranks count only among entries scored on the same sources (the *Coverage* column)."""
+Rows marked *reported in paper* are the published numbers; *verified* rows were evaluated by
+the leaderboard itself (see *Request an evaluation*); *self-reported* rows were scored here from
+uploaded predictions. Ranks count only among entries scored on the same sources (the *Coverage*
+column)."""
 
 ABOUT = f"""## The benchmark
 RespondeoQA has 7,829 Latin-English questions from the NJCL Certamen (1996-2009), the National
@@ -66,5 +68,19 @@ also the paired difference per category and the public items where they disagree
 
 DETAIL_HELP = """**Entry detail**: pick an entry here or click its row in the table: its full
 breakdown, what is known about it, and a download of its per-item results on public items."""
+
+REQUEST_HELP = """**Request an evaluation**: name a model on the Hugging Face Hub and the
+leaderboard runs it itself, on its operator's serving engine, with the paper's prompts, on every
+item it holds: the public textbooks and the Certamen and NLE questions, which are never
+redistributed (they go to the operator's engine only). The results appear on the board as
+*verified* entries, one per coverage they rank on. Requests need a Hugging Face login; the
+model must be public; the same model, revision and sampling are run once."""
+
+REQUEST_OFF = """Evaluation requests are off on this leaderboard: they live in its record repo on
+the Hub (`RESPONDEOQA_SPACE_MIRROR`), which is not set."""
+
+REQUESTS_LIST = """**Requests** (everyone's, newest first): *pending* until the operator's worker
+takes one, *running* while it is evaluated, then *finished* with its entries (their numbers are
+in the board's *Entry* column) or *failed* with the reason."""
 
 BOARD_ERROR = '<p class="board-caption">The leaderboard could not be loaded: reload the page.</p>'
