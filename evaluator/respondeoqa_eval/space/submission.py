@@ -1,5 +1,6 @@
 """How predictions become an entry, in one place: the submit form, the operator's `admin add`
-and `admin rescore`, and every entry read back from the record go through `Intake`.
+and `admin rescore`, the worker's verified runs, and every entry read back from the record go
+through `Intake`.
 
 A submission: the quota reservation (form only), the file's size, its predictions, the
 duplicate checks (same bytes, same content), the coverage rule, scoring, and one store

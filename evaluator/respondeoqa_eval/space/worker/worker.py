@@ -478,7 +478,19 @@ class Worker:
 
         self.syncer.push(extra=finished)
         ids = [self.store.find_by_hash(sha).id for sha in shas]
-        log.info("request %s finished: entries %s", request.id, ", ".join(f"#{i}" for i in ids))
+        tokens = (
+            "not counted by the engine"
+            if evaluation.prompt_tokens is None or evaluation.completion_tokens is None
+            else f"{evaluation.prompt_tokens:,} prompt and {evaluation.completion_tokens:,} "
+            "generated tokens"
+        )
+        log.info(
+            "request %s finished: entries %s; %s in %.0f s of answering",
+            request.id,
+            ", ".join(f"#{i}" for i in ids),
+            tokens,
+            evaluation.seconds,
+        )
         return self.ledger.read_now()[1].get(request.id) or request
 
     def _drop_unpushed(self) -> None:
