@@ -127,6 +127,32 @@ def facts_of(info: Any, asked: str) -> ModelFacts:
     )
 
 
+def new_request(
+    facts: ModelFacts,
+    asked_revision: str,
+    preset: str,
+    reasoning: bool,
+    requester: str,
+    limits: Limits,
+    now: float,
+) -> Request:
+    """A pending request for a checked model (the token budget from the limits)."""
+    return Request(
+        id=request_id(facts.model, facts.revision, preset),
+        model=facts.model,
+        revision=facts.revision,
+        asked_revision=asked_revision,
+        preset=preset,
+        reasoning=reasoning,
+        max_new_tokens=limits.reasoning_tokens if reasoning else limits.request_tokens,
+        requester=requester,
+        created=iso(now),
+        licence=facts.licence,
+        parameters=facts.parameters,
+        gated=facts.gated,
+    )
+
+
 @dataclass(frozen=True)
 class RequestOutcome:
     """What the requester sees: a plain-text message, and the request when one is named."""
@@ -221,25 +247,12 @@ class RequestDesk:
             except HubUnavailable as exc:
                 log.warning("model info failed: %s", exc)
                 return _refused("the Hub did not answer; nothing was stored, please try again.")
-            rid = request_id(facts.model, facts.revision, preset_name)
-            existing = self.ledger.requests().get(rid)
+            made = new_request(
+                facts, asked_revision, preset_name, reasoning, username, self.limits, self.clock()
+            )
+            existing = self.ledger.requests().get(made.id)
             if existing is not None:
                 return self._duplicate(existing)
-            budget = self.limits.reasoning_tokens if reasoning else self.limits.request_tokens
-            made = Request(
-                id=rid,
-                model=facts.model,
-                revision=facts.revision,
-                asked_revision=asked_revision,
-                preset=preset_name,
-                reasoning=reasoning,
-                max_new_tokens=budget,
-                requester=username,
-                created=iso(self.clock()),
-                licence=facts.licence,
-                parameters=facts.parameters,
-                gated=facts.gated,
-            )
             try:
                 stored, new = self.ledger.create(made)
             except HubUnavailable as exc:

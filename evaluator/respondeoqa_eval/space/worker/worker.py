@@ -44,9 +44,15 @@ from ...runner.output import PredictionWriter
 from ...runner.prompts import PROMPT_VERSION
 from ..config import Limits
 from ..metadata import clean_metadata
-from ..requests.desk import clean_model_id, clean_revision, facts_of, parameter_text
+from ..requests.desk import (
+    clean_model_id,
+    clean_revision,
+    facts_of,
+    new_request,
+    parameter_text,
+)
 from ..requests.ledger import LostClaim, RequestLedger
-from ..requests.model import FAILED, PRESETS, Request, iso, request_id
+from ..requests.model import FAILED, PRESETS, Request, iso
 from ..store import DuplicateSubmissionError, Store
 from ..store.evaluation import Evaluation
 from ..store.hub import HubUnavailable, model_info
@@ -238,21 +244,7 @@ class Worker:
             raise InputError(f"--model {model}: the Hub did not answer ({exc})") from None
         except Exception as exc:  # ModelNotFound, or a model that cannot be evaluated
             raise InputError(f"--model {model}: {exc}") from None
-        budget = self.limits.reasoning_tokens if reasoning else self.limits.request_tokens
-        made = Request(
-            id=request_id(facts.model, facts.revision, preset),
-            model=facts.model,
-            revision=facts.revision,
-            asked_revision=revision,
-            preset=preset,
-            reasoning=reasoning,
-            max_new_tokens=budget,
-            requester="",
-            created=iso(self.ledger.clock()),
-            licence=facts.licence,
-            parameters=facts.parameters,
-            gated=facts.gated,
-        )
+        made = new_request(facts, revision, preset, reasoning, "", self.limits, self.ledger.clock())
         stored, new = self.ledger.create(made)
         if not new and stored.status == FAILED:
             stored = self.ledger.reopen(stored, "asked again by the operator")
