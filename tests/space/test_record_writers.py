@@ -18,6 +18,7 @@ from respondeoqa_eval.space.metadata import clean_metadata
 from respondeoqa_eval.space.store import Store, entry_path
 from respondeoqa_eval.space.store.evaluation import Evaluation
 from respondeoqa_eval.space.store.hub import HeadMoved
+from respondeoqa_eval.space.store.sync import Syncer
 
 from .helpers import file_records, intake_of, record_repo, stored, syncer_of, write_jsonl
 
@@ -56,6 +57,14 @@ def rows_of(gold, name: str, word: str) -> list[dict[str, str]]:
     return [{"id": r.id, "response": f"Answer: {word}"} for r in file_records(gold, name)]
 
 
+def copy_of(hub: HubStub, gold, folder: Path, name: str) -> tuple[Store, Syncer]:
+    """A writer's own copy of the record (a store and its sync), read once."""
+    store = Store(folder / f"{name}.sqlite3")
+    sync = syncer_of(store, record_repo(hub, folder / f"cache-{name}"), gold)
+    sync.read()
+    return store, sync
+
+
 def ids_in_record(hub: HubStub) -> dict[str, int]:
     return {
         path: json.loads(gzip.decompress(data))["id"]
@@ -74,9 +83,7 @@ def test_a_push_on_a_stale_head_is_refused_and_made_on_the_new_one(
         repo.commit({"b.txt": b"b"}, "two", parent_commit=head)
     assert "b.txt" not in hub.files(RECORD_REPO)
 
-    store = Store(tmp_path / "a.sqlite3")
-    sync = syncer_of(store, repo, public_gold)
-    sync.read()
+    store, sync = copy_of(hub, public_gold, tmp_path, "a")
     stored(intake_of(store, public_gold), tmp_path, rows_of(public_gold, FEET, "dactyl"), "m1")
     hub.put(RECORD_REPO, "elsewhere.txt", b"another writer's commit")  # the head moves
     before = len(hub.requests)
@@ -91,11 +98,8 @@ def test_a_push_on_a_stale_head_is_refused_and_made_on_the_new_one(
 def test_an_id_another_writer_gave_out_first_moves_the_unpushed_entry(
     hub: HubStub, public_gold, tmp_path: Path
 ) -> None:
-    space_store, worker_store = Store(tmp_path / "space.sqlite3"), Store(tmp_path / "w.sqlite3")
-    space_sync = syncer_of(space_store, record_repo(hub, tmp_path / "c1"), public_gold)
-    worker_sync = syncer_of(worker_store, record_repo(hub, tmp_path / "c2"), public_gold)
-    space_sync.read()
-    worker_sync.read()
+    space_store, space_sync = copy_of(hub, public_gold, tmp_path, "space")
+    worker_store, worker_sync = copy_of(hub, public_gold, tmp_path, "worker")
     # the Space accepts a submission (entry #1, waiting in its outbox, its quota attempt counted)
     intake = intake_of(space_store, public_gold)
     path = write_jsonl(tmp_path / "mine.jsonl", rows_of(public_gold, FEET, "dactyl"))
@@ -123,9 +127,7 @@ def test_an_id_another_writer_gave_out_first_moves_the_unpushed_entry(
 def test_a_push_carries_other_files_in_the_same_commit(
     hub: HubStub, public_gold, tmp_path: Path
 ) -> None:
-    store = Store(tmp_path / "a.sqlite3")
-    sync = syncer_of(store, record_repo(hub, tmp_path / "c0"), public_gold)
-    sync.read()
+    store, sync = copy_of(hub, public_gold, tmp_path, "a")
     stored(intake_of(store, public_gold), tmp_path, rows_of(public_gold, FEET, "dactyl"), "m1")
     heads: list[str] = []
 
@@ -143,9 +145,7 @@ def test_a_push_carries_other_files_in_the_same_commit(
 def test_a_verified_entry_keeps_its_evaluation_through_the_record(
     hub: HubStub, public_gold, tmp_path: Path
 ) -> None:
-    store = Store(tmp_path / "a.sqlite3")
-    sync = syncer_of(store, record_repo(hub, tmp_path / "c0"), public_gold)
-    sync.read()
+    store, sync = copy_of(hub, public_gold, tmp_path, "a")
     intake = intake_of(store, public_gold)
     path = write_jsonl(tmp_path / "run.jsonl", rows_of(public_gold, FEET, "dactyl"))
     meta = clean_metadata("org/model-7b", "", "7B", "", Limits())
@@ -154,8 +154,7 @@ def test_a_verified_entry_keeps_its_evaluation_through_the_record(
     with pytest.raises(ValueError, match="only the operator's worker"):
         intake.submit(path, meta, client="hf:alice", evaluation=EVALUATION)
     sync.push()
-    restored = Store(tmp_path / "b.sqlite3")
-    syncer_of(restored, record_repo(hub, tmp_path / "c1"), public_gold).read()
+    restored, _ = copy_of(hub, public_gold, tmp_path, "b")
     assert restored.get(entry.id).evaluation == EVALUATION
 
     # a record file whose evaluation block is forged is not an entry (and costs no other)
@@ -168,8 +167,7 @@ def test_a_verified_entry_keeps_its_evaluation_through_the_record(
         "verified",
     ):
         hub.put(RECORD_REPO, name, gzip.compress(json.dumps({**data, "evaluation": bad}).encode()))
-        fresh = Store(tmp_path / f"forged-{len(hub.commits)}.sqlite3")
-        syncer_of(fresh, record_repo(hub, tmp_path / "c2"), public_gold).read()
+        fresh, _ = copy_of(hub, public_gold, tmp_path, f"forged-{len(hub.commits)}")
         assert fresh.get(entry.id) is None
         [problem] = fresh.record_problems()
         assert problem.reason.startswith("evaluation"), problem.reason

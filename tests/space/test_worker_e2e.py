@@ -24,7 +24,7 @@ from pathlib import Path
 import httpx
 import pytest
 from conftest import require
-from kit.hubstub import RECORD_REPO, TOKEN, HubStub
+from kit.hubstub import RECORD_REPO, HubStub
 from kit.oidcstub import OidcStub
 from kit.space_server import Server, start_server
 from respondeoqa_eval.report import Report
@@ -35,23 +35,13 @@ from synthetic import SECRET_MARKER
 from .helpers import page_board, parse_board
 from .requestkit import MODEL, add_tiny_model, requests_in_record
 from .test_oauth import login
-from .test_record_e2e import wait_for
+from .test_record_e2e import env_for, wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 sync_api = require("playwright.sync_api")
 
 SERVE = "transformers serve {model}@{revision} --host 127.0.0.1 --port {port} --device cpu"
-
-
-def hub_env(hub: HubStub, tmp_path: Path) -> dict[str, str]:
-    return {
-        "HF_ENDPOINT": hub.url,
-        "HF_HUB_OFFLINE": "0",  # the stand-in on 127.0.0.1 is the only Hub reachable
-        "HF_TOKEN": TOKEN,
-        "HF_HOME": str(tmp_path / "hf-home"),
-        "HF_HUB_DISABLE_XET": "1",
-    }
 
 
 @pytest.fixture
@@ -61,11 +51,8 @@ def space(hub: HubStub, private_dir: Path, tmp_path: Path, tiny_model: Path) -> 
     with OidcStub() as oidc:
         env = {
             **oidc.env,
-            **hub_env(hub, tmp_path / "space"),
+            **env_for(hub, tmp_path / "space"),  # no timed pull: the worker asks it to read
             "RESPONDEOQA_SPACE_TRUSTED_PROXIES": "0",
-            "RESPONDEOQA_SPACE_MIRROR": RECORD_REPO,
-            "RESPONDEOQA_SPACE_SYNC_SECONDS": "3600",
-            "RESPONDEOQA_SPACE_PULL_SECONDS": "3600",  # the worker asks it to read (--space-url)
             "RESPONDEOQA_REQUEST_TOKENS": "8",  # a tiny random model: a few tokens are enough
         }
         srv = start_server(private_dir, tmp_path / "space", env_extra=env)
@@ -99,7 +86,7 @@ def request_in(page, model: str, preset_label: str | None = None) -> str:
 def run_worker(
     space: Server, private_dir: Path, work: Path, hub: HubStub, tmp_path: Path
 ) -> subprocess.CompletedProcess:
-    env = {**os.environ, **hub_env(hub, tmp_path / "worker")}
+    env = {**os.environ, **env_for(hub, tmp_path / "worker")}
     cmd = [
         sys.executable, "-m", "respondeoqa_eval.cli", "space", "worker",
         "--repo", RECORD_REPO, "--data-dir", str(private_dir), "--work-dir", str(work),

@@ -97,14 +97,16 @@ def package_of(executable: str) -> tuple[str, str] | None:
     return None
 
 
-def identify(api_base: str, executable: str | None = None) -> tuple[str, str]:
+def identify(
+    api_base: str, executable: str | None = None, headers: dict[str, str] | None = None
+) -> tuple[str, str]:
     """(engine, version) of a running engine: its own answer when it gives one, else the
     package of the command that started it; ("unknown", "") when nothing says."""
     root = _root(api_base)
-    version = _get_json(root + "/version")  # vLLM
+    version = _get_json(root + "/version", headers=headers)  # vLLM
     if isinstance(version, dict) and isinstance(version.get("version"), str):
         return "vllm", version["version"][:40]
-    info = _get_json(root + "/info")  # text-generation-inference
+    info = _get_json(root + "/info", headers=headers)  # text-generation-inference
     if isinstance(info, dict) and isinstance(info.get("version"), str):
         return "text-generation-inference", info["version"][:40]
     if executable:
@@ -262,7 +264,7 @@ class Endpoint:
         if not names:
             raise InputError(f"--api-base {api_base}: the server lists no model")
         self.names = names
-        self.engine, self.version = identify(self.api_base)
+        self.engine, self.version = identify(self.api_base, headers=headers)
 
     def _name_for(self, request: Request) -> str | None:
         for name in self.names:

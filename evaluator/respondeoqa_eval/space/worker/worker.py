@@ -164,6 +164,29 @@ def _public_reason(exc: InputError) -> str:
     return "the run could not be completed; the operator has the logs"
 
 
+def _writer(path: Path, settings: ApiSettings) -> PredictionWriter:
+    """The request's predictions file, open to go on from an earlier attempt's answers; begun
+    again when those were made under another engine name, prompt version or sampling."""
+
+    def open_(overwrite: bool) -> PredictionWriter:
+        return PredictionWriter(
+            path,
+            model=settings.model,
+            prompt_version=PROMPT_VERSION,
+            params=settings.params(),
+            overwrite=overwrite,
+        ).open()
+
+    try:
+        writer = open_(False)
+    except InputError:  # another engine name or prompt version
+        return open_(True)
+    if writer.changed:  # other sampling
+        writer.close()
+        return open_(True)
+    return writer
+
+
 class Worker:
     """Runs evaluation requests (see the module docstring)."""
 
@@ -338,30 +361,9 @@ class Worker:
 
     def _answer(self, records: list, path: Path, settings: ApiSettings) -> None:
         """Every item answered into `path` (resumed when an earlier attempt left rows)."""
-        try:
-            writer = PredictionWriter(
-                path, model=settings.model, prompt_version=PROMPT_VERSION, params=settings.params()
-            ).open()
-        except InputError:  # an earlier attempt on another engine name or prompt version
-            writer = PredictionWriter(
-                path,
-                model=settings.model,
-                prompt_version=PROMPT_VERSION,
-                params=settings.params(),
-                overwrite=True,
-            ).open()
+        writer = _writer(path, settings)
         try:
             done = len({r.id for r in records} & writer.done)
-            if writer.changed:  # other sampling than the rows there: start again
-                writer.close()
-                writer = PredictionWriter(
-                    path,
-                    model=settings.model,
-                    prompt_version=PROMPT_VERSION,
-                    params=settings.params(),
-                    overwrite=True,
-                ).open()
-                done = 0
             log.info("%d items, %d answered already", len(records), done)
             try:
                 run_api(records, writer, settings, _LogProgress(len(records), done))
