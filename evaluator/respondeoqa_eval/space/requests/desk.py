@@ -27,6 +27,8 @@ from ..store.hub import HubUnavailable, ModelNotFound, RemoteFile, model_info
 from .ledger import RequestLedger
 from .model import (
     DEFAULT_PRESET,
+    FAILED,
+    FINISHED,
     PENDING,
     PRESETS,
     RUNNING,
@@ -169,11 +171,11 @@ def _refused(reason: str, request: Request | None = None) -> RequestOutcome:
 def describe(request: Request, now: float) -> str:
     """One line on where a request stands."""
     status = request.shown_status(now)
-    if request.status == "finished" and request.entries:
+    if request.status == FINISHED and request.entries:
         first, *rest = request.entries
         more = f" (and {len(rest)} more, one per coverage it ranks on)" if rest else ""
         return f"finished: entry #{first}{more}"
-    if request.status == "failed":
+    if request.status == FAILED:
         return f"failed: {request.reason}"
     return status
 

@@ -75,6 +75,11 @@ def build_app(space: Space) -> gr.Blocks:
     def board_of(v: Any, cov: Any, verified: Any = False) -> str:
         return space.snapshot().board(v, cov, verified)
 
+    def filtered_after_write(v: Any, cov: Any, verified: Any) -> Any:
+        """The board again after a write when "verified only" is on (the write's own reply
+        holds the whole board)."""
+        return board_of(v, cov, verified) if verified is True else gr.update()
+
     def page_after_write(v: Any, cov: Any) -> tuple[Any, ...]:
         """Board, coverage and entry choices after a write (update dicts, not components:
         building a Dropdown costs more than the rest of the reply)."""
@@ -378,7 +383,7 @@ def build_app(space: Space) -> gr.Blocks:
             [submit_msg, submit_ok],
             [submit_msg, breakdown, detail_pick],
             api_visibility="private",
-        ).then(board_of, board_inputs, [board], api_visibility="private", **READ)
+        ).then(filtered_after_write, board_inputs, [board], api_visibility="private", **READ)
         if space.config.oauth:
             withdraw_btn.click(
                 do_withdraw,
@@ -386,7 +391,7 @@ def build_app(space: Space) -> gr.Blocks:
                 [withdraw_msg, board, coverage, pick, detail_pick],
                 api_visibility="private",
                 concurrency_id="submit",  # a write: in line with submissions
-            ).then(board_of, board_inputs, [board], api_visibility="private", **READ)
+            ).then(filtered_after_write, board_inputs, [board], api_visibility="private", **READ)
         compare_btn.click(
             do_compare,
             [pick],
