@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -25,6 +27,7 @@ import pytest
 from kit.hubstub import RECORD_REPO, TOKEN, HubStub
 from respondeoqa_eval.cli import main
 from respondeoqa_eval.runner.prompts import user_prompt
+from respondeoqa_eval.space.config import Limits
 from respondeoqa_eval.space.requests.model import FAILED, FINISHED, PENDING, RUNNING, Request
 from respondeoqa_eval.space.worker.engine import Endpoint, ServeCommand, StartedEngine
 from runner.chat_server import ChatServer
@@ -46,9 +49,15 @@ def hub_env(hub: HubStub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> di
 
 
 def requested(
-    hub: HubStub, tmp_path: Path, model: str = MODEL, user: str = "alice", preset: str = "paper"
+    hub: HubStub,
+    tmp_path: Path,
+    model: str = MODEL,
+    user: str = "alice",
+    preset: str = "paper",
+    tokens: int = 1024,
 ) -> str:
-    outcome = desk_of(hub, tmp_path / f"desk-{user}").request(model, "main", preset, False, user)
+    desk = desk_of(hub, tmp_path / f"desk-{user}", Limits(request_tokens=tokens))
+    outcome = desk.request(model, "main", preset, False, user)
     assert outcome.ok, outcome.message
     return outcome.request.id
 
@@ -219,7 +228,7 @@ def test_an_engine_that_does_not_start_fails_the_request_with_a_reason(
     never = StartedEngine(
         ServeCommand(
             f"{sys.executable} -m http.server {{port}} --bind 127.0.0.1 "
-            f"--directory {tmp_path}/{{model}}"
+            f"--directory {tmp_path}/{{model}}@{{revision}}"
         ),
         timeout=30,
         poll=1,
@@ -230,6 +239,35 @@ def test_an_engine_that_does_not_start_fails_the_request_with_a_reason(
     assert ended.status == FAILED and ended.id == rid
     assert ended.reason.startswith("the engine did not answer within 30 seconds of starting")
     assert never.proc is None  # stopped
+
+
+def test_an_engine_that_dies_during_the_run_fails_the_request_with_a_reason(
+    hub: HubStub, tiny_model: Path, private_gold, tmp_path: Path, hub_env: dict
+) -> None:
+    """`transformers serve` killed (as by the kernel's OOM killer) after its first answers."""
+    add_tiny_model(hub, tiny_model)
+    rid = requested(hub, tmp_path, tokens=4)
+    engine = StartedEngine(ServeCommand(SERVE), timeout=120, poll=0.5)
+    worker = worker_of(hub, private_gold, tmp_path / "w", engine, max_retries=1, concurrency=2)
+    saved = tmp_path / "w" / "requests" / rid / "predictions.jsonl"
+
+    def kill_after_some_answers() -> None:
+        deadline = time.monotonic() + 120
+        while rows_in(saved) < 20 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        os.killpg(engine.proc.pid, signal.SIGKILL)
+
+    killer = threading.Thread(target=kill_after_some_answers)
+    killer.start()
+    ended = worker.run_once()
+    killer.join(timeout=60)
+    assert ended.status == FAILED and ended.id == rid
+    assert re.fullmatch(
+        r"the engine stopped during the run \(exit status -9\) after [0-9,]+ of 1,214 items; "
+        r"the operator has its log",
+        ended.reason,
+    ), ended.reason
+    assert 20 <= rows_in(saved) < 1214  # the answers so far are kept for a later attempt
 
 
 def test_failed_runs_say_why_without_quoting_anything_private(
@@ -282,7 +320,8 @@ def test_the_operator_seeds_a_reference_entry(
     "args, message",
     [
         (["--api-base", "http://127.0.0.1:9/v1", "--model", MODEL], "--model needs --once"),
-        (["--serve-command", "vllm serve {model}"], "--serve-command: needs {port}"),
+        (["--serve-command", "vllm serve {model} --revision {revision}"], "needs {port}"),
+        (["--serve-command", "vllm serve {model} --port {port}"], "needs {revision}"),
         (["--serve-command", "vllm serve {model} --port {port} {gpus}"], "unknown placeholder"),
         (["--serve-command", "vllm 'serve {model}"], "cannot be split into words"),
         (["--api-base", "http://127.0.0.1:9/v1"], "no answer from http://127.0.0.1:9/v1/models"),

@@ -134,7 +134,7 @@ class ServeCommand:
                 f"--serve-command: unknown placeholder {{{unknown[0]}}}; the placeholders are "
                 + ", ".join(f"{{{p}}}" for p in PLACEHOLDERS)
             )
-        for needed in ("model", "port"):
+        for needed in PLACEHOLDERS:  # {revision}: the engine serves the exact commit asked for
             if needed not in named:
                 raise InputError(f"--serve-command: needs {{{needed}}} (the worker fills it in)")
         self.template = template
