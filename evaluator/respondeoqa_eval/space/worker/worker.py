@@ -220,7 +220,12 @@ class Worker:
     def loop(self, stop: threading.Event) -> None:
         """Run requests until `stop` is set; look again every `poll` seconds when idle."""
         while not stop.is_set():
-            if self.run_once() is None:
+            try:
+                ran = self.run_once()
+            except HubUnavailable as exc:  # an outage: look again later
+                log.warning("the record cannot be read (%s); trying again later", exc)
+                ran = None
+            if ran is None:
                 stop.wait(self.settings.poll)
 
     def run_once(self, only: str | None = None) -> Request | None:
