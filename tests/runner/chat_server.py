@@ -15,6 +15,7 @@ import json
 import threading
 import time
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
@@ -24,7 +25,7 @@ class ChatServer:
         replies: dict[str, str] | None = None,
         delay: float = 0.0,
         models: tuple[str, ...] = ("served-model",),
-        default: str = "No idea.\nAnswer: ?",
+        default: str | Callable[[dict], str] = "No idea.\nAnswer: ?",
     ) -> None:
         self.replies = replies or {}
         self.delay = delay
@@ -106,6 +107,8 @@ class ChatServer:
         if self.delay:
             time.sleep(self.delay)
         content = self.replies.get(user, self.default)
+        if callable(content):  # a reply that depends on the request (its sampling, say)
+            content = content(body)
         words = sum(len(m["content"].split()) for m in body["messages"])
         h._send(
             200,

@@ -134,6 +134,49 @@ def test_two_workers_at_once_run_a_request_once(
     assert len(server.bodies) == 1214
 
 
+def test_the_worker_loop_runs_every_request_and_rides_out_an_outage(
+    hub: HubStub, tiny_model: Path, private_gold, tmp_path: Path
+) -> None:
+    add_tiny_model(hub, tiny_model)
+    first = requested(hub, tmp_path)
+    second = requested(hub, tmp_path, user="bob", preset="greedy")
+    stop = threading.Event()
+
+    def reply(body: dict) -> str:  # the two presets sample differently
+        return "Answer: A" if body.get("temperature") else "Answer: B"
+
+    with ChatServer(models=(MODEL,), default=reply) as server:
+        worker = worker_of(hub, private_gold, tmp_path / "w", Endpoint(server.base), poll=0.01)
+        # the record does not answer (after the client's own retries) when the loop first looks
+        hub.fail("GET", f"/api/datasets/{RECORD_REPO}/revision/main", status=503, times=5)
+
+        def until_both_finished() -> None:
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline and not stop.is_set():
+                states = {request_now(hub, r).status for r in (first, second)}
+                if states == {FINISHED}:
+                    break
+                time.sleep(0.1)
+            stop.set()
+
+        watcher = threading.Thread(target=until_both_finished)
+        watcher.start()
+        worker.loop(stop)
+        watcher.join(timeout=60)
+    assert request_now(hub, first).status == request_now(hub, second).status == FINISHED
+    assert len(server.bodies) == 2 * 1214
+    # another model whose every answer is the same as a stored run's: nothing new to rank
+    add_tiny_model(hub, tiny_model, "tiny-org/copycat")
+    third = requested(hub, tmp_path, "tiny-org/copycat")
+    with ChatServer(models=("tiny-org/copycat",), default=reply) as server:
+        ended = worker_of(hub, private_gold, tmp_path / "w", Endpoint(server.base)).run_once()
+    assert ended.id == third and ended.status == FAILED
+    assert ended.reason == (
+        "every answer of the run is the same as in entries already on the board "
+        "(#1, #2, #3, ...): nothing new to rank"
+    )
+
+
 def test_a_stopped_or_killed_worker_leaves_the_request_to_be_run_again(
     hub: HubStub,
     tiny_model: Path,

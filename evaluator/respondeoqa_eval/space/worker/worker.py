@@ -448,6 +448,7 @@ class Worker:
             self.limits,
         )
         shas: list[str] = []
+        same: list[int] = []  # entries of other runs with exactly these answers
         full = evaluation.run_sources
         for part in coverages(full):
             path = folder / (
@@ -466,10 +467,15 @@ class Worker:
                         "+".join(part),
                         entry.id,
                     )
+                    same.append(entry.id)
                     continue
             shas.append(entry.file_sha256)
         if not shas:
-            raise RunFailed("its predictions are those of entries stored already")
+            shown = ", ".join(f"#{i}" for i in same[:3]) + (", ..." if len(same) > 3 else "")
+            raise RunFailed(
+                f"every answer of the run is the same as in entries already on the board "
+                f"({shown}): nothing new to rank"
+            )
 
         def finished(head: str) -> dict[str, bytes]:
             ids = [self.store.find_by_hash(sha).id for sha in shas]  # after any renumbering
