@@ -109,7 +109,7 @@ def test_the_requests_list_says_where_each_stands() -> None:
     rows = frame.to_dict("records")
     assert rows[0]["Revision"] == "bbbbbbbbbbbb (main)" and rows[0]["Parameters"] == "7.6B"
     assert rows[0]["Reasoning"] == "yes" and rows[0]["Status"] == "pending"
-    assert rows[1]["Status"] == "finished: entry #12 (and 2 more, one per coverage it ranks on)"
+    assert rows[1]["Status"] == "finished: entry #12 (+2 on other coverages)"
     assert rows[2]["Status"] == "failed: the engine exited" and rows[2]["Requested by"] == (
         "operator"
     )

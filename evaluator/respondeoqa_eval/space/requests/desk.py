@@ -173,7 +173,7 @@ def describe(request: Request, now: float) -> str:
     status = request.shown_status(now)
     if request.status == FINISHED and request.entries:
         first, *rest = request.entries
-        more = f" (and {len(rest)} more, one per coverage it ranks on)" if rest else ""
+        more = f" (+{len(rest)} on other coverages)" if rest else ""
         return f"finished: entry #{first}{more}"
     if request.status == FAILED:
         return f"failed: {request.reason}"

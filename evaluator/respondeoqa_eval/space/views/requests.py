@@ -25,6 +25,9 @@ REQUEST_COLUMNS = [
     "Requested",
     "Status",
 ]
+REQUEST_WIDTHS = [
+    "120px", "200px", "170px", "90px", "100px", "110px", "110px", "120px", "110px", "340px",
+]  # fmt: skip
 OPERATOR = "operator"  # who seeded a request the operator made
 
 

@@ -15,7 +15,7 @@ import gradio as gr
 
 from ..requests.model import DEFAULT_PRESET, PRESETS
 from ..service import Space
-from ..views.requests import REQUEST_COLUMNS, requests_frame
+from ..views.requests import REQUEST_COLUMNS, REQUEST_WIDTHS, requests_frame
 from . import copy
 
 
@@ -76,6 +76,7 @@ def request_tab(space: Space, read: dict[str, Any]) -> None:
             datatype=["str"] * len(REQUEST_COLUMNS),
             interactive=False,
             wrap=True,
+            column_widths=REQUEST_WIDTHS,
             label="Requests",
             elem_id="requests-table",
         )
