@@ -16,6 +16,7 @@ from ..requests.model import PRESETS, Request
 REQUEST_COLUMNS = [
     "Request",
     "Model",
+    "Status",
     "Revision",
     "Sampling",
     "Reasoning",
@@ -23,10 +24,9 @@ REQUEST_COLUMNS = [
     "Parameters",
     "Requested by",
     "Requested",
-    "Status",
 ]
 REQUEST_WIDTHS = [
-    "120px", "200px", "170px", "90px", "100px", "110px", "110px", "120px", "110px", "340px",
+    "120px", "200px", "300px", "170px", "90px", "100px", "110px", "110px", "120px", "110px",
 ]  # fmt: skip
 OPERATOR = "operator"  # who seeded a request the operator made
 
@@ -37,6 +37,7 @@ def requests_frame(requests: Sequence[Request], now: float) -> pd.DataFrame:
         {
             "Request": r.id,
             "Model": r.model,
+            "Status": describe(r, now),
             "Revision": r.revision[:12]
             + ("" if r.asked_revision in ("", r.revision) else f" ({r.asked_revision})"),
             "Sampling": r.preset if r.preset in PRESETS else "?",
@@ -45,7 +46,6 @@ def requests_frame(requests: Sequence[Request], now: float) -> pd.DataFrame:
             "Parameters": parameter_text(r.parameters) or "\u2014",
             "Requested by": r.requester or OPERATOR,
             "Requested": r.created[:10],
-            "Status": describe(r, now),
         }
         for r in requests
     ]
