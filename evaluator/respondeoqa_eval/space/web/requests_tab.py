@@ -40,6 +40,7 @@ def request_tab(space: Space, read: dict[str, Any]) -> None:
                 label="Hub model id",
                 placeholder="e.g. Qwen/Qwen2.5-7B-Instruct",
                 max_length=200,
+                min_width=280,  # a row of its own on a phone
                 elem_id="request-model",
             )
             revision = gr.Textbox(
@@ -48,19 +49,18 @@ def request_tab(space: Space, read: dict[str, Any]) -> None:
                 max_length=120,
                 elem_id="request-revision",
             )
-        with gr.Row():
-            preset = gr.Radio(
-                [(p.label, p.name) for p in PRESETS.values()],
-                value=DEFAULT_PRESET,
-                label="Sampling",
-                elem_id="request-preset",
-            )
-            reasoning = gr.Checkbox(
-                False,
-                label=f"Reasoning model: up to {limits.reasoning_tokens:,} new tokens per item "
-                f"(otherwise {limits.request_tokens:,})",
-                elem_id="request-reasoning",
-            )
+        preset = gr.Radio(
+            [(p.label, p.name) for p in PRESETS.values()],
+            value=DEFAULT_PRESET,
+            label="Sampling",
+            elem_id="request-preset",
+        )
+        reasoning = gr.Checkbox(
+            False,
+            label=f"Reasoning model: up to {limits.reasoning_tokens:,} new tokens per item "
+            f"(otherwise {limits.request_tokens:,})",
+            elem_id="request-reasoning",
+        )
         gr.Markdown(
             f"At most {limits.requests_pending} requests per user waiting or running, and "
             f"{limits.requests_per_week} per 7 days."
