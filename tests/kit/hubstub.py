@@ -7,8 +7,14 @@ its request format and its parsing.
 It answers the way the Hub does where that matters here: a new repository starts with the
 Hub's `.gitattributes` commit; files the Hub keeps in LFS (`*.gz` among them, or anything over
 10 MB) get upload mode "lfs", go through the LFS batch endpoint and a PUT of their bytes, and
-are listed with their LFS sha256. And it fails on demand (`fail`): HTTP 5xx (or any status) on
-the next N requests whose method and path match, the Hub's passing outages.
+are listed with their LFS sha256. A commit naming a `parent_commit` that is no longer the head of
+the branch is refused with HTTP 412, as the Hub refuses it ("A commit has happened since"), which
+is what makes a read-then-commit atomic for the record's writers. Model repositories
+(`add_model`) answer the Hub's model info (`/api/models/...`: sha, private, gated, cardData from
+the README's front matter, the parameter count read from the safetensors headers, siblings); a
+private model is "not found" to this token, as to any token without access, and an unknown
+revision is RevisionNotFound. And it fails on demand (`fail`): HTTP 5xx (or any status) on the
+next N requests whose method and path match, the Hub's passing outages.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import struct
 import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -38,12 +45,37 @@ GITATTRIBUTES = b"""*.gz filter=lfs diff=lfs merge=lfs -text
 *.parquet filter=lfs diff=lfs merge=lfs -text
 *.zip filter=lfs diff=lfs merge=lfs -text
 """
-LFS_SUFFIXES = (".gz", ".parquet", ".zip")
+LFS_SUFFIXES = (".gz", ".parquet", ".zip", ".safetensors")
 LFS_OVER = 10 * 1024 * 1024
 
 
 def git_blob_id(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def safetensors_parameters(data: bytes) -> dict[str, int]:
+    """Parameters per dtype from a safetensors file's header (how the Hub counts them)."""
+    (length,) = struct.unpack("<Q", data[:8])
+    header = json.loads(data[8 : 8 + length])
+    counts: dict[str, int] = {}
+    for name, tensor in header.items():
+        if name == "__metadata__":
+            continue
+        n = 1
+        for dim in tensor["shape"]:
+            n *= dim
+        counts[tensor["dtype"]] = counts.get(tensor["dtype"], 0) + n
+    return counts
+
+
+def front_matter(readme: bytes) -> dict:
+    """The YAML front matter of a model card (the Hub's `cardData`)."""
+    import yaml
+
+    text = readme.decode("utf-8")
+    if not text.startswith("---"):
+        return {}
+    return yaml.safe_load(text.split("---", 2)[1]) or {}
 
 
 def lfs_pointer(oid: str, size: int) -> bytes:
@@ -69,6 +101,7 @@ class HubStub:
     requests: list[tuple[str, str]] = field(default_factory=list)  # (method, path) answered
     lfs_objects: dict[str, bytes] = field(default_factory=dict)  # sha256 -> uploaded bytes
     lfs_paths: set[str] = field(default_factory=set)  # "type:id:path" stored through LFS
+    gated: dict[str, str] = field(default_factory=dict)  # "model:id" -> "auto" / "manual"
 
     def fail(self, method: str, path_part: str, status: int = 500, times: int = 1) -> None:
         """Answer the next `times` requests of `method` whose path contains `path_part` with
@@ -135,6 +168,42 @@ class HubStub:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
         self.commits.append(Commit(f"{repo_type}:{repo_id}", "put", [path], []))
+
+    def add_model(
+        self,
+        repo_id: str,
+        folder: Path,
+        *,
+        card: str = "",
+        private: bool = False,
+        gated: str | None = None,
+    ) -> str:
+        """A model repository holding the files of `folder` (and a README with `card` as its
+        text, front matter included) in one commit; its head commit."""
+        base = self.folder("model", repo_id)
+        base.mkdir(parents=True, exist_ok=True)
+        (base / ".gitattributes").write_bytes(GITATTRIBUTES)
+        added = []
+        for path in sorted(Path(folder).rglob("*")):
+            if path.is_file():
+                rel = path.relative_to(folder).as_posix()
+                (base / rel).parent.mkdir(parents=True, exist_ok=True)
+                (base / rel).write_bytes(path.read_bytes())
+                if rel.endswith(LFS_SUFFIXES):
+                    self.lfs_paths.add(f"model:{repo_id}:{rel}")
+                added.append(rel)
+        if card:
+            (base / "README.md").write_text(card, encoding="utf-8")
+            added.append("README.md")
+        self.private[f"model:{repo_id}"] = private
+        if gated:
+            self.gated[f"model:{repo_id}"] = gated
+        self.commits.append(Commit(f"model:{repo_id}", "add model", added, []))
+        return self._head("model", repo_id)
+
+    def head(self, repo_id: str, repo_type: str = "dataset") -> str:
+        """The current head commit of a repository's main branch."""
+        return self._head(repo_type, repo_id)
 
     def _head(self, repo_type: str, repo_id: str) -> str:
         n = sum(1 for c in self.commits if c.repo == f"{repo_type}:{repo_id}")
@@ -241,8 +310,15 @@ class HubStub:
             self.created[f"{repo_type}:{repo_id}"] = req
             self._json(h, 200, {"url": f"{self.url}/{repo_type}s/{repo_id}", "name": repo_id})
             return
+        if method == "GET" and seg[:2] == ["api", "models"] and len(seg) >= 4:
+            if len(seg) == 4 or seg[4] == "revision":
+                self._model_info(h, f"{seg[2]}/{seg[3]}", "/".join(seg[5:]) or "main")
+                return
         if seg[0] == "api" and len(seg) >= 6:
             repo_type, repo_id, action = seg[1].rstrip("s"), f"{seg[2]}/{seg[3]}", seg[4]
+            if repo_type == "model" and self.private.get(f"model:{repo_id}"):
+                self._not_found(h)  # a private model: this token has no access
+                return
             base = self.folder(repo_type, repo_id)
             if not base.is_dir():
                 self._not_found(h)
@@ -303,6 +379,9 @@ class HubStub:
                 f"{seg[1]}/{seg[2]}",
                 "/".join(seg[5:]),
             )
+            if repo_type == "model" and self.private.get(f"model:{repo_id}"):
+                self._not_found(h)
+                return
             target = self.folder(repo_type, repo_id) / file_path
             if not target.is_file():
                 self._send(h, 404, b'{"error":"Entry not found"}', X_Error_Code="EntryNotFound")
@@ -320,6 +399,51 @@ class HubStub:
             return
         self._send(h, 404, b'{"error":"no such endpoint"}')
 
+    def _model_info(self, h, repo_id: str, revision: str) -> None:
+        """GET /api/models/{id}[/revision/{rev}]: what the Hub answers about a model."""
+        base = self.folder("model", repo_id)
+        if not base.is_dir() or self.private.get(f"model:{repo_id}"):
+            self._not_found(h)
+            return
+        head = self._head("model", repo_id)
+        if revision != "main" and not (len(revision) >= 7 and head.startswith(revision)):
+            self._send(
+                h,
+                404,
+                json.dumps({"error": f"Invalid rev id: {revision}"}).encode(),
+                X_Error_Code="RevisionNotFound",
+            )
+            return
+        files = self.files(repo_id, "model", gitattributes=True)
+        card = front_matter(files["README.md"]) if "README.md" in files else {}
+        parameters: dict[str, int] = {}
+        for name, data in files.items():
+            if name.endswith(".safetensors"):
+                for dtype, n in safetensors_parameters(data).items():
+                    parameters[dtype] = parameters.get(dtype, 0) + n
+        info = {
+            "_id": hashlib.sha1(repo_id.encode()).hexdigest()[:24],
+            "id": repo_id,
+            "modelId": repo_id,
+            "author": repo_id.split("/")[0],
+            "sha": head,
+            "private": False,
+            "disabled": False,
+            "gated": self.gated.get(f"model:{repo_id}", False),
+            "downloads": 0,
+            "likes": 0,
+            "library_name": card.get("library_name", "transformers"),
+            "tags": [f"license:{card['license']}"] if card.get("license") else [],
+            "pipeline_tag": card.get("pipeline_tag", "text-generation"),
+            "cardData": card,
+            "siblings": [{"rfilename": p} for p in files],
+            "createdAt": "2026-01-01T00:00:00.000Z",
+            "lastModified": "2026-01-01T00:00:00.000Z",
+        }
+        if parameters:
+            info["safetensors"] = {"parameters": parameters, "total": sum(parameters.values())}
+        self._json(h, 200, info)
+
     def _commit(self, h, repo_type: str, repo_id: str, base: Path, body: bytes) -> None:
         added, deleted, message, lfs = [], [], "", []
         staged: list[tuple[str, bytes | None]] = []
@@ -330,6 +454,18 @@ class HubStub:
             key, value = obj["key"], obj["value"]
             if key == "header":
                 message = value["summary"]
+                parent = value.get("parentCommit")
+                head = self._head(repo_type, repo_id)
+                if parent and not head.startswith(parent):
+                    # what the Hub answers when the branch moved after the client read it
+                    self._send(
+                        h,
+                        412,
+                        json.dumps(
+                            {"error": "A commit has happened since. Please refresh and try again."}
+                        ).encode(),
+                    )
+                    return
             elif key == "file":
                 staged.append((value["path"], base64.b64decode(value["content"])))
             elif key == "lfsFile":

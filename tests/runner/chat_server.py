@@ -4,7 +4,9 @@ It answers from a {user message: reply} table (anything else gets a fixed reply)
 to fail: `faults[user message]` is a list of actions for that message's successive attempts:
 `("status", code, headers)` answers with that HTTP status, `("sleep", seconds)` stalls before
 answering (longer than the client's timeout = a timeout). It records every request, the largest
-number of requests in flight at once, and the Authorization headers it saw.
+number of requests in flight at once, and the Authorization headers it saw. Like the servers it
+stands in for, it lists its models at `GET /v1/models` (`models`) and counts each answer's
+tokens (`usage`: here, words).
 """
 
 from __future__ import annotations
@@ -13,13 +15,22 @@ import json
 import threading
 import time
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 class ChatServer:
-    def __init__(self, replies: dict[str, str] | None = None, delay: float = 0.0) -> None:
+    def __init__(
+        self,
+        replies: dict[str, str] | None = None,
+        delay: float = 0.0,
+        models: tuple[str, ...] = ("served-model",),
+        default: str | Callable[[dict], str] = "No idea.\nAnswer: ?",
+    ) -> None:
         self.replies = replies or {}
         self.delay = delay
+        self.models = models
+        self.default = default
         self.faults: dict[str, list[tuple]] = {}
         self.required_key: str | None = None
         self.lock = threading.Lock()
@@ -47,6 +58,12 @@ class ChatServer:
                     self.wfile.write(data)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (timeout)
+
+            def do_GET(self) -> None:
+                if self.path != "/v1/models":
+                    return self._send(404, {"error": {"message": "not found"}})
+                data = [{"id": m, "object": "model", "owned_by": "test"} for m in server.models]
+                self._send(200, {"object": "list", "data": data})
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", 0))
@@ -89,7 +106,10 @@ class ChatServer:
             time.sleep(action[1])
         if self.delay:
             time.sleep(self.delay)
-        content = self.replies.get(user, "No idea.\nAnswer: ?")
+        content = self.replies.get(user, self.default)
+        if callable(content):  # a reply that depends on the request (its sampling, say)
+            content = content(body)
+        words = sum(len(m["content"].split()) for m in body["messages"])
         h._send(
             200,
             {
@@ -103,6 +123,11 @@ class ChatServer:
                         "message": {"role": "assistant", "content": content},
                     }
                 ],
+                "usage": {
+                    "prompt_tokens": words,
+                    "completion_tokens": len(content.split()),
+                    "total_tokens": words + len(content.split()),
+                },
             },
         )
 

@@ -106,6 +106,10 @@ def test_end_to_end_scored_by_the_evaluator(gold, public_dir, tmp_path):
     }
     assert rows[0]["model"] == "served-model"
     assert rows[0]["params"]["temperature"] == 0.6 and rows[0]["params"]["top_p"] == 0.95
+    # the server's token counts of each answer are kept (what an operator's cost comes from)
+    for row in rows:
+        assert row["usage"]["completion_tokens"] == len(row["response"].split())
+        assert row["usage"]["prompt_tokens"] > 0
     # the request: the paper's sampling and the PROTOCOL messages
     assert body["model"] == "served-model"
     assert body["temperature"] == 0.6 and body["top_p"] == 0.95
@@ -345,9 +349,10 @@ def test_retry_waits_follow_retry_after_and_the_backoff():
             ("status", 503, {}),
             ("status", 500, {}),
         ]
-        content, finish, attempts = _complete(server, settings, "q", slept)
+        content, finish, attempts, usage = _complete(server, settings, "q", slept)
         assert server.attempts["q"] == 4
     assert (content, finish, attempts) == ("Answer: x", "stop", 4)
+    assert usage == {"prompt_tokens": 1, "completion_tokens": 2}  # the server's own counts
     assert len(slept) == 3
     assert slept[0] == 30.0  # Retry-After wins over a backoff of at most 2 s
     # then 2 * 2**1 and 2 * 2**2, both capped at 3, with jitter in the upper half: [1.5, 3]

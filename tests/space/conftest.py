@@ -81,3 +81,14 @@ def hub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("HF_TOKEN", TOKEN)
     yield stub
     stub.stop()
+
+
+@pytest.fixture(scope="session")
+def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny random Llama and its tokenizer in a folder (tests/runner/tiny_model.py)."""
+    from conftest import require
+
+    require("torch")
+    from runner.tiny_model import build_tiny_model
+
+    return build_tiny_model(tmp_path_factory.mktemp("tiny-model"))

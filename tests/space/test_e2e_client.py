@@ -46,7 +46,7 @@ def test_submit_then_row_on_leaderboard(client: Client, public_gold, tmp_path: P
     assert len(mine) == 1
     row = mine[0]
     assert row["Overall accuracy"] == f"{expected:.1f}" and row["Items"] == str(n)
-    assert row["Coverage"] == "Junior Scholarship" and row["Type"] == "submitted"
+    assert row["Coverage"] == "Junior Scholarship" and row["Type"] == "self-reported"
     assert row["Link"] == "https://example.org/m" and row["Params"] == "7B"
     assert int(row["Rank"]) >= 1 and row["_key"].startswith("e:")
     assert row["_coverage"] == "Junior Scholarship"  # its own section

@@ -9,6 +9,7 @@ import math
 from collections import Counter
 
 import pytest
+from respondeoqa_eval.records import Record
 from respondeoqa_eval.report import Accuracy, ItemResult, Report, Score
 from respondeoqa_eval.space import privacy
 
@@ -179,13 +180,38 @@ def test_private_points_of_items() -> None:
     }
 
 
-def test_release_bits_counts_the_values_each_release_can_take() -> None:
-    counts = Counter({("accuracy", "overall", ""): 58, ("accuracy", CONTENT, "grammar"): 40})
-    counts["accuracy", CONTENT, "history"] = 15
-    counts["accuracy", CONTENT, "myth"] = 3  # hidden: closes with history (the smallest)
-    public = Counter({("accuracy", "overall", ""): 20, ("accuracy", CONTENT, "grammar"): 20})
-    # overall: 38 private items -> 3 + 2 values; grammar: 20 private -> 2 + 2 values; history
-    # and myth hidden; the lenient overall beside the overall: 5 values again
-    bits = privacy.release_bits(counts, public, K)
-    assert bits == pytest.approx(math.log2(5) + math.log2(4) + math.log2(5))
-    assert privacy.release_bits(public, public, K) == 0.0  # public items only: nothing
+def _record(i: int, source: str, content: str, category: str) -> Record:
+    return Record(
+        id=f"{source}-{i}",
+        question_id=f"{source}-{i}",
+        question_language="english",
+        answer_language="latin",
+        source=source,
+        source_name=source,
+        source_year=1900,
+        task="short_answer",
+        question_format="short_answer",
+        question_content=content,
+        category=category,
+        difficulty="unknown",
+        question="?",
+        answers=["x"],
+        multihop=False,
+    )
+
+
+def test_release_bits_counts_each_set_of_private_items_once() -> None:
+    private = [_record(i, "certamen", "grammar", "skill") for i in range(20)]
+    private += [_record(i, "certamen", "history", "knowledge") for i in range(20, 35)]
+    private += [_record(i, "certamen", "mythology", "knowledge") for i in range(35, 38)]
+    public = [_record(i, "jun-schol", "grammar", "skill") for i in range(20)]
+    # the 38 private items: overall (and task, format, source, language pair, difficulty,
+    # multihop: the same 38 items, one release) 38 // 10 + 2 = 5 steps, and the lenient
+    # accuracy's 5; grammar's 20 private items (Skill: the same 20) 4; mythology (3) nothing;
+    # history (15; hidden on the board to close mythology's complement, counted all the
+    # same) 3; Knowledge, history + mythology, 18 items: 3
+    bits = privacy.release_bits([*private, *public], K)
+    assert bits == pytest.approx(2 * math.log2(5) + math.log2(4) + 2 * math.log2(3))
+    # fewer items never give a larger bound (every coverage is bounded by all the files)
+    assert privacy.release_bits(private[:30], K) <= bits
+    assert privacy.release_bits(public, K) == 0.0  # public items only: nothing

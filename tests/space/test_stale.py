@@ -11,10 +11,10 @@ from dataclasses import replace
 from pathlib import Path
 
 from respondeoqa_eval.cli import main
+from respondeoqa_eval.space.rows import SELF_REPORTED_LABEL as SCORED_LABEL
 from respondeoqa_eval.space.service import Space, SpaceConfig
 from respondeoqa_eval.space.store import Store
 from respondeoqa_eval.space.views.frames import STALE_MARK
-from respondeoqa_eval.space.views.frames import SUBMITTED as SCORED_LABEL
 
 from .helpers import file_records, k_correct_predictions, write_jsonl
 

@@ -3,7 +3,8 @@
 vLLM, TGI, llama.cpp server, hosted APIs: one POST per item to `{api_base}/chat/completions`,
 `concurrency` requests in flight, retries with exponential backoff and jitter on 429, 5xx,
 timeouts and dropped connections (a `Retry-After` header is honoured). Each answer is written
-as soon as it arrives, so a kill loses only the requests in flight.
+as soon as it arrives, so a kill loses only the requests in flight. The server's own token
+counts of each answer (`usage`), when it gives them, are kept in its row.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import random
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import InputError
 from ..records import Record
@@ -143,12 +144,34 @@ def _error_text(resp: Any) -> str:
     return text[:200] + ("..." if len(text) > 200 else "")
 
 
-def _parse_completion(data: Any) -> tuple[str, str | None]:
+class Completion(NamedTuple):
+    """One answered request: the text, why generation stopped, the attempts it took, and the
+    server's token counts ({"prompt_tokens", "completion_tokens"}; None when not given)."""
+
+    content: str
+    finish_reason: str | None
+    attempts: int
+    usage: dict[str, int] | None = None
+
+
+def _usage(data: Any) -> dict[str, int] | None:
+    usage = data.get("usage") if isinstance(data, dict) else None
+    if not isinstance(usage, dict):
+        return None
+    counts = {
+        k: v
+        for k in ("prompt_tokens", "completion_tokens")
+        if type(v := usage.get(k)) is int and v >= 0
+    }
+    return counts or None
+
+
+def _parse_completion(data: Any) -> tuple[str, str | None, dict[str, int] | None]:
     choice = data["choices"][0]
     content = choice["message"].get("content")
     if content is not None and not isinstance(content, str):
         raise TypeError("message content is not a string")
-    return content or "", choice.get("finish_reason")
+    return content or "", choice.get("finish_reason"), _usage(data)
 
 
 async def complete(
@@ -161,8 +184,8 @@ async def complete(
     settings: ApiSettings,
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     rng: random.Random | None = None,
-) -> tuple[str, str | None, int]:
-    """POST one chat completion with retries: (content, finish_reason, attempts used)."""
+) -> Completion:
+    """POST one chat completion with retries."""
     import httpx
 
     last = ""
@@ -177,8 +200,8 @@ async def complete(
         else:
             if resp.status_code == 200:
                 try:
-                    content, finish = _parse_completion(resp.json())
-                    return content, finish, attempt + 1
+                    content, finish, usage = _parse_completion(resp.json())
+                    return Completion(content, finish, attempt + 1, usage)
                 except (ValueError, KeyError, IndexError, TypeError, AttributeError):
                     last = "malformed response (no choices[0].message.content)"
             elif resp.status_code in RETRY_STATUSES or resp.status_code >= 500:
@@ -246,18 +269,21 @@ async def _run(
             except asyncio.QueueEmpty:
                 return
             body = _request_body(settings, build_messages(rec))
-            content, finish, _ = await complete(
+            answer = await complete(
                 client, url, body, headers, item_id=rec.id, settings=settings, rng=rng
             )
+            extra: dict[str, Any] = {"finish_reason": answer.finish_reason}
+            if answer.usage:
+                extra["usage"] = answer.usage
             row = make_row(
                 rec.id,
                 rec.question_id,
                 rec.question_language,
-                content,
+                answer.content,
                 model=settings.model,
                 prompt_version=PROMPT_VERSION,
                 params=params,
-                finish_reason=finish,
+                **extra,
             )
             await asyncio.to_thread(writer.write, row)
             written += 1

@@ -5,14 +5,22 @@ Where things live:
 - `config.py`: every setting, in one table; `rows.py`: row kinds, keys and labels;
   `paper.py`: the paper's published rows; `metadata.py`: cleaning what submitters type;
   `privacy.py`: what is not shown of private items.
-- `submission.py`: the one path from predictions to a stored entry (form, `admin add`,
-  re-scoring, and the check of every entry read back from the record).
+- `submission.py`: the one path from predictions to a stored entry (form, `admin add`, the
+  worker's verified runs, re-scoring, and the check of every entry read back from the record).
 - `store/`: the SQLite working copy, its schema and blobs, quotas, the record's file format,
-  the Hub repo of record and the sync between them.
+  the Hub repo of record and the sync between them (several writers: compare-and-swap on the
+  head), and a verified entry's `evaluation`.
+- `requests/`: evaluation requests: their record files, the ledger that changes them by
+  compare-and-swap (claims with leases), and the Space's desk (checks, limits, duplicates).
+- `worker/`: the operator's worker (`space worker`): claims requests, serves each model on an
+  engine it starts or one it is given, answers every item with the runner, and stores the run
+  as verified entries through `submission.py`.
 - `readmodel.py`: what every read serves, built once per data version.
 - `views/`: pure functions from rows to tables, board HTML, legend, charts, comparisons, the
   Items view of the item analysis.
 - `service.py`: the composition and the user-facing workflows, without UI.
-- `web/`: the Gradio app (`app.py` wires; each tab beyond the board in its own module), its
-  routes, client identity and upload guards, page copy, static files. `admin.py` and `cli.py`: the command line; `deploy/`: the Hub Space repository.
+- `web/`: the Gradio app (`app.py` wires; each tab beyond the board in its own module: Items,
+  Request an evaluation), its routes, client identity and upload guards, page copy, static
+  files. `admin.py` and `cli.py`: the command line; `deploy/`: the Hub Space repository;
+  `requests/`: evaluation requests; `worker/`: the operator's worker that runs them.
 """

@@ -75,6 +75,8 @@ class Admin:
                 flags.append(f"flagged: {e.flag}")
             if e.answers_extracted:
                 flags.append("answers")
+            if e.verified:
+                flags.append(f"verified:{e.evaluation.request}")
             lines.append(
                 f"#{e.id}\t{e.created[:10]}\t{e.model}\t{e.submitter or '-'}\t"
                 f"{percent_text(e.overall)}\t{','.join(e.sources)}\tv{e.scored_with}\t"

@@ -45,6 +45,10 @@ class Limits:
     upload_disk_mb: int = 2048  # all clients' uploads within upload_keep_minutes: the disk bound
     compare_max_entries: int = 6  # entries one comparison may pick
     compare_cache_mb: int = 64  # memory for comparisons kept between two writes
+    requests_pending: int = 2  # evaluation requests one user may have waiting or running
+    requests_per_week: int = 5  # evaluation requests one user may make in 7 days
+    request_tokens: int = 1024  # new tokens per item in a requested evaluation
+    reasoning_tokens: int = 16384  # the same for a reasoning model
 
     @property
     def max_file_bytes(self) -> int:
@@ -257,7 +261,7 @@ SETTINGS: tuple[Setting, ...] = (
         "RESPONDEOQA_SPACE_MIN_PRIVATE",
         "min_private_items",
         10,
-        "smallest shown group of private items",
+        "private items per step of a released value, and the smallest shown group",
         _integer(1, 1_000_000),
         limit=True,
     ),
@@ -310,6 +314,38 @@ SETTINGS: tuple[Setting, ...] = (
         limit=True,
     ),
     Setting(
+        "RESPONDEOQA_REQUESTS_PENDING",
+        "requests_pending",
+        2,
+        "evaluation requests one user may have pending or running",
+        _integer(1, 1000),
+        limit=True,
+    ),
+    Setting(
+        "RESPONDEOQA_REQUESTS_WEEKLY",
+        "requests_per_week",
+        5,
+        "evaluation requests one user may make in 7 days",
+        _integer(1, 10_000),
+        limit=True,
+    ),
+    Setting(
+        "RESPONDEOQA_REQUEST_TOKENS",
+        "request_tokens",
+        1024,
+        "new tokens per item the operator's worker allows a requested model",
+        _integer(1, 1_000_000),
+        limit=True,
+    ),
+    Setting(
+        "RESPONDEOQA_REQUEST_REASONING_TOKENS",
+        "reasoning_tokens",
+        16384,
+        "the same for a model requested as a reasoning model",
+        _integer(1, 1_000_000),
+        limit=True,
+    ),
+    Setting(
         ENV_GOLD_REPO,
         "gold_repo",
         None,
@@ -346,7 +382,8 @@ SETTINGS: tuple[Setting, ...] = (
         ENV_OAUTH,
         None,
         None,
-        "set by the Hub when the Space has `hf_oauth: true`: submitting needs a login",
+        "set by the Hub when the Space has `hf_oauth: true`: submitting and requesting "
+        "evaluations need a login",
     ),
 )
 """Every variable the Space reads, in the order the tables list them."""

@@ -221,8 +221,10 @@ def _release_score(node: Score, public: int, points: float | None, k: int, hidde
     if hidden or points is None:
         return _hidden_score(node)
     private = node.n - public
-    total = node.score * node.n
-    value = (total - points + step(points, private, k)) / node.n
+    # the public points to 9 decimals (item scores are thirds at the finest): the float
+    # error of score * n depends on the private points too, and must not show in any digit
+    own = round(node.score * node.n - points, 9) + 0.0  # + 0.0: never a negative zero
+    value = min(1.0, max(0.0, (own + step(points, private, k)) / node.n))
     return Score(value, node.n, wilson(value, node.n))
 
 
@@ -347,31 +349,51 @@ def withheld_cells(report: Report) -> int:
     return sum(1 for n in nodes if n is not None and math.isnan(n.score))
 
 
-def release_bits(
-    counts: Mapping[Cell, int], public: Mapping[Cell, int], k: int, nest: Nesting = Nesting()
-) -> float:
-    """The most a stored entry's released values can say about its private items, in bits:
-    log2 of the number of values each released value resting on private items can take,
-    summed (a value resting on q private items takes at most floor(q/k) + 2; BLEU and chrF
-    whole points from 0 to 100). `counts` and `public`: the cell counts of all and of the
-    public items the entry is scored on (`cell_counts`)."""
+def _members(records: Iterable[Record]) -> dict[Cell, frozenset[str]]:
+    """The private items of each report cell (what its released private part is made of)."""
+    members: defaultdict[Cell, set[str]] = defaultdict(set)
+    for r in records:
+        if r.source not in PRIVATE_SOURCES:
+            continue
+        for cell in cell_counts([r]):
+            members[cell].add(r.id)
+    return {cell: frozenset(ids) for cell, ids in members.items()}
+
+
+def release_bits(records: Iterable[Record], k: int) -> float:
+    """The most the released values of an entry scored on `records` (the gold items of the
+    files it covers) can say about its private items, in bits: for every distinct set of
+    private items a released value steps (two values over the same private items, Format and
+    Task of Certamen say, release the same step), log2 of the number of steps it can take
+    (floor(q / k) + 2 for q private items), once more for the lenient accuracy's value over
+    the same items, and BLEU, padded BLEU and chrF in whole points (101 values each) per
+    target language. The values' public parts are the submitter's own.
+
+    Values on fewer than k private items count nothing; those hidden only to close a
+    complement count all the same: so the bound can only grow with the items, and the bound
+    of all the files is the bound of every coverage."""
+    records = list(records)
+    counts, public = cell_counts(records), public_cell_counts(records)
+    members = _members(records)
     private = {cell: n - public.get(cell, 0) for cell, n in counts.items()}
-    by_dim: defaultdict[str, dict[str, int]] = defaultdict(dict)
-    for (kind, dim, group), q in private.items():
-        if kind == "accuracy" and dim != "overall":
-            by_dim[dim][group] = q
-    hide = hidden_groups(by_dim, k, nest)
 
     def levels(q: int) -> float:
         return math.log2(q // k + 2)
 
+    stepped: set[frozenset[str]] = set()
+    lenient: set[frozenset[str]] = set()
     bits = 0.0
-    for (kind, dim, group), q in private.items():
+    for cell, q in private.items():
+        kind, dim, group = cell
         if q < k:
             continue
-        if kind == "accuracy" and (dim == "overall" or group not in hide[dim]):
-            bits += levels(q)
-            if dim in LENIENT_DIMENSIONS:  # the lenient accuracy beside it
+        if kind == "accuracy":
+            items = members[cell]
+            if items not in stepped:
+                stepped.add(items)
+                bits += levels(q)
+            if dim in LENIENT_DIMENSIONS and items not in lenient:
+                lenient.add(items)
                 bits += levels(q)
         elif kind == "bleu" and group == "overall":
             bits += 3 * math.log2(BLEU_LEVELS)  # BLEU, the paper's padded BLEU, chrF

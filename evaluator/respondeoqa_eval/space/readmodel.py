@@ -43,8 +43,9 @@ MAX_PICKS_SENT = 200  # more keys than any picker offers: refused before they ar
 BOARD_ROUTE, CSV_ROUTE = "board", "board.csv"  # GET ?view=...&coverage=... (web/routes.py)
 
 
-def board_query(view: str, coverage: str) -> str:
-    return urllib.parse.urlencode({"view": view, "coverage": coverage})
+def board_query(view: str, coverage: str, verified: bool = False) -> str:
+    query = {"view": view, "coverage": coverage} | ({"verified": "1"} if verified else {})
+    return urllib.parse.urlencode(query)
 
 
 class Snapshot:
@@ -121,24 +122,27 @@ class Snapshot:
 
     # -- tables ----------------------------------------------------------------------------
 
-    def frame(self, view: str, coverage: str) -> pd.DataFrame:
-        """The leaderboard frame of a view and coverage (kept: callers must not change it)."""
+    def frame(self, view: str, coverage: str, verified: bool = False) -> pd.DataFrame:
+        """The leaderboard frame of a view and coverage, of verified entries only when asked
+        (kept: callers must not change it)."""
         return self._once(
-            ("frame", view, coverage),
-            lambda: frames.leaderboard_frame(self.rows, view, coverage, self.stale),
+            ("frame", view, coverage, verified),
+            lambda: frames.leaderboard_frame(
+                self.rows, view, coverage, self.stale, verified_only=verified
+            ),
         )
 
-    def _top(self, view: str, coverage: str) -> pd.DataFrame:
-        df = self.frame(view, coverage)
+    def _top(self, view: str, coverage: str, verified: bool = False) -> pd.DataFrame:
+        df = self.frame(view, coverage, verified)
         return df.groupby("Coverage", sort=False).head(BOARD_MAX_ROWS)
 
-    def board(self, view: object, coverage: object) -> str:
+    def board(self, view: object, coverage: object, verified: object = False) -> str:
         """The board's HTML (its CSV link, caption, record notice and table)."""
-        view, coverage = view_of(view), self.coverage_of(coverage)
+        view, coverage, verified = view_of(view), self.coverage_of(coverage), verified is True
 
         def build() -> str:
-            df = self.frame(view, coverage)
-            top = self._top(view, coverage)
+            df = self.frame(view, coverage, verified)
+            top = self._top(view, coverage, verified)
             shown = (
                 "every coverage, one section each"
                 if coverage == frames.ALL_COVERAGES
@@ -159,24 +163,24 @@ class Snapshot:
                 top,
                 view,
                 caption,
-                csv_href=f"{CSV_ROUTE}?{board_query(view, coverage)}",
+                csv_href=f"{CSV_ROUTE}?{board_query(view, coverage, verified)}",
                 status=self.status,
             )
 
-        return self._once(("board", view, coverage), build)
+        return self._once(("board", view, coverage, verified), build)
 
-    def csv(self, view: object, coverage: object) -> tuple[str, bytes]:
-        """(file name, bytes) of the CSV of a view and coverage: every entry."""
-        view, coverage = view_of(view), self.coverage_of(coverage)
+    def csv(self, view: object, coverage: object, verified: object = False) -> tuple[str, bytes]:
+        """(file name, bytes) of the CSV of a view and coverage: every entry (verified ones
+        only when asked)."""
+        view, coverage, verified = view_of(view), self.coverage_of(coverage), verified is True
 
         def build() -> tuple[str, bytes]:
-            slug = "-".join(
-                "".join(c if c.isalnum() else " " for c in f"{view} {coverage}".lower()).split()
-            )
-            data = frames.to_csv(self.frame(view, coverage)).encode("utf-8")
+            what = f"{view} {coverage}" + (" verified" if verified else "")
+            slug = "-".join("".join(c if c.isalnum() else " " for c in what.lower()).split())
+            data = frames.to_csv(self.frame(view, coverage, verified)).encode("utf-8")
             return f"respondeoqa-leaderboard-{slug}.csv", data
 
-        return self._once(("csv", view, coverage), build)
+        return self._once(("csv", view, coverage, verified), build)
 
     def api(self, view: object, coverage: object) -> dict[str, Any]:
         """Every row of a view and coverage as data: {"view", "coverage", "headers", "data"}."""

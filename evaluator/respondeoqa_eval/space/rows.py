@@ -18,6 +18,8 @@ from ..sources import PUBLIC_SOURCES, SOURCES
 SCORED = "scored"
 PAPER = "paper"
 PAPER_LABEL = PUBLISHED_LABEL
+SELF_REPORTED_LABEL = "self-reported"  # a stored entry scored here from uploaded predictions
+VERIFIED_LABEL = "verified"  # a stored entry the leaderboard's own worker produced
 MAX_ENTRY_ID = 2**31 - 1
 """Entry ids are 1 .. MAX_ENTRY_ID (a record file with another id is refused)."""
 
@@ -35,6 +37,11 @@ class Row(Protocol):
 
 def is_scored(row: Row) -> bool:
     return row.kind == SCORED
+
+
+def is_verified(row: Row) -> bool:
+    """A stored entry evaluated by the leaderboard itself (paper rows and uploads: no)."""
+    return bool(getattr(row, "verified", False))
 
 
 def key_of(row: Row) -> str:

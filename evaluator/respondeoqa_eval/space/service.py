@@ -36,6 +36,8 @@ from . import privacy
 from .config import ENV_GOLD_REPO, SpaceConfig
 from .metadata import clean_metadata, clean_model_info, suggested_fields
 from .readmodel import ReadModel, Snapshot
+from .requests.desk import RequestDesk
+from .requests.ledger import RequestLedger
 from .rows import coverage_label, is_scored, key_of, parse_entry_id, short_label
 from .store import Entry, Store, entry_path
 from .store.hub import HubRepo, HubUnavailable
@@ -143,6 +145,17 @@ class Space:
                 push_interval=config.sync_interval,
                 pull_interval=config.pull_interval,
             )
+        # evaluation requests live in the record too (requests/), read at every pull
+        self.requests: RequestDesk | None = None
+        if self.syncer is not None:
+            self.requests = RequestDesk(
+                RequestLedger(self.syncer.repo),
+                self.limits,
+                closed=self._closed,
+                hub_token=config.hub_token,
+                hub_endpoint=config.hub_endpoint,
+            )
+            self.syncer.readers.append(self.requests.read)
         self._public_by_files: dict[tuple[str, ...], Counter] = {}
         self.nesting = privacy.nesting(self.gold.records)
         self.reads = ReadModel(
@@ -159,6 +172,13 @@ class Space:
             self.gold.has_private,
             config.db,
         )
+        if self.gold.has_private:
+            log.info(
+                "what probing can learn: at most %.1f bits about private answers per stored "
+                "entry (k = %d; README: Safety)",
+                self.release_bound,
+                self.limits.min_private_items,
+            )
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -209,6 +229,12 @@ class Space:
 
     def snapshot(self) -> Snapshot:
         return self.reads.snapshot()
+
+    @cached_property
+    def release_bound(self) -> float:
+        """The most a stored entry's released values can say about this gold's private
+        answers, in bits, whatever its coverage (privacy.release_bits)."""
+        return privacy.release_bits(self.gold.records, self.limits.min_private_items)
 
     def _shown(self, entry: Entry) -> Entry:
         """The entry as every view shows it: values resting on private items released as

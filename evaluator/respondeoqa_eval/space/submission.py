@@ -1,5 +1,6 @@
 """How predictions become an entry, in one place: the submit form, the operator's `admin add`
-and `admin rescore`, and every entry read back from the record go through `Intake`.
+and `admin rescore`, the worker's verified runs, and every entry read back from the record go
+through `Intake`.
 
 A submission: the quota reservation (form only), the file's size, its predictions, the
 duplicate checks (same bytes, same content), the coverage rule, scoring, and one store
@@ -38,6 +39,7 @@ from .store import (
     entry_path,
     sha256_bytes,
 )
+from .store.evaluation import Evaluation
 from .store.quota import content_key
 from .store.record import RecordEntry, RecordError
 
@@ -276,6 +278,7 @@ class Intake:
         submitter: str = "",
         info: ModelInfo | None = None,
         confirmed: bool = True,
+        evaluation: Evaluation | None = None,
     ) -> Accepted:
         """Score and store predictions (InputError with the reason): one file, or several that
         together make one submission (a harness run's logs), a `.zip` of them included.
@@ -284,7 +287,10 @@ class Intake:
         quota and no size limit then; the duplicate checks and the coverage rule always apply.
         Unless `confirmed`, predictions of which most covered items have no answer the paper's
         extraction can read are not stored (NeedsConfirmation) and use no stored-entry slot.
+        `evaluation` (the operator's worker only) makes the entry a verified one.
         """
+        if evaluation is not None and client is not None:
+            raise ValueError("only the operator's worker stores verified entries")
         paths = [Path(files)] if isinstance(files, (str, Path)) else [Path(f) for f in files]
         if not paths:
             raise InputError("no file: upload a predictions file")
@@ -329,6 +335,7 @@ class Intake:
                     submitter=submitter,
                     gold_fingerprint=self.gold_fingerprint,
                     info=info or ModelInfo(),
+                    evaluation=evaluation,
                 )
                 try:
                     entry = self.store.add(sub, report, reservation=reservation, content_key=key)

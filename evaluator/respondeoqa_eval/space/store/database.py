@@ -100,6 +100,7 @@ def _entry(row: Sequence[Any]) -> Entry:
         model_info,
         flag,
         points,
+        evaluation,
     ) = row
     return Entry(
         id=int(id_),
@@ -121,6 +122,7 @@ def _entry(row: Sequence[Any]) -> Entry:
         info=_model_info(model_info),
         flag=flag,
         private_points=_points(points),
+        evaluation=schema.unpack_evaluation(evaluation),
     )
 
 
@@ -374,8 +376,8 @@ class Store:
             "INSERT INTO submissions (id, created, model, link, params, note, file_name,"
             " file_sha256, n_items, sources, report, submitter, hidden, answers_extracted,"
             " evaluator_version, gold_fingerprint, model_info, flag, version, pushed_version,"
-            " record_identity)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
+            " record_identity, evaluation)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)",
             (
                 entry_id,
                 created,
@@ -397,6 +399,7 @@ class Store:
                 flag,
                 0 if record_identity is None else 1,
                 record_identity,
+                schema.pack_evaluation(sub.evaluation),
             ),
         )
         if content_key:
@@ -427,7 +430,37 @@ class Store:
             info=sub.info,
             flag=flag,
             private_points=private_points(report.items),
+            evaluation=sub.evaluation,
         )
+
+    def renumber(self, entry_id: int) -> int:
+        """Give an entry that was never pushed the next free id (its own was given to another
+        writer's entry in the record meanwhile); the new id. Its items, content key and quota
+        attempt follow it, in one transaction."""
+        with self._write() as con:
+            row = con.execute(
+                "SELECT pushed_version, record_identity FROM submissions WHERE id = ?", (entry_id,)
+            ).fetchone()
+            if row is None:
+                raise KeyError(entry_id)
+            if row[0] or row[1] is not None:
+                raise IdTakenError(f"entry #{entry_id} is in the record already")
+            new_id = self._next_id(con)
+            con.execute("PRAGMA defer_foreign_keys = ON")  # parent and children move together
+            con.execute(
+                "UPDATE submissions SET id = ?, version = version + 1 WHERE id = ?",
+                (new_id, entry_id),
+            )
+            for table, column in (
+                ("entry_items", "submission_id"),
+                ("content_keys", "submission_id"),
+                ("attempts", "entry_id"),
+            ):
+                con.execute(
+                    f"UPDATE {table} SET {column} = ? WHERE {column} = ?", (new_id, entry_id)
+                )
+            self._changed(con)
+        return new_id
 
     def _get(self, con: sqlite3.Connection, entry_id: int) -> Entry:
         row = con.execute(

@@ -1,13 +1,20 @@
 """The Space's only door to the Hugging Face Hub: the few `huggingface_hub` calls it makes.
 
-- `HubRepo.commit`: one commit of several added/deleted files (`HfApi.create_commit`)
+- `HubRepo.commit`: one commit of several added/deleted files (`HfApi.create_commit`); with
+  `parent_commit`, refused (`HeadMoved`) when the branch moved since that commit was read
+- `HubRepo.head`: the commit the main branch points to (`HfApi.repo_info`)
 - `HubRepo.list_tree`: every file with its size and content identity (`HfApi.list_repo_tree`)
 - `HubRepo.download`: one file's bytes, refused above a size (`hf_hub_download`)
 - `HubRepo.download_folder`: the files matching patterns (`snapshot_download`)
 - `HubRepo.create`: make the repository if it is missing (`HfApi.create_repo`, exist_ok)
+- `model_info`: a model's public facts at a revision (`HfApi.model_info`), for evaluation
+  requests
 
 A passing fault (HTTP 429 or 5xx, a dropped connection, a timeout) is retried with exponential
 backoff (tenacity; `sleep` injectable for tests); what still fails raises `HubUnavailable`.
+Reading the head, then the tree and files at that head, then committing with that head as
+`parent_commit` is a compare-and-swap: of two writers that read the same head, one commit wins
+and the other gets `HeadMoved` (the Hub's HTTP 412) and reads again.
 Tests point `endpoint` at a local HTTP server that answers like the Hub (tests/kit/hubstub.py).
 """
 
@@ -40,6 +47,16 @@ logging.getLogger("huggingface_hub._commit_api").addFilter(_NoXetNotice())
 
 class HubUnavailable(Exception):
     """The Hub did not answer (after retries) or refused the request; `str()` is one line."""
+
+
+class HeadMoved(HubUnavailable):
+    """A commit with `parent_commit` was refused: someone committed since that head was read
+    (HTTP 412). Read again, then commit on the new head."""
+
+
+class ModelNotFound(Exception):
+    """No such model repository (or a private one: the Hub answers both alike), or no such
+    revision of it; `str()` is one line for the person who asked."""
 
 
 @dataclass(frozen=True)
@@ -84,6 +101,15 @@ def is_transient(exc: BaseException) -> bool:
     return False
 
 
+def _status(exc: BaseException) -> int | None:
+    from huggingface_hub.errors import HfHubHTTPError
+
+    for cause in _causes(exc):
+        if isinstance(cause, HfHubHTTPError):
+            return getattr(getattr(cause, "response", None), "status_code", None)
+    return None
+
+
 def describe(exc: BaseException) -> str:
     """One line about a Hub failure (never a token: the client's messages carry none)."""
     from huggingface_hub.errors import HfHubHTTPError
@@ -93,6 +119,23 @@ def describe(exc: BaseException) -> str:
     what = f"HTTP {status}" if status else type(exc).__name__
     first = str(exc).strip().splitlines()[0][:160] if str(exc).strip() else ""
     return f"{what}: {first}" if first else what
+
+
+def _call(what: str, fn: Callable[[], T], attempts: int, sleep: Callable[[float], None]) -> T:
+    """`fn()`, its passing faults retried with backoff; HeadMoved or HubUnavailable after."""
+    retrying = Retrying(
+        stop=stop_after_attempt(attempts),
+        wait=wait_exponential(multiplier=0.5, max=16),
+        retry=retry_if_exception(is_transient),
+        sleep=sleep,
+        reraise=True,
+    )
+    try:
+        return retrying(fn)
+    except Exception as exc:
+        if _status(exc) == 412:
+            raise HeadMoved(f"{what} refused: the branch moved") from exc
+        raise HubUnavailable(f"{what} failed ({describe(exc)})") from exc
 
 
 class HubRepo:
@@ -124,17 +167,7 @@ class HubRepo:
         return f"HubRepo({self.repo_type}:{self.repo_id})"
 
     def _call(self, what: str, fn: Callable[[], T]) -> T:
-        retrying = Retrying(
-            stop=stop_after_attempt(self.attempts),
-            wait=wait_exponential(multiplier=0.5, max=16),
-            retry=retry_if_exception(is_transient),
-            sleep=self.sleep,
-            reraise=True,
-        )
-        try:
-            return retrying(fn)
-        except Exception as exc:
-            raise HubUnavailable(f"{self!r}: {what} failed ({describe(exc)})") from exc
+        return _call(f"{self!r}: {what}", fn, self.attempts, self.sleep)
 
     def create(self, *, private: bool = True, space_sdk: str | None = None) -> None:
         """Create the repository unless it exists (private by default)."""
@@ -150,9 +183,15 @@ class HubRepo:
         )
 
     def commit(
-        self, files: Mapping[str, bytes], message: str, *, delete: Iterable[str] = ()
+        self,
+        files: Mapping[str, bytes],
+        message: str,
+        *,
+        delete: Iterable[str] = (),
+        parent_commit: str | None = None,
     ) -> str:
-        """Add `files` (path in repo -> bytes) and delete `delete` in ONE commit; its id."""
+        """Add `files` (path in repo -> bytes) and delete `delete` in ONE commit; its id. With
+        `parent_commit`, HeadMoved when the branch no longer points to it."""
         from huggingface_hub import CommitOperationAdd, CommitOperationDelete
 
         deleted = list(delete)
@@ -167,18 +206,31 @@ class HubRepo:
             ]
             ops += [CommitOperationDelete(path_in_repo=p) for p in deleted]
             return self._api.create_commit(
-                self.repo_id, ops, commit_message=message, repo_type=self.repo_type
+                self.repo_id,
+                ops,
+                commit_message=message,
+                repo_type=self.repo_type,
+                parent_commit=parent_commit,
             )
 
         return str(self._call("commit", run).oid)
 
-    def list_tree(self) -> dict[str, RemoteFile]:
-        """Every file of the repository (main branch) by path."""
+    def head(self) -> str:
+        """The commit the main branch points to now."""
+
+        def run() -> str:
+            info = self._api.repo_info(self.repo_id, repo_type=self.repo_type, revision="main")
+            return str(info.sha)
+
+        return self._call("head", run)
+
+    def list_tree(self, revision: str | None = None) -> dict[str, RemoteFile]:
+        """Every file of the repository (main branch, or `revision`) by path."""
 
         def run() -> dict[str, RemoteFile]:
             out = {}
             for node in self._api.list_repo_tree(
-                self.repo_id, recursive=True, repo_type=self.repo_type
+                self.repo_id, recursive=True, repo_type=self.repo_type, revision=revision
             ):
                 blob = getattr(node, "blob_id", None)
                 if blob is None:  # a folder
@@ -194,8 +246,11 @@ class HubRepo:
         """Every file path in the repository (main branch)."""
         return sorted(self.list_tree())
 
-    def download(self, path: str, *, max_bytes: int | None = None) -> bytes:
-        """The bytes of one file of the repository (HubUnavailable above `max_bytes`)."""
+    def download(
+        self, path: str, *, max_bytes: int | None = None, revision: str | None = None
+    ) -> bytes:
+        """The bytes of one file of the repository (main branch, or `revision`; HubUnavailable
+        above `max_bytes`)."""
         from huggingface_hub import hf_hub_download
 
         local = Path(
@@ -205,6 +260,7 @@ class HubRepo:
                     self.repo_id,
                     path,
                     repo_type=self.repo_type,
+                    revision=revision,
                     token=self.token,
                     endpoint=self.endpoint,
                     cache_dir=self.cache_dir,
@@ -240,3 +296,37 @@ class HubRepo:
             if p.is_file() and ".cache" not in p.relative_to(folder).parts
             if p.resolve().is_relative_to(root)
         )
+
+
+def model_info(
+    model_id: str,
+    revision: str,
+    *,
+    token: str | None = None,
+    endpoint: str | None = None,
+    attempts: int = 3,
+    sleep: Callable[[float], None] = time.sleep,
+) -> Any:
+    """huggingface_hub's `ModelInfo` of a model at `revision` (a branch, tag or commit):
+    ModelNotFound when the Hub knows no such public model or revision, HubUnavailable when it
+    does not answer."""
+    from huggingface_hub import HfApi
+    from huggingface_hub.errors import RepositoryNotFoundError, RevisionNotFoundError
+
+    api = HfApi(endpoint=endpoint, token=token)
+    try:
+        return _call(
+            f"model info of {model_id}",
+            lambda: api.model_info(model_id, revision=revision),
+            attempts,
+            sleep,
+        )
+    except HubUnavailable as exc:
+        cause = exc.__cause__
+        if isinstance(cause, RevisionNotFoundError):
+            raise ModelNotFound(f"{model_id} has no revision {revision!r} on the Hub") from None
+        if isinstance(cause, RepositoryNotFoundError) or _status(exc) in (401, 403, 404):
+            raise ModelNotFound(
+                f"the Hub has no public model {model_id} (it does not exist, or it is private)"
+            ) from None
+        raise

@@ -13,6 +13,7 @@ from ...predictions import Predictions
 from ...report import Report
 from ..metadata import ModelInfo
 from ..rows import SCORED
+from .evaluation import Evaluation
 
 PredictionRow = dict[str, str]
 """A kept prediction: {"id", "response"} or {"id", "answer"}."""
@@ -46,6 +47,8 @@ class Submission:
     info: ModelInfo = field(default_factory=ModelInfo)
     rows: tuple[PredictionRow, ...] | None = field(default=None, repr=False)
     """The kept prediction rows (None: none kept, entries stored before schema 3)."""
+    evaluation: Evaluation | None = None
+    """The leaderboard's own run that produced the predictions (None: self-reported)."""
 
     @classmethod
     def of(cls, preds: Predictions, **fields: Any) -> Submission:
@@ -82,8 +85,14 @@ class Entry:
     flag: str = ""  # the operator's public note on the entry ("" when not flagged)
     private_points: Mapping[str, float] = field(default_factory=dict, repr=False)
     """Its points on private items per cell (privacy.private_points): what the board steps."""
+    evaluation: Evaluation | None = field(default=None, repr=False)
 
     kind = SCORED
+
+    @property
+    def verified(self) -> bool:
+        """Evaluated by the leaderboard itself (its worker ran the model), not uploaded."""
+        return self.evaluation is not None
 
     @property
     def overall(self) -> float | None:

@@ -30,6 +30,7 @@ from ...errors import InputError
 from ...report import Report
 from ..metadata import ModelInfo, TextLimits, clean_metadata
 from ..rows import MAX_ENTRY_ID
+from .evaluation import Evaluation, EvaluationError
 from .models import PredictionRow
 
 ENTRY_PREFIX = "entries/"
@@ -122,11 +123,13 @@ class RecordEntry:
     flag: str
     rows: tuple[PredictionRow, ...]
     report: Report  # as the file claims it, items included; not trusted until verified
+    evaluation: Evaluation | None = None  # the leaderboard's own run (verified entries)
 
 
 def to_record(entry: Any, report: Report, rows: list[PredictionRow] | None) -> dict[str, Any]:
-    """An entry (its slim report plus `report`'s items) as the dict of its record file."""
-    return {
+    """An entry (its slim report plus `report`'s items) as the dict of its record file; a
+    verified entry's file also holds its `evaluation`."""
+    data = {
         "format": FORMAT,
         "id": entry.id,
         "created": entry.created,
@@ -146,6 +149,9 @@ def to_record(entry: Any, report: Report, rows: list[PredictionRow] | None) -> d
         "report": entry.report.to_dict(),
         "items": [i.to_dict() for i in report.items],
     }
+    if getattr(entry, "evaluation", None) is not None:
+        data["evaluation"] = entry.evaluation.to_dict()
+    return data
 
 
 def _entry_id(value: Any) -> int:
@@ -248,6 +254,12 @@ def parse(data: dict[str, Any], path: str, limits: TextLimits) -> RecordEntry:
         report = Report.from_dict({**report_data, "items": items})
     except Exception:  # hostile content: any failure of the typed model is the same refusal
         raise RecordError("report: unreadable") from None
+    try:
+        evaluation = (
+            None if data.get("evaluation") is None else Evaluation.from_dict(data["evaluation"])
+        )
+    except EvaluationError as exc:
+        raise RecordError(str(exc)) from None
     return RecordEntry(
         id=_entry_id(data.get("id")),
         created=created,
@@ -265,4 +277,5 @@ def parse(data: dict[str, Any], path: str, limits: TextLimits) -> RecordEntry:
         flag=flag,
         rows=rows,
         report=report,
+        evaluation=evaluation,
     )

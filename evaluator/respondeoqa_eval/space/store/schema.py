@@ -6,7 +6,8 @@ reports; 5: the record's bookkeeping (each entry's record file identity, unreada
 files, the largest id the record gave out), and the never-read `overall` / `client` columns
 dropped; 6: what is known about the model (`model_info`, JSON) and the operator's public flag;
 7: each entry's points on private items per cell (`private_points`, JSON: what the board
-releases in steps, privacy.py), filled from the stored items for older entries.
+releases in steps, privacy.py), filled from the stored items for older entries, and the
+leaderboard's own evaluation of a verified entry (`evaluation`, JSON).
 
 `migrate` runs inside the store's opening `BEGIN IMMEDIATE` transaction: a database is either
 fully migrated or left as it was.
@@ -24,6 +25,7 @@ from ... import jsonl
 from ...report import ItemResult, Report
 from ..privacy import private_points
 from . import compact, quota
+from .evaluation import Evaluation
 
 VERSION = 7
 
@@ -88,18 +90,27 @@ ADDED_COLUMNS = (
     ("model_info", "TEXT NOT NULL DEFAULT '{}'"),  # metadata.ModelInfo as JSON
     ("flag", "TEXT NOT NULL DEFAULT ''"),  # the operator's public note ("" when not flagged)
     ("private_points", "TEXT NOT NULL DEFAULT '{}'"),  # privacy.private_points as JSON
+    ("evaluation", "TEXT NOT NULL DEFAULT ''"),  # evaluation.Evaluation as JSON; '' self-reported
 )
 DROPPED_COLUMNS = ("overall", "client")  # written by versions 1-4, never read
 
 ENTRY_COLUMNS = (
     "id, created, model, link, params, note, file_name, file_sha256, n_items, sources, report,"
     " submitter, hidden, answers_extracted, evaluator_version, gold_fingerprint, model_info, flag,"
-    " private_points"
+    " private_points, evaluation"
 )
 
 
 def pack_report(report: Report) -> bytes:
     return zlib.compress(report.to_json(indent=None).encode("utf-8"), 9)
+
+
+def pack_evaluation(evaluation: Evaluation | None) -> str:
+    return "" if evaluation is None else json.dumps(evaluation.to_dict(), sort_keys=True)
+
+
+def unpack_evaluation(value: str) -> Evaluation | None:
+    return Evaluation.from_dict(json.loads(value)) if value else None
 
 
 def unpack_report(value: bytes | str) -> Report:

@@ -13,6 +13,16 @@
   that stores it; a push sends everything waiting, with the record's index of given-out ids, in
   ONE commit. A push never replaces a record file this store did not read or write itself: such
   a file belongs to an entry this copy does not hold.
+- **Several writers** (the Space, the operator's worker and `space admin`, each with its own
+  copy): a read notes the head commit it read, and a push commits on that head only
+  (`parent_commit`). When another writer committed meanwhile the Hub refuses (`HeadMoved`): the
+  copy reads the record again, and pushes on the new head. An id another writer gave out
+  meanwhile is never given twice: a waiting entry that was never pushed and whose id the record
+  now gives to another entry moves to the next free id (`Store.renumber`). A push may carry
+  other files of the record in the same commit (`push(extra=...)`: a worker finishes its
+  request together with the entries it produced).
+- **Other parts of the record** (`requests/`): `readers` get the listing and its head after
+  every complete read.
 - **Loop** (`Syncer.start`): read until the record has been read once (retrying with backoff),
   then push every `push_interval` seconds and read again every `pull_interval` (or at once
   after `request_pull`), so changes made elsewhere (`space admin --repo`, another process)
@@ -24,7 +34,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
@@ -32,7 +42,7 @@ from ...report import Report
 from ..metadata import TextLimits
 from . import quota, record
 from .database import IdTakenError, RecordProblem, Store, SyncedEntry
-from .hub import HubRepo, HubUnavailable, RemoteFile
+from .hub import HeadMoved, HubRepo, HubUnavailable, RemoteFile
 from .models import DuplicateContentError, DuplicateSubmissionError, Submission
 from .record import RecordEntry, RecordError
 
@@ -42,7 +52,14 @@ Verify = Callable[[RecordEntry], tuple[Report, str]]
 """A record entry's checked report (items included) and the gold fingerprint it was scored
 against; raises RecordError when it cannot be trusted."""
 
+RecordReader = Callable[[dict[str, RemoteFile], str], None]
+"""Reads another part of the record from the listing at a head commit (`requests/`)."""
+
+Extra = Callable[[str], Mapping[str, bytes]]
+"""Other files for the push's commit, made for the head it commits on (after any re-read)."""
+
 OFF, READING, READY, UNAVAILABLE = "off", "reading", "ready", "unavailable"
+PUSH_TRIES = 5  # reads and pushes again when other writers keep committing in between
 
 
 @dataclass(frozen=True)
@@ -106,6 +123,7 @@ class Syncer:
         pull_interval: float = 60.0,
         retry_first: float = 5.0,
         retry_max: float = 300.0,
+        readers: Sequence[RecordReader] = (),
     ) -> None:
         self.store = store
         self.repo = repo
@@ -121,6 +139,8 @@ class Syncer:
         self._wake = threading.Event()  # a pull was requested
         self._thread: threading.Thread | None = None
         self._remote_max_id = 0
+        self.readers: list[RecordReader] = list(readers)
+        self._head: str | None = None  # the commit the last complete read read
 
     # -- status --------------------------------------------------------------------------
 
@@ -138,21 +158,26 @@ class Syncer:
         """Bring the store up to the record (see the module docstring); HubUnavailable when the
         Hub fails, after which the store holds what was read so far and nothing is lost."""
         with self._lock:
-            try:
-                result = self._read()
-            except HubUnavailable as exc:
-                if not self.ready:
-                    self._status = RecordStatus(UNAVAILABLE, str(exc), self._status.problems)
-                raise
-            self._status = RecordStatus(READY, "", len(result.problems))
-            return result
+            return self._read_locked()
+
+    def _read_locked(self) -> ReadResult:
+        try:
+            result = self._read()
+        except HubUnavailable as exc:
+            if not self.ready:
+                self._status = RecordStatus(UNAVAILABLE, str(exc), self._status.problems)
+            raise
+        self._status = RecordStatus(READY, "", len(result.problems))
+        return result
 
     def _read(self) -> ReadResult:
-        tree = self.repo.list_tree()
+        head = self.repo.head()
+        tree = self.repo.list_tree(revision=head)
         result = ReadResult()
         if record.INDEX_PATH in tree:
             try:
-                index = record.unpack_index(self.repo.download(record.INDEX_PATH, max_bytes=4096))
+                blob = self.repo.download(record.INDEX_PATH, max_bytes=4096, revision=head)
+                index = record.unpack_index(blob)
                 self._remote_max_id = index
                 self.store.raise_id_floor(index)
             except (RecordError, HubUnavailable) as exc:
@@ -171,7 +196,7 @@ class Syncer:
             if earlier is not None and earlier.identity == remote.identity:
                 result.problems.append(earlier)  # the same bytes as last time: same verdict
                 continue
-            problem = self._read_one(path, remote, have, result)
+            problem = self._read_one(path, remote, have, result, head)
             if problem is not None:
                 log.warning("record file %s skipped: %s", path, problem.reason)
                 result.problems.append(problem)
@@ -180,6 +205,9 @@ class Syncer:
                 self.store.delete(have.id, in_record=False)  # removed elsewhere
                 result.removed += 1
         self.store.set_record_problems(result.problems)
+        for reader in self.readers:
+            reader(tree, head)
+        self._head = head
         return result
 
     def _read_one(
@@ -188,6 +216,7 @@ class Syncer:
         remote: RemoteFile,
         have: SyncedEntry | None,
         result: ReadResult,
+        head: str,
     ) -> RecordProblem | None:
         """Import or replace one record file; the problem when it cannot become an entry."""
 
@@ -196,7 +225,7 @@ class Syncer:
 
         if remote.size > record.MAX_RECORD_BYTES:
             return problem(f"larger than {record.MAX_RECORD_BYTES // (1024 * 1024)} MB")
-        blob = self.repo.download(path, max_bytes=record.MAX_RECORD_BYTES)
+        blob = self.repo.download(path, max_bytes=record.MAX_RECORD_BYTES, revision=head)
         data: dict = {}
         try:
             data = record.unpack(blob)
@@ -216,6 +245,7 @@ class Syncer:
             gold_fingerprint=fingerprint,
             info=rec.info,
             rows=rec.rows,
+            evaluation=rec.evaluation,
         )
         rescored = fingerprint != rec.gold_fingerprint or report.evaluator.version != (
             rec.report.evaluator.version
@@ -235,7 +265,12 @@ class Syncer:
                 )
                 result.replaced += 1
             else:
-                self._add(rec, sub, report, remote.identity)
+                try:
+                    self._add(rec, sub, report, remote.identity)
+                except IdTakenError:
+                    if not self._give_way(rec.id):
+                        raise
+                    self._add(rec, sub, report, remote.identity)
                 result.added += 1
         except IdTakenError as exc:
             return problem(str(exc), rec.id)
@@ -244,6 +279,21 @@ class Syncer:
         if rescored:  # scored anew here: the record gets the new scores at the next push
             self.store.mark_changed(rec.id)
         return None
+
+    def _give_way(self, entry_id: int) -> bool:
+        """The record gives `entry_id` to another writer's entry: a local entry with that id
+        that was never pushed moves to the next free id (True); one in the record stays."""
+        try:
+            new_id = self.store.renumber(entry_id)
+        except (IdTakenError, KeyError):
+            return False
+        log.warning(
+            "entry #%d (not pushed yet) is now #%d: another writer gave #%d out first",
+            entry_id,
+            new_id,
+            entry_id,
+        )
+        return True
 
     def _add(self, rec: RecordEntry, sub: Submission, report: Report, identity: str) -> None:
         key = quota.content_key_of_rows(rec.rows)
@@ -261,53 +311,72 @@ class Syncer:
 
     # -- push ----------------------------------------------------------------------------
 
-    def push(self) -> int:
-        """Send every waiting entry and deletion in one commit; how many files changed.
-        Nothing is pushed before the record has been read completely once."""
+    def push(self, extra: Extra | None = None) -> int:
+        """Send every waiting entry and deletion (and the `extra` files) in one commit, on the
+        head the last read read; how many entry files changed. When another writer committed
+        since, read again and push on the new head. Nothing is pushed before the record has
+        been read completely once."""
         with self._lock:
             if not self.ready:
+                if extra is not None:
+                    raise HubUnavailable("the record has not been read yet")
                 return 0
-            versions = self.store.pending_pushes()
-            deletes = self.store.pending_deletes()
-            max_id = self.store.max_id()
-            if not versions and not deletes and max_id <= self._remote_max_id:
-                return 0
-            tree = self.repo.list_tree()
-            synced = self.store.synced()
-            files: dict[str, bytes] = {}
-            pushed: list[tuple[int, int]] = []
-            paths: dict[int, str] = {}
-            for entry_id, version in versions:
-                data = self.store.export_record(entry_id)
-                if data is None:  # deleted meanwhile: its deletion is in the outbox
-                    continue
-                path = record.entry_path(data["file_sha256"])
-                mine = synced.get(path)
-                if path in tree and (mine is None or (mine.identity is None and not mine.pushed)):
-                    log.error(
-                        "not pushed: entry #%d's record file %s exists and was not written by "
-                        "this copy; it stays waiting for the operator",
-                        entry_id,
-                        path,
-                    )
-                    continue
-                files[path] = record.pack(data)
-                pushed.append((entry_id, version))
-                paths[entry_id] = path
-            if max_id > self._remote_max_id:
-                files[record.INDEX_PATH] = record.pack_index(max_id)
-            to_delete = [p for p in deletes if p in tree and p not in files]
-            if files or to_delete:
-                self.repo.commit(
-                    files,
-                    f"leaderboard: {len(pushed)} entries updated, {len(to_delete)} removed",
-                    delete=to_delete,
+            for _ in range(PUSH_TRIES):
+                try:
+                    return self._push(extra)
+                except HeadMoved:
+                    log.info("the record changed since it was read: reading it before pushing")
+                    self._read_locked()
+            raise HubUnavailable(f"the record changed during each of {PUSH_TRIES} pushes")
+
+    def _push(self, extra: Extra | None) -> int:
+        versions = self.store.pending_pushes()
+        deletes = self.store.pending_deletes()
+        max_id = self.store.max_id()
+        if not versions and not deletes and max_id <= self._remote_max_id and extra is None:
+            return 0
+        head = self._head
+        tree = self.repo.list_tree(revision=head)
+        synced = self.store.synced()
+        files: dict[str, bytes] = {}
+        pushed: list[tuple[int, int]] = []
+        paths: dict[int, str] = {}
+        for entry_id, version in versions:
+            data = self.store.export_record(entry_id)
+            if data is None:  # deleted meanwhile: its deletion is in the outbox
+                continue
+            path = record.entry_path(data["file_sha256"])
+            mine = synced.get(path)
+            if path in tree and (mine is None or (mine.identity is None and not mine.pushed)):
+                log.error(
+                    "not pushed: entry #%d's record file %s exists and was not written by "
+                    "this copy; it stays waiting for the operator",
+                    entry_id,
+                    path,
                 )
-                self._remote_max_id = max(max_id, self._remote_max_id)
-            after = self.repo.list_tree() if paths else {}
-            identities = {i: after[p].identity for i, p in paths.items() if p in after}
-            self.store.mark_pushed(pushed, deletes, identities)
-            return len(pushed) + len(to_delete)
+                continue
+            files[path] = record.pack(data)
+            pushed.append((entry_id, version))
+            paths[entry_id] = path
+        if max_id > self._remote_max_id:
+            files[record.INDEX_PATH] = record.pack_index(max_id)
+        if extra is not None:
+            files.update(extra(head or ""))
+        to_delete = [p for p in deletes if p in tree and p not in files]
+        new_head = head
+        if files or to_delete:
+            new_head = self.repo.commit(
+                files,
+                f"leaderboard: {len(pushed)} entries updated, {len(to_delete)} removed",
+                delete=to_delete,
+                parent_commit=head,
+            )
+            self._remote_max_id = max(max_id, self._remote_max_id)
+            self._head = new_head
+        after = self.repo.list_tree(revision=new_head) if paths else {}
+        identities = {i: after[p].identity for i, p in paths.items() if p in after}
+        self.store.mark_pushed(pushed, deletes, identities)
+        return len(pushed) + len(to_delete)
 
     def safe_push(self) -> int:
         """`push`, with a failure logged (the outbox keeps everything for the next try)."""

@@ -21,6 +21,7 @@ import pandas as pd
 
 from ...numbers import SMALL_GROUP, SMALL_MARK, count_text, interval_text, is_small, score_text
 from ..metadata import WEIGHTS, params_text
+from ..rows import VERIFIED_LABEL
 from .columns import CI_HIGH, CI_LOW, INFO_COLUMNS, N_SUFFIX, VIEWS
 from .frames import RANK, RANK_HIGH, RANK_LOW
 
@@ -201,6 +202,7 @@ def board_html(
                     "key": key,
                     "kind": "paper" if str(rec["Entry"]) == "paper" else "scored",
                     "made": str(rec["Made with"]),
+                    "verified": "1" if str(rec["Type"]).startswith(VERIFIED_LABEL) else "",
                     "params": "" if _missing(params) else f"{float(params):g}",
                     "weights": next((k for k, v in WEIGHTS.items() if v == rec["Weights"]), ""),
                     "reasoning": str(rec["Reasoning"]),

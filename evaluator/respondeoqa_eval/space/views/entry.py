@@ -38,7 +38,8 @@ from .columns import (
     lenient_gap_cell,
     unanswered_cell,
 )
-from .frames import STALE_MARK, made_with
+from .frames import STALE_MARK, made_with, type_label
+from .verified import evaluation_fields
 
 CI_HEADER = "95% CI"
 BREAKDOWN_COLUMNS = ["Breakdown", "Group", "Score", CI_LOW, CI_HIGH, "Items"]
@@ -178,8 +179,11 @@ def metadata_frame(
         flag = getattr(row, "flag", "")
         if flag:
             fields.append(("Flagged by the operator", flag))
+        fields += [("Entry", f"#{row.id}"), ("Type", type_label(row))]  # type: ignore[attr-defined]
+        evaluation = getattr(row, "evaluation", None)
+        if evaluation is not None:  # a verified entry: the leaderboard's own run, first
+            fields += evaluation_fields(evaluation)
         fields += [
-            ("Entry", f"#{row.id}"),  # type: ignore[attr-defined]
             ("Submitted", getattr(row, "created", "")),
             ("Submitter", getattr(row, "submitter", "")),
             ("Link", getattr(row, "link", "")),
@@ -187,6 +191,7 @@ def metadata_frame(
             ("Made with", made_with(row)),
             ("File", getattr(row, "file_name", "")),
             ("File SHA-256", getattr(row, "file_sha256", "")),
+            ("Gold fingerprint", getattr(row, "gold_fingerprint", "")),
         ]
         if getattr(row, "stale", False) if stale is None else stale:
             fields.append(("Note", f"scored with an {STALE_MARK}"))

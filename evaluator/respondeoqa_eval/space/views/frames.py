@@ -20,7 +20,18 @@ import pandas as pd
 from ...numbers import round1
 from ...provenance import LIGHTEVAL, LM_EVAL, RUNNER
 from ..metadata import WEIGHTS, ModelInfo
-from ..rows import ALL_SOURCES, PAPER_LABEL, SCORED, Row, coverage_label, entry_cell, key_of
+from ..rows import (
+    ALL_SOURCES,
+    PAPER_LABEL,
+    SCORED,
+    SELF_REPORTED_LABEL,
+    VERIFIED_LABEL,
+    Row,
+    coverage_label,
+    entry_cell,
+    is_verified,
+    key_of,
+)
 from .columns import CI_HIGH, CI_LOW, N_SUFFIX, VIEWS, Cell, View
 
 STALE_MARK = "older version/gold: will be re-scored"
@@ -29,8 +40,6 @@ than the running Space's (`Space.is_stale`), until `space admin rescore`."""
 ALL_COVERAGES = "all coverages"
 MOST_ENTRIES = "most entries"
 """The coverage choice that means: the coverage most scored entries share (the default)."""
-SUBMITTED = "submitted"
-
 MADE_WITH = {RUNNER: "runner", LM_EVAL: "lm-eval log", LIGHTEVAL: "lighteval log"}
 """How the predictions were made, from their provenance (a hand-made file says nothing)."""
 HAND_MADE = "file"
@@ -60,10 +69,12 @@ def made_with(row: Row) -> str:
 
 
 def type_label(row: Row, stale: bool = False) -> str:
-    """The Type cell: "reported in paper", "submitted", or "submitted, <stale mark>"."""
+    """The Type cell: "reported in paper", "verified" (evaluated by the leaderboard itself),
+    "self-reported" (uploaded predictions); either of the last two with ", <stale mark>"."""
     if row.kind != SCORED:
         return PAPER_LABEL
-    return f"{SUBMITTED}, {STALE_MARK}" if stale else SUBMITTED
+    label = VERIFIED_LABEL if is_verified(row) else SELF_REPORTED_LABEL
+    return f"{label}, {STALE_MARK}" if stale else label
 
 
 def score_columns(view: View) -> list[str]:
@@ -133,19 +144,24 @@ def _row(row: Row, view: View, stale: bool) -> dict[str, Any]:
 
 def _rank_ranges(df: pd.DataFrame) -> tuple[list[int], list[int]]:
     """The ranks each row could take given the 95% intervals, within its coverage: a row ranks
-    surely below another only when their intervals do not overlap. Rows without an interval
-    (the paper's) get their rank itself."""
+    surely below another only when their intervals do not overlap. A row without an interval
+    (the paper's published numbers) counts as its value alone, and gets its rank itself."""
     low, high = list(df[RANK]), list(df[RANK])
+    at = {pos: i for i, pos in enumerate(df.index)}
     for _, idx in df.groupby("Coverage").groups.items():
         part = df.loc[idx]
-        spans = [
-            (pos, lo, hi)
-            for pos, lo, hi in zip(part.index, part["_low"], part["_high"], strict=True)
-            if lo is not None and hi is not None and not (math.isnan(lo) or math.isnan(hi))
-        ]
-        at = {pos: i for i, pos in enumerate(df.index)}
-        for pos, lo, hi in spans:
-            others = [(lo2, hi2) for p2, lo2, hi2 in spans if p2 != pos]
+        spans = []
+        for pos, score, lo, hi in zip(
+            part.index, part["_score"], part["_low"], part["_high"], strict=True
+        ):
+            if score is None or math.isnan(score):
+                continue
+            has_ci = lo is not None and hi is not None and not (math.isnan(lo) or math.isnan(hi))
+            spans.append((pos, lo if has_ci else score, hi if has_ci else score, has_ci))
+        for pos, lo, hi, has_ci in spans:
+            if not has_ci:
+                continue
+            others = [(lo2, hi2) for p2, lo2, hi2, _ in spans if p2 != pos]
             surely_above = sum(1 for lo2, _ in others if lo2 > hi)
             maybe_above = sum(1 for _, hi2 in others if hi2 >= lo)
             low[at[pos]] = 1 + surely_above
@@ -158,18 +174,23 @@ def leaderboard_frame(
     view: str = "Overview",
     coverage: str | None = None,
     stale: Collection[int] = (),
+    verified_only: bool = False,
 ) -> pd.DataFrame:
     """One table row per entry, ranked by the view's score within each coverage, indexed by row
     key (`rows.key_of`).
 
     Entries scored on different sources are not comparable: `Rank` counts only within the same
     coverage (ties share the best rank), with the range its interval allows (`Rank low/high`);
-    coverages with more submitted entries come first (the default coverage first). `coverage` (a `coverage_label`) keeps only that
-    coverage; None or ALL_COVERAGES keeps all. Scores in percent (BLEU and chrF in points),
-    one decimal, NaN where missing. Entries whose id is in `stale` are marked in their Type.
+    coverages with more submitted entries come first (the default coverage first). `coverage`
+    (a `coverage_label`) keeps only that coverage; None or ALL_COVERAGES keeps all. Scores in
+    percent (BLEU and chrF in points), one decimal, NaN where missing. Entries whose id is in
+    `stale` are marked in their Type. `verified_only` keeps only the entries the leaderboard
+    evaluated itself (ranked among themselves).
     """
     if view not in VIEWS:
         raise ValueError(f"unknown view {view!r}; one of {', '.join(VIEWS)}")
+    if verified_only:
+        rows = [r for r in rows if is_verified(r)]
     spec = VIEWS[view]
     records = [_row(r, spec, r.kind == SCORED and getattr(r, "id", None) in stale) for r in rows]
     if coverage and coverage != ALL_COVERAGES:

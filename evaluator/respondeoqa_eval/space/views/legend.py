@@ -6,7 +6,7 @@ from __future__ import annotations
 from ...breakdowns import DIMENSIONS, PADDING_SENTENCE
 from ...numbers import MISSING, SMALL_GROUP, SMALL_MARK
 from ..paper import PAPER_ROWS
-from ..rows import PAPER_LABEL
+from ..rows import PAPER_LABEL, SELF_REPORTED_LABEL, VERIFIED_LABEL
 from .columns import (
     BLEU_PAPER,
     BLEU_PLAIN,
@@ -15,7 +15,7 @@ from .columns import (
     VIEW_DIMENSION,
     VIEWS,
 )
-from .frames import HAND_MADE, MADE_WITH, STALE_MARK, SUBMITTED
+from .frames import HAND_MADE, MADE_WITH, STALE_MARK
 
 
 def paper_missing(view: str) -> bool:
@@ -90,17 +90,26 @@ def legend(view: str, min_private: int | None = None) -> str:
         f"**{MISSING}**: not reported in the paper (paper rows have no item counts, intervals, "
         f"or BLEU without padding), not covered by the entry's sources, or {hidden}."
     )
+    step = min_private or "k"
+    lines.append(
+        "Values that rest on Certamen or NLE items (never shown item by item) are released "
+        f"with their private part in steps of {step} items and a Wilson interval from their "
+        "counts, so that no probe reads single private answers off the board (README: Safety); "
+        "values on public items only are exact."
+    )
     if paper_missing(view):
         lines.append(
             f"The paper reports no numbers for this breakdown: its rows read {MISSING} here."
         )
     made = ", ".join(f"*{name}*" for name in MADE_WITH.values())
     lines.append(
-        f"**Type**: *{PAPER_LABEL}*: the published numbers, never re-scored; *{SUBMITTED}*: "
-        f"a submitted file scored here; *{STALE_MARK}*: scored with an older evaluator version "
-        "or against gold files corrected since, until the operator re-scores it; ⚑: flagged "
-        f"by the operator (hover for the reason). **Made with**: {made} (from what the file "
-        f"records), or *{HAND_MADE}* when it records nothing. Pick a row to see the entry's "
-        "detail below."
+        f"**Type**: *{PAPER_LABEL}*: the published numbers, never re-scored; "
+        f"*{VERIFIED_LABEL}*: evaluated by the leaderboard itself (its operator ran the model on "
+        "every item it holds, from an evaluation request; **Filters** keep these only); "
+        f"*{SELF_REPORTED_LABEL}*: scored here from predictions someone uploaded; "
+        f"*{STALE_MARK}*: scored with an older evaluator version or against gold files "
+        "corrected since, until the operator re-scores it; ⚑: flagged by the operator (hover "
+        f"for the reason). **Made with**: {made} (from what the file records), or *{HAND_MADE}* "
+        "when it records nothing. Pick a row to see the entry's detail below."
     )
     return "\n".join(f"- {line}" for line in lines)

@@ -34,6 +34,7 @@ from ..views.frames import MOST_ENTRIES
 from ..views.legend import legend
 from . import clients, copy
 from .items_tab import items_tab
+from .requests_tab import request_tab
 from .routes import ITEMS_ROUTE, read_routes
 
 log = logging.getLogger(__name__)
@@ -292,6 +293,7 @@ def build_app(space: Space) -> gr.Blocks:
                     withdraw_msg = gr.Textbox(
                         label="Withdrawal", interactive=False, visible=False, elem_id="withdraw-msg"
                     )
+            request_tab(space, READ)
             with gr.Tab("About", id="about"):
                 gr.Markdown(copy.ABOUT)
 

@@ -11,7 +11,8 @@ HEADER = """# RespondeoQA leaderboard"""
 INTRO = """Latin-English question answering (multiple choice, one-word answers, scansion,
 translation), scored with the paper's protocol (Hudspeth, Burns and O'Connor 2026). Entries
 scored on different sources are ranked apart: one section per coverage. Rows marked *reported
-in paper* are the published numbers; every other row was scored here."""
+in paper* are the published numbers; *verified* rows were evaluated by the leaderboard itself
+(*Request an evaluation*); *self-reported* rows were scored here from uploaded predictions."""
 
 ABOUT = f"""## The benchmark
 RespondeoQA has 7,829 Latin-English questions from the NJCL Certamen (1996-2009), the National
@@ -35,7 +36,12 @@ Certamen and NLE questions are not redistributed.
   {PADDING_SENTENCE} The leaderboard therefore shows **BLEU (paper, padded)** only beside
   **BLEU (no padding)** and **chrF** (character n-gram F-score).
 - Intervals are 95% bootstrap intervals over items (1,000 resamples, seed 12345). Compare uses a
-  paired bootstrap over the items both entries were scored on.
+  paired bootstrap over the public items both entries were scored on.
+- Values that rest on Certamen or NLE items are released with their private part in steps of k
+  items (k = 10 unless the operator sets another) and a Wilson interval from their counts, and
+  hidden when they rest on fewer than k: probing the board cannot read single private answers
+  (the README's Safety section states the bound). `respondeoqa-eval score` on your own copy
+  gives the exact numbers.
 - Numbers: accuracy in %, BLEU and chrF in points, one decimal everywhere (the CSV too);
   "\u2014" marks a value that is not reported in the paper, not covered by the entry's sources,
   or hidden because it rests on too few private items.
@@ -86,5 +92,19 @@ Certamen and NLE items are only counted here. The [whole analysis](item_analysis
 
 DETAIL_HELP = """**Entry detail**: pick an entry here or click its row in the table: its full
 breakdown, what is known about it, and a download of its per-item results on public items."""
+
+REQUEST_HELP = """**Request an evaluation**: name a model on the Hugging Face Hub and the
+leaderboard runs it itself, on its operator's serving engine, with the paper's prompts, on every
+item it holds: the public textbooks and the Certamen and NLE questions, which are never
+redistributed (they go to the operator's engine only). The results appear on the board as
+*verified* entries, one per coverage they rank on. Requests need a Hugging Face login; the
+model must be public; the same model, revision and sampling are run once."""
+
+REQUEST_OFF = """Evaluation requests are off on this leaderboard: they live in its record repo on
+the Hub (`RESPONDEOQA_SPACE_MIRROR`), which is not set."""
+
+REQUESTS_LIST = """**Requests** (everyone's, newest first): *pending* until the operator's worker
+takes one, *running* while it is evaluated, then *finished* with its entries (their numbers are
+in the board's *Entry* column) or *failed* with the reason."""
 
 BOARD_ERROR = '<p class="board-caption">The leaderboard could not be loaded: reload the page.</p>'

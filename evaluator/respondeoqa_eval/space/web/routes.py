@@ -1,7 +1,8 @@
 """The app's own HTTP routes, served outside Gradio (no session, no queue), from the read model.
 
-- `GET /board?view=&coverage=`: the board's HTML, what a page load fetches;
-- `GET /board.csv?view=&coverage=`: the same table as CSV, every entry;
+- `GET /board?view=&coverage=[&verified=1]`: the board's HTML, what a page load fetches
+  (`verified=1`: entries the leaderboard evaluated itself only);
+- `GET /board.csv?view=&coverage=[&verified=1]`: the same table as CSV, every entry;
 - `GET /entry.csv?entry=e:12`: an entry's public per-item results, decided at request time (a
   hidden or withdrawn entry's download answers 404);
 - `GET /item_analysis.csv`: the item analysis of the board's entries on the public items;
@@ -40,12 +41,14 @@ def read_routes(space: Space) -> list[Any]:
 
     def board(request: Any) -> Response:
         q = request.query_params
-        html = space.snapshot().board(q.get("view"), q.get("coverage"))
+        verified = q.get("verified") == "1"
+        html = space.snapshot().board(q.get("view"), q.get("coverage"), verified)
         return HTMLResponse(html, headers=NO_STORE)
 
     def board_csv(request: Any) -> Response:
         q = request.query_params
-        name, data = space.snapshot().csv(q.get("view"), q.get("coverage"))
+        verified = q.get("verified") == "1"
+        name, data = space.snapshot().csv(q.get("view"), q.get("coverage"), verified)
         return Response(data, media_type="text/csv; charset=utf-8", headers=_attachment(name))
 
     def items_csv(request: Any) -> Response:

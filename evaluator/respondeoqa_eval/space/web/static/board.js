@@ -9,7 +9,6 @@
 // Listeners sit on the root, which Gradio keeps when a new table arrives (another view or
 // coverage); sort, filters and picked columns are applied again then, and the picks are kept
 // in localStorage.
-const VERIFIED = "leaderboard run";  // frames.py: how entries the leaderboard ran are made
 const state = {query: "", sortCol: null, sortDir: 1, filters: {paper: true}, cols: {}};
 try {
   state.cols = JSON.parse(localStorage.getItem("respondeoqa-columns") || "{}");
@@ -32,7 +31,7 @@ function keep(tr) {
   const q = state.query.trim().toLowerCase();
   if (q !== "" && !tr.textContent.toLowerCase().includes(q)) return false;
   if (!f.paper && d.kind === "paper") return false;
-  if (f.verified && d.made !== VERIFIED) return false;
+  if (f.verified && d.verified !== "1") return false;
   if (f.weights && d.weights !== f.weights) return false;
   if (f.reasoning && d.reasoning !== f.reasoning) return false;
   const size = d.params === "" ? null : Number(d.params);
@@ -46,6 +45,14 @@ function keep(tr) {
 
 function filterRows() {
   for (const tr of rows()) tr.hidden = !keep(tr);
+  // the download matches: the board route and its CSV take verified=1 (ranked among them)
+  const csv = element.querySelector("a.board-csv");
+  if (csv) {
+    const url = new URL(csv.getAttribute("href"), location.href);
+    if (state.filters.verified) url.searchParams.set("verified", "1");
+    else url.searchParams.delete("verified");
+    csv.setAttribute("href", url.href);
+  }
   for (const body of sections()) {
     const shown = body.querySelectorAll("tr[data-key]:not([hidden])").length;
     body.hidden = shown === 0;
@@ -126,6 +133,9 @@ element.addEventListener("change", (e) => {
   if (e.target.tagName === "SELECT") e.target.dispatchEvent(new Event("input", {bubbles: true}));
 });
 element.addEventListener("click", (e) => {
+  for (const menu of element.querySelectorAll("details.board-menu[open]")) {
+    if (!menu.contains(e.target)) menu.open = false;  // a click elsewhere closes a menu
+  }
   const th = e.target.closest("table.board thead th[data-heading]");
   if (th) {
     const col = Number(th.dataset.heading);

@@ -1,0 +1,3 @@
+"""The operator's worker (`respondeoqa-eval space worker`): claims evaluation requests from the
+record, serves each model on the operator's engine (`engine.py`), answers every item with the
+runner, and stores the run as verified entries (`worker.py`); `cli.py` is its command line."""

@@ -1,0 +1,240 @@
+"""`respondeoqa-eval space worker`: the operator's worker on the operator's GPU machine."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import socket
+import threading
+from pathlib import Path
+
+from ...errors import InputError
+from ..requests.model import DEFAULT_PRESET, FINISHED, PRESETS
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add `space worker`."""
+    w = sub.add_parser(
+        "worker",
+        help="the operator's worker: run the evaluation requests on a serving engine",
+        description="Claim evaluation requests from the record repo, serve each model on the "
+        "operator's engine (started per request with --serve-command, or the given "
+        "--api-base), answer every item of --data-dir and the public files with the paper's "
+        "prompts, and store the results as verified entries. Needs $HF_TOKEN with write "
+        "access to the record repo.",
+    )
+    w.add_argument("--repo", required=True, help="the record repo (ORG/NAME, a Hub dataset)")
+    w.add_argument(
+        "--data-dir",
+        type=Path,
+        default=None,
+        help="the operator's folder with the private Certamen / NLE files (their questions go "
+        "only to this worker's engine); the public files are downloaded and verified",
+    )
+    engine = w.add_mutually_exclusive_group(required=True)
+    engine.add_argument(
+        "--serve-command",
+        metavar="CMD",
+        help="the engine started for each request, with {model}, {revision} and {port}, "
+        "e.g. 'vllm serve {model} --revision {revision} --tensor-parallel-size 4 --port {port}'",
+    )
+    engine.add_argument(
+        "--api-base",
+        metavar="URL",
+        help="an engine the operator runs (vLLM, TGI, an Inference Endpoint), e.g. "
+        "http://gpu-host:8000/v1: only requests for the models it lists are taken",
+    )
+    w.add_argument(
+        "--api-key-env",
+        metavar="VAR",
+        help="environment variable with the engine's API key (an Inference Endpoint: HF_TOKEN)",
+    )
+    w.add_argument(
+        "--work-dir",
+        type=Path,
+        default=Path("worker_data"),
+        help="this worker's copy of the record, and per request its predictions, the engine's "
+        "log and its own (default worker_data)",
+    )
+    w.add_argument("--once", action="store_true", help="run one request, then stop")
+    w.add_argument(
+        "--model",
+        metavar="ID",
+        help="with --once: evaluate this Hub model as the operator (a reference entry)",
+    )
+    w.add_argument("--revision", default="main", help="with --model (default main)")
+    w.add_argument("--preset", choices=list(PRESETS), default=DEFAULT_PRESET, help="with --model")
+    w.add_argument("--reasoning", action="store_true", help="with --model: the larger budget")
+    w.add_argument("--worker-id", default=None, help="default: HOSTNAME-PID")
+    w.add_argument(
+        "--poll", type=float, default=60.0, help="seconds between looks when idle (default 60)"
+    )
+    w.add_argument(
+        "--lease",
+        type=float,
+        default=900.0,
+        help="seconds a claim holds without renewal; a stopped worker's request is run again "
+        "after it (default 900)",
+    )
+    w.add_argument(
+        "--engine-timeout",
+        type=float,
+        default=1800.0,
+        help="seconds an engine may take to start (default 1800)",
+    )
+    w.add_argument(
+        "--max-unanswered",
+        type=float,
+        default=0.5,
+        help="largest share of empty answers before a run fails (default 0.5)",
+    )
+    w.add_argument("--max-attempts", type=int, default=3, help="claims of one request (default 3)")
+    w.add_argument("--concurrency", type=int, default=32, help="requests in flight (default 32)")
+    w.add_argument(
+        "--timeout", type=float, default=600.0, help="seconds per item request (default 600)"
+    )
+    w.add_argument(
+        "--space-url",
+        default=None,
+        help="ask this running Space to read the record after each request (its own "
+        "$HF_TOKEN authorises it); it does every $RESPONDEOQA_SPACE_PULL_SECONDS anyway",
+    )
+    w.set_defaults(func=run_worker)
+
+
+def _check(args: argparse.Namespace) -> None:
+    if args.model and not args.once:
+        raise InputError("--model needs --once (seed one reference entry, then stop)")
+    for name, low in (("poll", 1), ("lease", 30), ("engine_timeout", 1), ("timeout", 1)):
+        if getattr(args, name) < low:
+            raise InputError(f"--{name.replace('_', '-')} must be at least {low} seconds")
+    if not 0 <= args.max_unanswered <= 1:
+        raise InputError("--max-unanswered must be a share from 0 to 1")
+    if args.max_attempts < 1 or args.concurrency < 1:
+        raise InputError("--max-attempts and --concurrency must be at least 1")
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def run_worker(args: argparse.Namespace) -> int:
+    """Build the worker from the options and run it (see `Worker`)."""
+    _check(args)
+    from ..cli import _notify
+    from ..config import SpaceConfig
+    from ..requests.ledger import RequestLedger
+    from ..service import _gold_of
+    from ..store import Store
+    from ..store.hub import HubRepo, HubUnavailable
+    from ..store.sync import Syncer
+    from ..submission import Intake
+    from .engine import Endpoint, ServeCommand, StartedEngine
+    from .worker import Worker, WorkerSettings
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
+    for chatty in ("httpx", "httpx2"):  # a line per HTTP request: thousands per run
+        logging.getLogger(chatty).setLevel(logging.WARNING)
+    config = SpaceConfig.from_env(data_dir=args.data_dir, mirror_repo=args.repo)
+    if not config.hub_token:
+        raise InputError("$HF_TOKEN: the worker needs a token that can write the record repo")
+    api_key = None
+    if args.api_key_env:
+        api_key = os.environ.get(args.api_key_env)
+        if not api_key:
+            raise InputError(f"--api-key-env {args.api_key_env}: that variable is not set")
+    engine = (
+        Endpoint(args.api_base, api_key)
+        if args.api_base
+        else StartedEngine(ServeCommand(args.serve_command), timeout=args.engine_timeout)
+    )
+    work = args.work_dir
+    if work.exists() and not work.is_dir():
+        raise InputError(f"--work-dir {work}: not a folder")
+    work.mkdir(parents=True, exist_ok=True)
+    store = Store(work / "record.sqlite3")
+    gold = _gold_of(config)
+    intake = Intake(
+        store,
+        gold,
+        limits=config.limits,
+        bootstrap=config.bootstrap,
+        min_coverage=config.min_coverage,
+    )
+    repo = HubRepo(config.mirror_repo, token=config.hub_token, endpoint=config.hub_endpoint)
+    settings = WorkerSettings(
+        worker_id=args.worker_id or f"{socket.gethostname()}-{os.getpid()}",
+        lease=args.lease,
+        poll=args.poll,
+        max_unanswered=args.max_unanswered,
+        max_attempts=args.max_attempts,
+        concurrency=args.concurrency,
+        request_timeout=args.timeout,
+        api_key=api_key,
+        hub_endpoint=config.hub_endpoint,
+        hub_token=config.hub_token,
+    )
+
+    def notify() -> None:
+        if args.space_url:
+            note = _notify(args.space_url, config.hub_token)
+            if note:
+                logging.getLogger(__name__).info(note.lstrip("; "))
+
+    worker = Worker(
+        store=store,
+        syncer=Syncer(store, repo, verify=intake.verify, limits=config.limits),
+        intake=intake,
+        ledger=RequestLedger(repo),
+        gold=gold,
+        engine=engine,
+        settings=settings,
+        work_dir=work,
+        limits=config.limits,
+        notify=notify,
+    )
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _interrupt)  # stopped like Ctrl-C: the request goes back
+    try:
+        try:
+            repo.create(private=True)  # the Space makes it too, whichever starts first
+            worker.start()
+        except HubUnavailable as exc:
+            raise InputError(f"cannot read the record: {exc}") from None
+        print(
+            f"worker {settings.worker_id}: {len(gold):,} items "
+            f"({'with' if gold.has_private else 'without'} private files), record {args.repo}",
+            flush=True,
+        )
+        if args.once:
+            only = None
+            if args.model:
+                seeded = worker.seed(args.model, args.revision, args.preset, args.reasoning)
+                print(f"request {seeded.id}: {seeded.model} at {seeded.revision[:12]}", flush=True)
+                if seeded.status == FINISHED:
+                    print("evaluated already:", flush=True)
+                    return _report(seeded)
+                only = seeded.id
+            ended = worker.run_once(only=only)
+            if ended is None:
+                print("no request is waiting", flush=True)
+                return 0
+            return _report(ended)
+        worker.loop(threading.Event())
+    except KeyboardInterrupt:
+        print("respondeoqa-eval: worker stopped; its request (if any) is pending again")
+        return 130
+    return 0
+
+
+def _report(request) -> int:
+    """Say how a request ended; the exit status (0 finished, 1 not)."""
+    if request.status == FINISHED:
+        entries = ", ".join(f"#{e}" for e in request.entries)
+        print(f"request {request.id} finished: entries {entries}", flush=True)
+        return 0
+    why = f": {request.reason}" if request.reason else " (see the log above)"
+    print(f"request {request.id} {request.status}{why}", flush=True)
+    return 1

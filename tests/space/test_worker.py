@@ -1,0 +1,384 @@
+"""The operator's worker (`space worker`) against the Hub stand-in's record and real engines:
+`transformers serve` (started per request, or failing to start), a plain HTTP server that never
+becomes ready, and the chat-completions stand-in as the operator's own endpoint (`--api-base`).
+
+Two workers started at once run a request once; a worker stopped (SIGTERM) gives its request
+back, one killed (SIGKILL) holds it until its lease runs out, then another takes it and goes on
+from the saved answers; an engine that does not start, a run with too many empty answers, or an
+engine refusing an item end the request as failed with a plain reason that quotes nothing
+private, the logs kept for the operator; the operator seeds a reference entry with `--once
+--model`; bad worker options are one line each. Clocks are injected where a lease or a start-up
+timeout is waited for.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from kit.hubstub import RECORD_REPO, TOKEN, HubStub
+from respondeoqa_eval.cli import main
+from respondeoqa_eval.runner.prompts import user_prompt
+from respondeoqa_eval.space.config import Limits
+from respondeoqa_eval.space.requests.model import FAILED, FINISHED, PENDING, RUNNING, Request
+from respondeoqa_eval.space.worker.engine import Endpoint, ServeCommand, StartedEngine
+from runner.chat_server import ChatServer
+from synthetic import SECRET_MARKER
+
+from .requestkit import MODEL, add_tiny_model, desk_of, requests_in_record, worker_of
+
+pytestmark = pytest.mark.slow
+
+SERVE = "transformers serve {model}@{revision} --host 127.0.0.1 --port {port} --device cpu"
+
+
+@pytest.fixture
+def hub_env(hub: HubStub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """The environment an engine or a worker process gets: the stand-in as the only Hub."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf-home"))
+    return dict(os.environ)
+
+
+def requested(
+    hub: HubStub,
+    tmp_path: Path,
+    model: str = MODEL,
+    user: str = "alice",
+    preset: str = "paper",
+    tokens: int = 1024,
+) -> str:
+    desk = desk_of(hub, tmp_path / f"desk-{user}", Limits(request_tokens=tokens))
+    outcome = desk.request(model, "main", preset, False, user)
+    assert outcome.ok, outcome.message
+    return outcome.request.id
+
+
+def request_now(hub: HubStub, rid: str) -> Request:
+    return Request.from_dict(requests_in_record(hub)[rid])
+
+
+def worker_cmd(work: Path, private_dir: Path, *extra: str) -> list[str]:
+    return [
+        sys.executable, "-m", "respondeoqa_eval.cli", "space", "worker",
+        "--repo", RECORD_REPO, "--data-dir", str(private_dir), "--work-dir", str(work), *extra,
+    ]  # fmt: skip
+
+
+def rows_in(path: Path) -> int:
+    return path.read_bytes().count(b"\n") if path.exists() else 0
+
+
+def wait_for_rows(proc: subprocess.Popen, path: Path, rows: int) -> None:
+    """Until the running worker has saved `rows` answers (it must not end first)."""
+    deadline = time.monotonic() + 120
+    while rows_in(path) < rows:
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "the worker saved no answers"
+        time.sleep(0.05)
+
+
+class Clock:
+    """A clock the test moves: `sleep` advances it instead of waiting."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
+def test_two_workers_at_once_run_a_request_once(
+    hub: HubStub, tiny_model: Path, private_dir: Path, tmp_path: Path, hub_env: dict
+) -> None:
+    add_tiny_model(hub, tiny_model)
+    rid = requested(hub, tmp_path)
+    with ChatServer(models=(MODEL,), default="Let me see.\nAnswer: A") as server:
+        procs = [
+            subprocess.Popen(
+                worker_cmd(
+                    tmp_path / f"w{i}",
+                    private_dir,
+                    "--api-base",
+                    server.base,
+                    "--once",
+                    "--worker-id",
+                    f"w{i}",
+                ),
+                env=hub_env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )  # fmt: skip
+            for i in range(2)
+        ]
+        outs = [p.communicate(timeout=300) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], outs
+    said = [out for out, _ in outs]
+    assert sum(f"request {rid} finished" in s for s in said) == 1, said
+    assert sum("no request is waiting" in s for s in said) == 1, said
+    done = request_now(hub, rid)
+    assert done.status == FINISHED and done.attempts == 1 and len(done.entries) == 15
+    # the engine was asked 1214 times, once per item: only one worker ran it
+    assert len(server.bodies) == 1214
+
+
+def test_the_worker_loop_runs_every_request_and_rides_out_an_outage(
+    hub: HubStub, tiny_model: Path, private_gold, tmp_path: Path
+) -> None:
+    add_tiny_model(hub, tiny_model)
+    first = requested(hub, tmp_path)
+    second = requested(hub, tmp_path, user="bob", preset="greedy")
+    stop = threading.Event()
+
+    def reply(body: dict) -> str:  # the two presets sample differently
+        return "Answer: A" if body.get("temperature") else "Answer: B"
+
+    with ChatServer(models=(MODEL,), default=reply) as server:
+        worker = worker_of(hub, private_gold, tmp_path / "w", Endpoint(server.base), poll=0.01)
+        # the record does not answer (after the client's own retries) when the loop first looks
+        hub.fail("GET", f"/api/datasets/{RECORD_REPO}/revision/main", status=503, times=5)
+
+        def until_both_finished() -> None:
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline and not stop.is_set():
+                states = {request_now(hub, r).status for r in (first, second)}
+                if states == {FINISHED}:
+                    break
+                time.sleep(0.1)
+            stop.set()
+
+        watcher = threading.Thread(target=until_both_finished)
+        watcher.start()
+        worker.loop(stop)
+        watcher.join(timeout=60)
+    assert request_now(hub, first).status == request_now(hub, second).status == FINISHED
+    assert len(server.bodies) == 2 * 1214
+    # another model whose every answer is the same as a stored run's: nothing new to rank
+    add_tiny_model(hub, tiny_model, "tiny-org/copycat")
+    third = requested(hub, tmp_path, "tiny-org/copycat")
+    with ChatServer(models=("tiny-org/copycat",), default=reply) as server:
+        ended = worker_of(hub, private_gold, tmp_path / "w", Endpoint(server.base)).run_once()
+    assert ended.id == third and ended.status == FAILED
+    assert ended.reason == (
+        "every answer of the run is the same as in entries already on the board "
+        "(#1, #2, #3, ...): nothing new to rank"
+    )
+
+
+def test_a_stopped_or_killed_worker_leaves_the_request_to_be_run_again(
+    hub: HubStub,
+    tiny_model: Path,
+    private_dir: Path,
+    private_gold,
+    tmp_path: Path,
+    hub_env: dict,
+) -> None:
+    add_tiny_model(hub, tiny_model)
+    rid = requested(hub, tmp_path)
+    work = tmp_path / "worker"
+    saved = work / "requests" / rid / "predictions.jsonl"
+    slow = ["--api-base", None, "--once", "--concurrency", "2", "--lease", "600"]
+    with ChatServer(models=(MODEL,), default="Hm.\nAnswer: B", delay=0.02) as server:
+        slow[1] = server.base
+        # stopped (SIGTERM, as a Space restart or Ctrl-C): the request is given back at once
+        first = subprocess.Popen(
+            worker_cmd(work, private_dir, *slow, "--worker-id", "first"),
+            env=hub_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        wait_for_rows(first, saved, 40)
+        first.send_signal(signal.SIGTERM)
+        out, err = first.communicate(timeout=60)
+        assert first.returncode == 130, out + err
+        back = request_now(hub, rid)
+        assert (back.status, back.attempts, back.worker) == (PENDING, 0, "")
+        assert back.history[-1].endswith("released by first: the worker was stopped")
+
+        # killed (SIGKILL: a crash, no goodbye): the claim holds until its lease runs out
+        second = subprocess.Popen(
+            worker_cmd(work, private_dir, *slow, "--worker-id", "second"),
+            env=hub_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        wait_for_rows(second, saved, rows_in(saved) + 40)
+        os.kill(second.pid, signal.SIGKILL)
+        second.wait(timeout=30)
+        held = request_now(hub, rid)
+        assert (held.status, held.worker, held.attempts) == (RUNNING, "second", 1)
+        answered = rows_in(saved)
+
+        server.delay = 0
+        asked_before = len(server.bodies)
+        now = worker_of(hub, private_gold, work, Endpoint(server.base), worker_id="third")
+        assert now.run_once() is None  # the lease still holds
+        later = time.time() + 601
+        third = worker_of(
+            hub, private_gold, work, Endpoint(server.base), worker_id="third", clock=lambda: later
+        )
+        ended = third.run_once()
+        asked = len(server.bodies) - asked_before
+    assert ended.status == FINISHED and ended.attempts == 2, ended
+    claims = [h for h in ended.history if "claimed by" in h]
+    assert [c.split(": ", 1)[1] for c in claims] == [
+        "claimed by first (attempt 1)",
+        "claimed by second (attempt 1)",
+        "claimed by third (attempt 2)",
+    ]
+    # the third went on from the answers saved on this machine: it asked only for the rest
+    assert asked == 1214 - answered
+    rows = [json.loads(line) for line in saved.read_text(encoding="utf-8").splitlines()]
+    assert len(rows) == len({r["id"] for r in rows}) == 1214
+
+
+def test_an_engine_that_does_not_start_fails_the_request_with_a_reason(
+    hub: HubStub, tiny_model: Path, private_gold, tmp_path: Path, hub_env: dict
+) -> None:
+    # a model transformers cannot load (an architecture it does not know): the engine exits
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "config.json").write_text(json.dumps({"model_type": "no-such-architecture"}))
+    add_tiny_model(hub, broken, "tiny-org/broken")
+    add_tiny_model(hub, tiny_model)
+    rid = requested(hub, tmp_path, "tiny-org/broken")
+    engine = StartedEngine(ServeCommand(SERVE), timeout=120, poll=0.5)
+    worker = worker_of(hub, private_gold, tmp_path / "w", engine)
+    ended = worker.run_once()
+    assert ended.status == FAILED and ended.id == rid
+    assert ended.reason.startswith("the engine exited with status "), ended.reason
+    assert "may not fit the operator's GPUs, or not load with this engine" in ended.reason
+    logs = tmp_path / "w" / "requests" / rid
+    engine_log = (logs / "engine.log").read_text(encoding="utf-8")
+    assert "no-such-architecture" in engine_log  # the engine's own words, for the operator
+    assert "no-such-architecture" not in ended.reason  # and not in the public reason
+    assert "failed: the engine exited" in (logs / "worker.log").read_text(encoding="utf-8")
+    assert request_now(hub, rid).status == FAILED
+    assert not any(e.verified for e in worker.store.entries())
+
+    # an engine that never becomes ready (a web server without the API): the start-up
+    # timeout, on a clock that moves only when the worker waits
+    rid = requested(hub, tmp_path, user="bob")
+    clock = Clock()
+    never = StartedEngine(
+        ServeCommand(
+            f"{sys.executable} -m http.server {{port}} --bind 127.0.0.1 "
+            f"--directory {tmp_path}/{{model}}@{{revision}}"
+        ),
+        timeout=30,
+        poll=1,
+        clock=clock,
+        sleep=clock.sleep,
+    )
+    ended = worker_of(hub, private_gold, tmp_path / "w2", never).run_once()
+    assert ended.status == FAILED and ended.id == rid
+    assert ended.reason.startswith("the engine did not answer within 30 seconds of starting")
+    assert never.proc is None  # stopped
+
+
+def test_an_engine_that_dies_during_the_run_fails_the_request_with_a_reason(
+    hub: HubStub, tiny_model: Path, private_gold, tmp_path: Path, hub_env: dict
+) -> None:
+    """`transformers serve` killed (as by the kernel's OOM killer) after its first answers."""
+    add_tiny_model(hub, tiny_model)
+    rid = requested(hub, tmp_path, tokens=4)
+    engine = StartedEngine(ServeCommand(SERVE), timeout=120, poll=0.5)
+    worker = worker_of(hub, private_gold, tmp_path / "w", engine, max_retries=1, concurrency=2)
+    saved = tmp_path / "w" / "requests" / rid / "predictions.jsonl"
+
+    def kill_after_some_answers() -> None:
+        deadline = time.monotonic() + 120
+        while rows_in(saved) < 20 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        os.killpg(engine.proc.pid, signal.SIGKILL)
+
+    killer = threading.Thread(target=kill_after_some_answers)
+    killer.start()
+    ended = worker.run_once()
+    killer.join(timeout=60)
+    assert ended.status == FAILED and ended.id == rid
+    assert re.fullmatch(
+        r"the engine stopped during the run \(exit status -9\) after [0-9,]+ of 1,214 items; "
+        r"the operator has its log",
+        ended.reason,
+    ), ended.reason
+    assert 20 <= rows_in(saved) < 1214  # the answers so far are kept for a later attempt
+
+
+def test_failed_runs_say_why_without_quoting_anything_private(
+    hub: HubStub, tiny_model: Path, private_gold, tmp_path: Path
+) -> None:
+    add_tiny_model(hub, tiny_model)
+    rid = requested(hub, tmp_path)
+    with ChatServer(models=(MODEL,), default="") as server:  # answers nothing at all
+        ended = worker_of(hub, private_gold, tmp_path / "w1", Endpoint(server.base)).run_once()
+    assert ended.status == FAILED and ended.id == rid
+    assert ended.reason.startswith(
+        "too many unanswered items: 1,214 of 1,214 answers were empty (at most 50% may be)"
+    )
+    # an engine refusing a private item (HTTP 400): the status only, never the item or text
+    rid = requested(hub, tmp_path, user="bob", preset="greedy")
+    private = next(r for r in private_gold.records if r.is_private)
+    with ChatServer(models=(MODEL,), default="Answer: A") as server:
+        server.faults[user_prompt(private)] = [("status", 400, {})]
+        ended = worker_of(hub, private_gold, tmp_path / "w2", Endpoint(server.base)).run_once()
+    assert ended.status == FAILED and ended.id == rid
+    assert ended.reason.startswith("the engine refused or failed an item (HTTP 400)")
+    record = json.dumps(requests_in_record(hub))
+    assert private.id not in record and SECRET_MARKER not in record
+    log = (tmp_path / "w2" / "requests" / rid / "worker.log").read_text(encoding="utf-8")
+    assert private.id in log  # the operator's log says which item
+
+
+def test_the_operator_seeds_a_reference_entry(
+    hub: HubStub, tiny_model: Path, private_dir: Path, tmp_path: Path, hub_env: dict
+) -> None:
+    add_tiny_model(hub, tiny_model)
+    with ChatServer(models=(MODEL,), default="Answer: C") as server:
+        cmd = worker_cmd(
+            tmp_path / "w", private_dir, "--api-base", server.base, "--once",
+            "--model", MODEL, "--preset", "greedy",
+        )  # fmt: skip
+        seeded = subprocess.run(cmd, env=hub_env, capture_output=True, text=True, timeout=300)
+        assert seeded.returncode == 0, seeded.stdout + seeded.stderr
+        again = subprocess.run(cmd, env=hub_env, capture_output=True, text=True, timeout=300)
+    [(rid, data)] = requests_in_record(hub).items()
+    request = Request.from_dict(data)
+    assert request.requester == "" and request.status == FINISHED and request.preset == "greedy"
+    assert f"request {rid} finished: entries #1, #2" in seeded.stdout
+    assert server.bodies[0]["temperature"] == 0 and "top_p" not in server.bodies[0]
+    assert again.returncode == 0 and "evaluated already:" in again.stdout  # not run twice
+    assert len(server.bodies) == 1214
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--api-base", "http://127.0.0.1:9/v1", "--model", MODEL], "--model needs --once"),
+        (["--serve-command", "vllm serve {model} --revision {revision}"], "needs {port}"),
+        (["--serve-command", "vllm serve {model} --port {port}"], "needs {revision}"),
+        (["--serve-command", "vllm serve {model} --port {port} {gpus}"], "unknown placeholder"),
+        (["--serve-command", "vllm 'serve {model}"], "cannot be split into words"),
+        (["--api-base", "http://127.0.0.1:9/v1"], "no answer from http://127.0.0.1:9/v1/models"),
+        (["--api-base", "x", "--max-unanswered", "2"], "--max-unanswered must be a share"),
+        (["--api-base", "x", "--lease", "5"], "--lease must be at least 30 seconds"),
+    ],
+)
+def test_bad_worker_options_are_one_line(
+    args: list[str], message: str, tmp_path: Path, capsys, monkeypatch
+) -> None:
+    monkeypatch.setenv("HF_TOKEN", TOKEN)
+    code = main(["space", "worker", "--repo", RECORD_REPO, "--work-dir", str(tmp_path), *args])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
+    monkeypatch.delenv("HF_TOKEN")
+    assert main(["space", "worker", "--repo", RECORD_REPO, "--api-base", "x"]) == 2
+    assert "$HF_TOKEN: the worker needs a token" in capsys.readouterr().err
