@@ -62,6 +62,9 @@ class Predictions:
     provenance: Provenance | None = None  # what the file says about its run, if anything
     opaque_rows: int = 0  # rows naming an opaque identifier (`load_predictions(opaque=...)`)
 
+    def __len__(self) -> int:
+        return len(self.by_id)
+
 
 Opaque = Callable[[str], bool]
 """Whether an item identifier (an id or a question_id, as given) is one the caller must not
@@ -82,9 +85,6 @@ class OpaqueIdsError(InputError):
             f"{origin}: {rows} row(s) name items that are not public items, and not all of "
             "them are items of the gold data, each given once"
         )
-
-    def __len__(self) -> int:
-        return len(self.by_id)
 
 
 class _Collector:
