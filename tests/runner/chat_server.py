@@ -26,9 +26,14 @@ class ChatServer:
         delay: float = 0.0,
         models: tuple[str, ...] = ("served-model",),
         default: str | Callable[[dict], str] = "No idea.\nAnswer: ?",
+        answer_only: int | None = None,
     ) -> None:
         self.replies = replies or {}
         self.delay = delay
+        # after this many answers, requests wait until the server stops: a client interrupted
+        # then is interrupted mid-run however slow the machine (no race against the clock)
+        self.answer_only = answer_only
+        self.released = threading.Event()
         self.models = models
         self.default = default
         self.faults: dict[str, list[tuple]] = {}
@@ -106,6 +111,8 @@ class ChatServer:
             time.sleep(action[1])
         if self.delay:
             time.sleep(self.delay)
+        if self.answer_only is not None and sum(self.attempts.values()) > self.answer_only:
+            self.released.wait(120)
         content = self.replies.get(user, self.default)
         if callable(content):  # a reply that depends on the request (its sampling, say)
             content = content(body)
@@ -136,5 +143,6 @@ class ChatServer:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.released.set()
         self.httpd.shutdown()
         self.httpd.server_close()

@@ -290,7 +290,7 @@ def test_resume_after_kill(gold, public_dir, tmp_path):
     n = 60
     out = tmp_path / "preds.jsonl"
     env = _cli_env()
-    with ChatServer(delay=0.05) as server:
+    with ChatServer(answer_only=14) as server:
         cmd = _run_cmd(server, out, public_dir, "--limit", str(n), "--concurrency", "3")
         proc = _start_run(cmd, out, rows=10)
         os.kill(proc.pid, signal.SIGKILL)
@@ -300,6 +300,7 @@ def test_resume_after_kill(gold, public_dir, tmp_path):
         assert 10 <= len(first) < n
         assert len({r["id"] for r in first}) == len(first)
         before = dict(server.attempts)
+        server.released.set()  # the rerun is answered in full
         proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
         assert proc.returncode == 0, proc.stderr
         rerun = {p for p, c in server.attempts.items() if c > before.get(p, 0)}
@@ -423,7 +424,7 @@ print('OK')
 def test_ctrl_c_says_how_many_answers_are_saved_and_how_to_resume(gold, public_dir, tmp_path):
     n = 60
     out = tmp_path / "preds.jsonl"
-    with ChatServer(delay=0.05) as server:
+    with ChatServer(answer_only=8) as server:
         cmd = _run_cmd(server, out, public_dir, "--limit", str(n), "--concurrency", "2")
         proc = _start_run(cmd, out, rows=5)
         proc.send_signal(signal.SIGINT)  # what Ctrl-C sends
