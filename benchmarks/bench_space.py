@@ -1,5 +1,6 @@
-"""Time the leaderboard Space (issue 10 targets): upload to updated leaderboard, concurrent page
-loads with 200 stored entries (HTTP and chromium), and a page load with 10,000 stored entries.
+"""Time the leaderboard Space (issue 10 and 17 targets): upload to updated leaderboard, concurrent
+page loads with 200 stored entries (HTTP and chromium), first visits and a first render beside a
+one-Markdown Gradio app, and a page load with 10,000 stored entries.
 
 Gold: the six public files plus synthetic Certamen/NLE stand-ins at the paper's sizes
 (tests/synthetic.py), about 7,800 items. Each part starts the real server
@@ -16,6 +17,20 @@ Gold: the six public files plus synthetic Certamen/NLE stand-ins at the paper's 
   the board's HTML as a static file (python -m http.server) and a Gradio app with one Markdown.
   On this 2-core machine the 10 renderers and the server share the cores, so these bound what
   any page can reach here.
+- visits (issue 17): `--clients` first visits at once, each visitor with its own cookie jar
+  (cookies of its own, as real visitors carry, and whatever the server sets) and a browser's
+  headers (Accept-Encoding: gzip, deflate, br, zstd): the page, every script and stylesheet it
+  references, then (the Space) the board from the URL in the page's config. The same visits on
+  the baseline, a Gradio app with one Markdown (floor_apps.py: the same Gradio, its own process
+  on another loopback port), in alternating rounds: the median over `--repeat` rounds of each
+  side's p95, the ratio Space / baseline, and each server's CPU time per visit.
+- render (issue 17): chromium, one page at a time, in turn on the Space, the baseline and a
+  floor (floor_apps.py `html`: the baseline plus one gr.HTML holding a one-cell table), each
+  load in a new browser context (a first visit): seconds from navigation start to the first
+  frame that shows the Space's table with a stored entry's row / the baseline's heading / the
+  floor's cell (shown.js, in the page); and on the Space, the first frame that shows the
+  board's component mounted (its search box, before the table): Gradio's page alone. Medians
+  of `--renders` loads each, and the ratios to the baseline.
 - 10,000: the same single-page measures on a database of `--many` entries.
 
 Stored entries are full size (every item, kept predictions): a few are scored and stored with
@@ -23,25 +38,32 @@ Stored entries are full size (every item, kept predictions): a few are scored an
 bytes the Space would store; much faster than scoring each). Each figure is printed with the
 load average (`os.getloadavg`), since the machine is shared.
 
-    python benchmarks/bench_space.py [--parts submit,http,chromium,floor,many] [--entries 200]
-        [--many 10000] [--clients 50] [--pages 10] [--repeat 3] [--pad 2000]
+    python benchmarks/bench_space.py [--parts submit,http,chromium,floor,visits,render,many]
+        [--entries 200] [--many 10000] [--clients 50] [--pages 10] [--repeat 3] [--renders 9]
+        [--pad 2000]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import sqlite3
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
 import time
 import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
+from urllib.parse import urljoin
 
 import httpx
 
@@ -51,7 +73,7 @@ sys.path.insert(0, str(ROOT))
 
 from gradio_client import Client  # noqa: E402
 from kit.browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
-from kit.net import stop, wait_for_http  # noqa: E402
+from kit.net import free_port, stop, wait_for_http  # noqa: E402
 from kit.space_server import start_server  # noqa: E402
 from respondeoqa_eval import evaluate, load_predictions  # noqa: E402
 from respondeoqa_eval.example import example_predictions  # noqa: E402
@@ -285,56 +307,253 @@ def chromium_pages(url: str, pages: int, selector: str = "#leaderboard-table td:
     }
 
 
-# the floor under the chromium figures: the same measure on pages that do (almost) nothing
-_MINIMAL_GRADIO = """
-import sys
-import gradio as gr
-with gr.Blocks() as demo:
-    gr.Markdown("# stored model")
-demo.launch(server_name="127.0.0.1", server_port=int(sys.argv[1]), ssr_mode=False, quiet=True)
-"""
+# the baseline (a Gradio app with one Markdown) and a floor beside it: floor_apps.py
+BASELINE_SELECTOR = "h1"  # its Markdown heading, ROW_TEXT in it
+TABLE_CELL = "#leaderboard-table td"  # the Space's board: a cell with ROW_TEXT (a stored entry)
+BOARD_MOUNTED = "#leaderboard-table .board-search"  # in the board's template, before any rows
+
+
+@contextlib.contextmanager
+def gradio_app(kind: str) -> Iterator[tuple[str, int]]:
+    """A floor_apps.py app (`markdown`: the baseline) in its own process, as the Space runs in
+    its own: its URL and process id."""
+    port = free_port()
+    env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False"}
+    proc = subprocess.Popen(
+        [sys.executable, str(Path(__file__).parent / "floor_apps.py"), str(port), kind],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        wait_for_http(url, proc, lambda: "(output not kept)")
+        yield url, proc.pid
+    finally:
+        stop(proc)
 
 
 def bench_floor(board_url: str, work: Path, pages: int) -> dict:
     """`pages` chromium pages at once on (a) the Space's board HTML as a static file and (b) a
     Gradio app with one Markdown: what this machine's chromium costs before any app work."""
-    import subprocess
-
-    from tests.space.conftest import free_port
 
     folder = work / "floor"
     folder.mkdir(exist_ok=True)
     board = httpx.get(board_url, timeout=60).text
     (folder / "index.html").write_text(f"<!doctype html><html><body>{board}</body></html>")
-    (folder / "minimal.py").write_text(_MINIMAL_GRADIO)
     out: dict[str, Any] = {}
-    static_port, gradio_port = free_port(), free_port()
-    servers = [
-        subprocess.Popen(
-            [sys.executable, "-m", "http.server", str(static_port), "-b", "127.0.0.1"],
-            cwd=folder,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        ),
-        subprocess.Popen(
-            [sys.executable, str(folder / "minimal.py"), str(gradio_port)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        ),
-    ]
+    static_port = free_port()
+    static_proc = subprocess.Popen(
+        [sys.executable, "-m", "http.server", str(static_port), "-b", "127.0.0.1"],
+        cwd=folder,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     static = f"http://127.0.0.1:{static_port}/"
-    minimal = f"http://127.0.0.1:{gradio_port}/"
     try:
-        for url, proc in zip((static, minimal), servers, strict=True):
-            wait_for_http(url, proc, lambda: "(output not kept)")
-        out["static_board_one"] = chromium_pages(static, 1, "td")
-        out["static_board"] = chromium_pages(static, pages, "td")
-        out["minimal_gradio_one"] = chromium_pages(minimal, 1, "h1")
-        out["minimal_gradio"] = chromium_pages(minimal, pages, "h1")
+        wait_for_http(static, static_proc, lambda: "(output not kept)")
+        with gradio_app("markdown") as (minimal, _):
+            out["static_board_one"] = chromium_pages(static, 1, "td")
+            out["static_board"] = chromium_pages(static, pages, "td")
+            out["minimal_gradio_one"] = chromium_pages(minimal, 1, BASELINE_SELECTOR)
+            out["minimal_gradio"] = chromium_pages(minimal, pages, BASELINE_SELECTOR)
         return out
     finally:
-        for proc in servers:
-            stop(proc)
+        stop(static_proc)
+
+
+# -- first visits side by side with the baseline -------------------------------------------
+
+# what Debian's chromium sends for a page and its parts (the encodings are what matter)
+BROWSER_HEADERS = {
+    "User-Agent": "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko)"
+    " Chrome/140.0.0.0 Safari/537.36",
+    "Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
+    "Accept-Encoding": "gzip, deflate, br, zstd",
+    "Accept-Language": "en-US,en;q=0.9",
+}
+
+
+def visitor_cookies(visitor: int, round_: int) -> dict[str, str]:
+    """A visitor's own cookies, different for each (analytics, a theme pick, the Hub's)."""
+    return {
+        "_ga": f"GA1.1.{1_000_000 + visitor}.{1_700_000_000 + round_}",
+        "_gid": f"GA1.1.{visitor * 7919 % 100_003}",
+        "theme": "dark" if visitor % 2 else "light",
+        "spaces-session": f"s{round_:03d}{visitor:05d}",
+    }
+
+
+class _Refs(HTMLParser):
+    """The scripts and stylesheets a page references (src / href), in order."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.refs: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag == "script" and a.get("src"):
+            self.refs.append(a["src"] or "")
+        elif tag == "link" and (a.get("rel") or "") in ("stylesheet", "modulepreload"):
+            self.refs.append(a.get("href") or "")
+
+
+def page_refs(html_text: str) -> list[str]:
+    parser = _Refs()
+    parser.feed(html_text)
+    return [r for r in parser.refs if r]
+
+
+def page_board_src(html_text: str) -> str:
+    """The board's URL from the config inlined in the page (what the board's script reads)."""
+    start = html_text.index("window.gradio_config = ") + len("window.gradio_config = ")
+    config, _ = json.JSONDecoder().raw_decode(html_text, start)
+    extra = [c.get("props", {}).get("props") or {} for c in config["components"]]
+    return next(p["board_src"] for p in extra if p.get("board_src"))
+
+
+@dataclass
+class Visit:
+    seconds: float
+    wire_bytes: int  # as sent (compressed where the server compressed)
+    page_bytes: int  # the page's HTML as sent
+    requests: int
+
+
+async def first_visit(http: httpx.AsyncClient, url: str, board_rows: int | None) -> Visit:
+    """One visitor's first visit: the page, then its scripts and stylesheets at once (as a
+    browser fetches them), then (`board_rows` given) the board, which must have that many rows.
+    Raises on any non-200 answer."""
+    t0 = time.perf_counter()
+    page = await http.get(url)
+    page.raise_for_status()
+    parts = await asyncio.gather(*(http.get(urljoin(url, r)) for r in page_refs(page.text)))
+    if board_rows is not None:
+        parts.append(await http.get(urljoin(url, page_board_src(page.text))))
+    took = time.perf_counter() - t0
+    for resp in parts:
+        resp.raise_for_status()
+    if board_rows is not None and _rows(parts[-1].text) < board_rows:
+        raise AssertionError(f"the board had {_rows(parts[-1].text)} rows, not {board_rows}")
+    wire = [r.num_bytes_downloaded for r in (page, *parts)]
+    return Visit(took, sum(wire), wire[0], 1 + len(parts))
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) a process has used so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def visits_round(url: str, clients: int, round_: int, board_rows: int | None) -> list[Visit]:
+    """`clients` first visits started at once, each visitor with its own client (a cookie
+    jar and connections of its own), made before the clock starts."""
+
+    async def main() -> list[Visit]:
+        visitors = [
+            httpx.AsyncClient(
+                headers=BROWSER_HEADERS, cookies=visitor_cookies(i, round_), timeout=120
+            )
+            for i in range(clients)
+        ]
+        try:
+            return await asyncio.gather(*(first_visit(v, url, board_rows) for v in visitors))
+        finally:
+            for v in visitors:
+                await v.aclose()
+
+    return asyncio.run(main())
+
+
+def bench_visits(
+    space: tuple[str, int], baseline: tuple[str, int], clients: int, repeat: int, rows: int
+) -> dict:
+    """Rounds of `clients` first visits at once, alternating the baseline and the Space (each
+    given as URL and server process id; the Space's board must show `rows` rows): p95 per round,
+    and each server's CPU time per visit (what the cores spent answering, apart from the
+    client's own cost)."""
+    sides = {"baseline": (*baseline, None), "space": (*space, rows)}
+    for url, _, want in sides.values():  # each server has answered a page before the visitors
+        visits_round(url, 1, -1, want)
+    p95: dict[str, list[float]] = {side: [] for side in sides}
+    p50: dict[str, list[float]] = {side: [] for side in sides}
+    cpu: dict[str, list[float]] = {side: [] for side in sides}
+    weight: dict[str, dict[str, float]] = {}
+    for r in range(repeat):
+        for side, (url, pid, want) in sides.items():
+            cpu0 = cpu_seconds(pid)
+            got = visits_round(url, clients, r, want)
+            cpu[side].append(round((cpu_seconds(pid) - cpu0) / clients * 1e3, 2))
+            times = [v.seconds for v in got]
+            p95[side].append(round(pct(times, 0.95), 3))
+            p50[side].append(round(statistics.median(times), 3))
+            weight[side] = {
+                "requests": got[0].requests,
+                "page_kb": round(got[0].page_bytes / 1e3, 1),
+                "visit_kb": round(got[0].wire_bytes / 1e3, 1),
+            }
+        print(json.dumps({"visits_round": r, "p95": p95, "load": load()}), flush=True)
+    med = {side: statistics.median(values) for side, values in p95.items()}
+    med_cpu = {side: statistics.median(values) for side, values in cpu.items()}
+    return {
+        "clients": clients,
+        "p95_s": p95,
+        "p50_s": p50,
+        "server_cpu_ms_per_visit": cpu,
+        "weight": weight,
+        "median_p95_s": {side: round(m, 3) for side, m in med.items()},
+        "ratio_p95": round(med["space"] / med["baseline"], 2),
+        "ratio_per_round": [
+            round(s / b, 2) for s, b in zip(p95["space"], p95["baseline"], strict=True)
+        ],
+        "ratio_server_cpu": round(med_cpu["space"] / med_cpu["baseline"], 2),
+        "load": load(),
+    }
+
+
+SHOWN_JS = (Path(__file__).parent / "shown.js").read_text(encoding="utf-8")
+
+
+def bench_render(sides: dict[str, tuple[str, str, str]], renders: int) -> dict:
+    """Chromium, one page at a time, in turn on each side (name: URL, selector, text; "baseline"
+    among them), each load in a new context (a first visit): seconds from navigation start to
+    the first frame that shows an element matching the side's selector with its text in it
+    (shown.js, in the page: playwright's own waiting polls at 20, 50, 100, 100, then 500 ms
+    intervals, coarser than the differences). One load of each first, not counted (the
+    browser's own start). Medians, and each side's ratio to the baseline's."""
+    from playwright.async_api import async_playwright
+
+    async def main() -> dict[str, list[float]]:
+        times: dict[str, list[float]] = {side: [] for side in sides}
+        async with async_playwright() as p:
+            browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            for n in range(renders + 1):
+                for side, (url, selector, text) in sides.items():
+                    context = await browser.new_context()
+                    page = await context.new_page()
+                    watch = f"({SHOWN_JS})({json.dumps(selector)}, {json.dumps(text)})"
+                    await page.add_init_script(watch)
+                    await page.goto(url)
+                    await page.wait_for_function(
+                        "() => window.__shown !== undefined", polling="raf", timeout=120_000
+                    )
+                    if n:
+                        shown = await page.evaluate("window.__shown")
+                        times[side].append(round(shown / 1000, 3))
+                    await context.close()
+            await browser.close()
+        return times
+
+    times = asyncio.run(main())
+    med = {side: statistics.median(values) for side, values in times.items()}
+    return {
+        "renders": renders,
+        "seconds": {side: sorted(values) for side, values in times.items()},
+        "median_s": {side: round(m, 3) for side, m in med.items()},
+        "ratio": {side: round(m / med["baseline"], 2) for side, m in med.items()},
+        "load": load(),
+    }
 
 
 def bench_board(gold_dir: Path, gold, work: Path, entries: int, args, parts: set[str]) -> dict:
@@ -368,6 +587,29 @@ def bench_board(gold_dir: Path, gold, work: Path, entries: int, args, parts: set
         if "floor" in parts and entries == args.entries:
             out["floor"] = bench_floor(PageLoad(srv.url).board_src, work, args.pages)
             print(json.dumps(out), flush=True)
+        if parts & {"visits", "render"} and entries == args.entries:
+            with gradio_app("markdown") as (baseline, baseline_pid):
+                if "visits" in parts:
+                    out["visits"] = bench_visits(
+                        (srv.url, srv.proc.pid),
+                        (baseline, baseline_pid),
+                        args.clients,
+                        args.repeat,
+                        expect,
+                    )
+                    print(json.dumps(out), flush=True)
+                if "render" in parts:
+                    with gradio_app("html") as (one_html, _):
+                        sides = {
+                            "baseline": (baseline, BASELINE_SELECTOR, ROW_TEXT),
+                            "space": (srv.url, TABLE_CELL, ROW_TEXT),
+                            # the same page until the board's component is mounted (its search
+                            # box shows): what Gradio's page costs before the table
+                            "space_mounted": (srv.url, BOARD_MOUNTED, ""),
+                            "one_html": (one_html, TABLE_CELL, ROW_TEXT),
+                        }
+                        out["render"] = bench_render(sides, args.renders)
+                    print(json.dumps(out), flush=True)
         return out
     finally:
         srv.stop()
@@ -375,12 +617,13 @@ def bench_board(gold_dir: Path, gold, work: Path, entries: int, args, parts: set
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--parts", default="submit,http,chromium,floor,many")
+    parser.add_argument("--parts", default="submit,http,chromium,floor,visits,render,many")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--entries", type=int, default=200)
     parser.add_argument("--many", type=int, default=10_000)
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--pages", type=int, default=10)
+    parser.add_argument("--renders", type=int, default=9, help="chromium loads of each (render)")
     parser.add_argument(
         "--pad", type=int, default=2000, help="also time responses with this many extra characters"
     )
@@ -399,7 +642,7 @@ def main() -> None:
                     gold_dir, gold, work, args.repeat, args.pad
                 )
                 print(json.dumps(results), flush=True)
-        if parts & {"http", "chromium", "floor"} and args.entries:
+        if parts & {"http", "chromium", "floor", "visits", "render"} and args.entries:
             results["board"] = bench_board(gold_dir, gold, work, args.entries, args, parts)
         if "many" in parts:
             results["many"] = bench_board(gold_dir, gold, work, args.many, args, parts)

@@ -561,7 +561,7 @@ def launch(config: SpaceConfig | Space, *, prevent_thread_lock: bool = False) ->
     os.environ["FORWARDED_ALLOW_IPS"] = ""
     from starlette.middleware import Middleware
 
-    from .pagecache import PageCache
+    from .pagecache import AssetCache, CompressedAnswers, PageCache
 
     guard = Middleware(
         clients.UploadGuard,
@@ -577,9 +577,13 @@ def launch(config: SpaceConfig | Space, *, prevent_thread_lock: bool = False) ->
     atexit.register(space.close)
     space.start()
     settle_gc()
+    # the page and Gradio's frontend files from memory, and the board, compressed once
+    shell = [Middleware(PageCache), Middleware(AssetCache), Middleware(CompressedAnswers)]
     demo.launch(
-        app_kwargs={"middleware": [guard, Middleware(PageCache)], "routes": read_routes(space)},
+        app_kwargs={"middleware": [guard, *shell], "routes": read_routes(space)},
         css=static("board.css"),  # Gradio 6 takes page CSS in launch(), not in Blocks()
+        # the board's fetch starts with the page, not once its component is mounted
+        head=f"<script>{static('board_prefetch.js')}</script>",
         server_name=space.config.host,
         server_port=space.config.port,
         max_file_size=limits.max_file_bytes,

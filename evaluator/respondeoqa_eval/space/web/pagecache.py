@@ -1,21 +1,40 @@
-"""The page shell from memory: an ASGI middleware that keeps Gradio's rendered "/" page.
+"""The page shell from memory, compressed once: ASGI middlewares in front of Gradio.
 
-Gradio builds the page for every request (a deep copy of the app's config, the API description,
-the template): about 12 ms of the one server process's CPU, most of a page load's cost since the
-board comes from the app's own route. The page holds no data, and Gradio renders the same bytes
-for requests that agree on what it reads from them: the origin headers it builds the root URL
-from and the cookies it reads the user from (`access-token-*`: visitors' other cookies, which
-real browsers always carry, do not change the page). Those form the key; a request with a query string
-(Gradio's deep links, `?view=`...) is passed through, and only a 200 HTML answer is kept. Keys
-come from clients, so the cache holds at most `max_entries` pages (least recently used goes).
+`PageCache` keeps Gradio's rendered "/" page. Gradio builds it for every request (a deep copy of
+the app's config, the API description, the template): about 12 ms of the one server process's
+CPU, most of a page load's cost since the board comes from the app's own route. The page holds
+no data, and Gradio renders the same bytes for requests that agree on what it reads from them:
+the origin headers it builds the root URL from and the cookies it reads the user from
+(`access-token-*`: visitors' other cookies, which real browsers always carry, do not change the
+page). Those form the key; a request with a query string (Gradio's deep links, `?view=`...) is
+passed through, and only a 200 HTML answer is kept. Keys come from clients, so the cache holds
+at most `max_entries` pages (least recently used goes).
+
+`AssetCache` keeps Gradio's own frontend files (`/assets/`: the scripts and stylesheets of its
+build; `/static/`: its fonts and helper scripts): files of the installed package, the same bytes
+for as long as the process runs. Gradio reads each from disk and compresses it again for every
+request (about 1 ms of the server's CPU for a small file, 4 ms for its main script), and a first
+visit to the board asks for about 90 of them. Range requests pass through.
+
+Both send what they keep compressed once per encoding (`Kept`): brotli, else gzip, else none, as
+the request's Accept-Encoding allows, with `Vary: Accept-Encoding`. Gradio's own compression
+(`gradio.brotli_middleware`, outside these) leaves an answer that is already encoded alone, and
+never compressed the page: it compresses only paths with a file extension, so the page (about
+120 KB, mostly the inlined config) went out as it was.
 """
 
 from __future__ import annotations
 
+import gzip
 import threading
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, Hashable, MutableMapping
 from typing import Any
+
+import brotli
+from starlette.datastructures import Headers, MutableHeaders
+
+from ..readmodel import BOARD_ROUTE
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -24,9 +43,16 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 # what Gradio's page depends on besides the app (gradio.route_utils.get_request_origin and the
-# user lookup); the answer's encoding is the outer middleware's business, not ours
+# user lookup); the answer's encoding is chosen per request from what is kept
 KEY_HEADERS = (b"host", b"x-forwarded-host", b"x-gradio-server", b"x-forwarded-proto")
 USER_COOKIE = "access-token"  # gradio.routes get_current_user: access-token[-unsecure]-<id>
+
+ENCODINGS = ("br", "gzip")  # in order of preference
+BROTLI_QUALITY = 5  # the page: 17.6 KB in 1.5 ms (quality 11: 15.7 KB in 87 ms)
+GZIP_LEVEL = 6
+MIN_COMPRESS = 500  # bytes; below this an encoding saves less than its headers cost
+COMPRESSIBLE = (b"text/", b"application/javascript", b"application/json", b"image/svg+xml")
+ASSET_PREFIXES = ("/assets/", "/static/")  # gradio.routes: BUILD_PATH_LIB, STATIC_PATH_LIB
 
 
 def user_cookies(values: list[bytes]) -> tuple[str, ...]:
@@ -40,30 +66,203 @@ def user_cookies(values: list[bytes]) -> tuple[str, ...]:
     return tuple(sorted(out))
 
 
-class PageCache:
-    """Serve GET/HEAD `path` from memory after the first rendering for each key."""
+def chosen_encoding(accept_encoding: str) -> str:
+    """The encoding to send for an Accept-Encoding value: the first of ENCODINGS it accepts
+    (`q=0` refuses one, `*` accepts any not named), else "identity"."""
+    weights: dict[str, float] = {}
+    for part in accept_encoding.split(","):
+        name, *params = part.split(";")
+        weight = 1.0
+        for param in params:
+            key, _, value = param.strip().partition("=")
+            if key.strip().lower() == "q":
+                try:
+                    weight = float(value)
+                except ValueError:
+                    weight = 0.0
+        if name.strip():
+            weights[name.strip().lower()] = weight
+    for encoding in ENCODINGS:
+        if weights.get(encoding, weights.get("*", 0.0)) > 0:
+            return encoding
+    return "identity"
 
-    def __init__(self, app: ASGIApp, path: str = "/", max_entries: int = 64) -> None:
+
+def encodings(body: bytes, content_type: str) -> dict[str, bytes]:
+    """`body` as sent for each encoding: itself ("identity"), and compressed when it is text
+    worth compressing."""
+    out = {"identity": body}
+    if len(body) >= MIN_COMPRESS and content_type.encode("latin-1").startswith(COMPRESSIBLE):
+        out["br"] = brotli.compress(body, quality=BROTLI_QUALITY, mode=brotli.MODE_TEXT)
+        out["gzip"] = gzip.compress(body, GZIP_LEVEL, mtime=0)
+    return out
+
+
+class Kept:
+    """An answer (status 200) in memory: its headers, and its body in each encoding."""
+
+    def __init__(self, headers: list[tuple[bytes, bytes]], bodies: dict[str, bytes]) -> None:
+        self.headers = [
+            (k, v) for k, v in headers if k.lower() not in (b"content-length", b"content-encoding")
+        ]
+        self.bodies = bodies
+        if len(bodies) > 1:
+            MutableHeaders(raw=self.headers).add_vary_header("Accept-Encoding")
+        self.size = sum(len(b) for b in bodies.values())
+
+    @classmethod
+    def of(cls, headers: list[tuple[bytes, bytes]], body: bytes) -> Kept:
+        """An answer's headers and body, compressed now."""
+        content_type = Headers(raw=headers).get("content-type", "")
+        return cls(headers, encodings(body, content_type))
+
+    async def send(self, scope: Scope, send: Send) -> None:
+        encoding = "identity"
+        if len(self.bodies) > 1:
+            encoding = chosen_encoding(Headers(scope=scope).get("accept-encoding", ""))
+        body = self.bodies[encoding]
+        headers = [*self.headers, (b"content-length", str(len(body)).encode())]
+        if encoding != "identity":
+            headers.append((b"content-encoding", encoding.encode()))
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        head = scope.get("method") == "HEAD"
+        await send({"type": "http.response.body", "body": b"" if head else body})
+
+
+def _length(headers: Headers) -> int | None:
+    try:
+        return int(headers["content-length"])
+    except (KeyError, ValueError):
+        return None
+
+
+async def held_answer(
+    app: ASGIApp,
+    scope: Scope,
+    receive: Receive,
+    send: Send,
+    may_keep: Callable[[Headers], bool],
+    max_bytes: int,
+) -> tuple[list[tuple[bytes, bytes]], bytes] | None:
+    """Run `app`. An answer that may be kept (a 200, not encoded, that says its length, at most
+    `max_bytes`, and that `may_keep` accepts) is held back whole and returned as (headers,
+    body), not sent; anything else goes out as it comes, and None is returned."""
+    start: Message = {}
+    chunks: list[bytes] = []
+    passing = False
+    done = False
+
+    async def hold(message: Message) -> None:
+        nonlocal passing, done
+        if passing:
+            return await send(message)
+        if message["type"] == "http.response.start":
+            headers = Headers(raw=list(message.get("headers") or ()))
+            length = _length(headers)
+            if (
+                message.get("status") == 200
+                and "content-encoding" not in headers
+                and length is not None
+                and length <= max_bytes
+                and may_keep(headers)
+            ):
+                start.update(message)
+            else:
+                passing = True
+                await send(message)
+            return
+        if message["type"] != "http.response.body":  # an extension: give up holding
+            passing = True
+            await send(start)
+            if chunks:
+                body = b"".join(chunks)
+                await send({"type": "http.response.body", "body": body, "more_body": True})
+            return await send(message)
+        chunks.append(message.get("body", b""))
+        done = not message.get("more_body")
+
+    await app(scope, receive, hold)
+    if passing or not done:
+        return None
+    return list(start["headers"]), b"".join(chunks)
+
+
+def _no_cookie(headers: Headers) -> bool:
+    return "set-cookie" not in headers  # an answer that sets a cookie belongs to one client
+
+
+class _MemoryCache:
+    """Answers to GET (and HEAD, from a kept GET) kept by `key`, within `max_entries` and
+    `max_bytes` (least recently used goes; an answer at most `max_bytes` / 16); an answer is
+    kept when `held_answer` may keep it and `keeps` says so."""
+
+    def __init__(self, app: ASGIApp, max_entries: int, max_bytes: int) -> None:
         self.app = app
-        self.path = path
         self.max_entries = max_entries
-        self._pages: OrderedDict[tuple, tuple[int, list, bytes]] = OrderedDict()
+        self.max_bytes = max_bytes
+        self._kept: OrderedDict[Hashable, Kept] = OrderedDict()
+        self._bytes = 0
         self._lock = threading.Lock()
 
-    def _key(self, scope: Scope) -> tuple | None:
-        if (
-            scope["type"] != "http"
-            or scope.get("method") not in ("GET", "HEAD")
-            or scope.get("path") != self.path
-            or scope.get("query_string")
-        ):
+    def key(self, scope: Scope) -> Hashable | None:
+        """The key of a request whose answer may be kept; None passes it through."""
+        raise NotImplementedError
+
+    def keeps(self, headers: Headers) -> bool:
+        return _no_cookie(headers)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        key = None
+        if scope["type"] == "http" and scope.get("method") in ("GET", "HEAD"):
+            key = self.key(scope)
+        if key is None:
+            return await self.app(scope, receive, send)
+        kept = self.get(key)
+        if kept is not None:
+            return await kept.send(scope, send)
+        if scope["method"] != "GET":
+            return await self.app(scope, receive, send)
+        held = await held_answer(self.app, scope, receive, send, self.keeps, self.max_bytes // 16)
+        if held is not None:
+            kept = Kept.of(*held)
+            self.put(key, kept)
+            await kept.send(scope, send)
+
+    def get(self, key: Hashable) -> Kept | None:
+        with self._lock:
+            kept = self._kept.get(key)
+            if kept is not None:
+                self._kept.move_to_end(key)
+            return kept
+
+    def put(self, key: Hashable, kept: Kept) -> None:
+        with self._lock:
+            old = self._kept.pop(key, None)
+            self._bytes -= old.size if old else 0
+            self._kept[key] = kept
+            self._bytes += kept.size
+            while len(self._kept) > self.max_entries or self._bytes > self.max_bytes:
+                _, dropped = self._kept.popitem(last=False)
+                self._bytes -= dropped.size
+
+
+class PageCache(_MemoryCache):
+    """Serve GET/HEAD `path` from memory after the first rendering for each key."""
+
+    def __init__(
+        self, app: ASGIApp, path: str = "/", max_entries: int = 64, max_bytes: int = 32 << 20
+    ) -> None:
+        super().__init__(app, max_entries, max_bytes)
+        self.path = path
+
+    def key(self, scope: Scope) -> Hashable | None:
+        if scope.get("path") != self.path or scope.get("query_string"):
             return None
         headers: dict[bytes, list[bytes]] = {}
         for name, value in scope.get("headers") or ():
             if name in KEY_HEADERS or name == b"cookie":
                 headers.setdefault(name, []).append(value)
         return (
-            scope.get("method"),
             scope.get("scheme"),
             tuple(scope.get("server") or ()),
             scope.get("root_path", ""),
@@ -71,42 +270,64 @@ class PageCache:
             user_cookies(headers.get(b"cookie", [])),
         )
 
+    def keeps(self, headers: Headers) -> bool:
+        return headers.get("content-type", "").startswith("text/html") and _no_cookie(headers)
+
+
+class AssetCache(_MemoryCache):
+    """Serve GET/HEAD of Gradio's frontend files (`prefixes`) from memory after the first."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        prefixes: tuple[str, ...] = ASSET_PREFIXES,
+        max_entries: int = 2048,
+        max_bytes: int = 64 << 20,
+    ) -> None:
+        super().__init__(app, max_entries, max_bytes)
+        self.prefixes = prefixes
+
+    def key(self, scope: Scope) -> Hashable | None:
+        path = scope.get("path") or ""
+        if not path.startswith(self.prefixes) or scope.get("query_string"):
+            return None
+        if any(name == b"range" for name, _ in scope.get("headers") or ()):
+            return None
+        return scope.get("root_path", ""), path
+
+
+class CompressedAnswers(_MemoryCache):
+    """Compress the answers of GET `paths` (the board's HTML) once for each distinct body.
+
+    The app answers every request (its answer is decided at request time); only the compressed
+    bytes are kept, keyed by the body itself, so a body seen before costs a dictionary lookup
+    (hashing it: about 0.1 ms for a 270 KB board) instead of a compression (about 5 ms). A new
+    data version makes new bodies; old ones leave as the least recently used.
+    """
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        paths: tuple[str, ...] = (f"/{BOARD_ROUTE}",),
+        max_entries: int = 32,
+        max_bytes: int = 32 << 20,
+    ) -> None:
+        super().__init__(app, max_entries, max_bytes)
+        self.paths = paths
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        key = self._key(scope)
-        if key is None:
+        if not (
+            scope["type"] == "http"
+            and scope.get("method") == "GET"
+            and scope.get("path") in self.paths
+        ):
             return await self.app(scope, receive, send)
-        with self._lock:
-            page = self._pages.get(key)
-            if page is not None:
-                self._pages.move_to_end(key)
-        if page is not None:
-            status, headers, body = page
-            await send({"type": "http.response.start", "status": status, "headers": headers})
-            await send({"type": "http.response.body", "body": body})
+        held = await held_answer(self.app, scope, receive, send, _no_cookie, self.max_bytes // 16)
+        if held is None:
             return
-        start: Message = {}
-        chunks: list[bytes] = []
-
-        async def keep(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                start.update(message)
-            elif message["type"] == "http.response.body":
-                chunks.append(message.get("body", b""))
-                if not message.get("more_body"):
-                    self._store(key, start, b"".join(chunks))
-            await send(message)
-
-        await self.app(scope, receive, keep)
-
-    def _store(self, key: tuple, start: Message, body: bytes) -> None:
-        headers = list(start.get("headers") or ())
-        content_type = next((v for k, v in headers if k.lower() == b"content-type"), b"")
-        if start.get("status") != 200 or not content_type.startswith(b"text/html"):
-            return
-        if any(k.lower() == b"set-cookie" for k, _ in headers):
-            return  # an answer that sets a cookie belongs to one client
-        with self._lock:
-            self._pages[key] = (200, headers, body)
-            self._pages.move_to_end(key)
-            while len(self._pages) > self.max_entries:
-                self._pages.popitem(last=False)
+        headers, body = held
+        seen = self.get(body)
+        kept = Kept.of(headers, body) if seen is None else Kept(headers, seen.bodies)
+        if seen is None:
+            self.put(body, kept)
+        await kept.send(scope, send)

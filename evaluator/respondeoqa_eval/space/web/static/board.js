@@ -1,6 +1,7 @@
 // The board's own script: the HTML component runs it once, with `element` its root, `props`
-// its properties and `trigger` its events. A page load fetches the table from the app's board
-// route (cached HTML, no Gradio event, no session, no queue). Then, all in the page:
+// its properties, `trigger` its events and `watch` a callback for properties Gradio changes. A page load fetches the table from the app's board
+// route (cached HTML, no Gradio event, no session, no queue), a fetch the page's head started
+// (board_prefetch.js). Then, all in the page:
 // - a header click sorts the rows of each coverage section (ranks restart per section);
 // - the search box and the Filters menu (size, weights, reasoning, the paper's rows, entries
 //   the leaderboard evaluated) hide rows; the Columns menu shows the optional columns;
@@ -16,12 +17,23 @@ try {
   state.cols = {};
 }
 if (!props.value) {
-  fetch(new URL(props.board_src, location.href), {cache: "no-store"})
-    .then((r) => (r.ok ? r.text() : Promise.reject(r.status)))
-    .then((html) => { if (!props.value) props.value = html; })
-    .catch(() => {
-      if (!props.value) props.value = props.board_error;
+  // the page's head started this fetch (board_prefetch.js); taken once, else fetched now
+  const early = window.respondeoqaBoard;
+  delete window.respondeoqaBoard;
+  const html = early && early.src === props.board_src
+    ? early.html
+    : fetch(new URL(props.board_src, location.href), {cache: "no-store"})
+      .then((r) => (r.ok ? r.text() : Promise.reject(r.status)));
+  const show = (value) => {
+    if (props.value) return;
+    props.value = value;
+    // Gradio's mount may still push the config's empty value after this script ran (it does
+    // when the board arrives at once): the board is set again then
+    watch("value", () => {
+      if (!props.value) props.value = value;
     });
+  };
+  html.then(show, () => show(props.board_error));
 }
 const sections = () => Array.from(element.querySelectorAll("table.board tbody"));
 const rows = () => Array.from(element.querySelectorAll("table.board tbody tr[data-key]"));
