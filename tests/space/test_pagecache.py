@@ -23,7 +23,7 @@ from starlette.routing import Route
 from starlette.testclient import TestClient
 
 
-def _client(kind: str = "page", max_entries: int = 64) -> tuple[TestClient, list[str]]:
+def _client(kind: str = "page", max_bytes: int = 32 << 20) -> tuple[TestClient, list[str]]:
     """A Starlette app behind PageCache whose "/" renders a numbered page ("page"), refuses
     ("busy") or sets a cookie ("cookie")."""
     calls: list[str] = []
@@ -52,7 +52,7 @@ def _client(kind: str = "page", max_entries: int = 64) -> tuple[TestClient, list
 
     root = {"page": page, "busy": refused, "cookie": with_cookie}[kind]
     app = Starlette(routes=[Route("/", root), Route("/other", other)])
-    app.add_middleware(PageCache, max_entries=max_entries)
+    app.add_middleware(PageCache, max_bytes=max_bytes)
     return TestClient(app), calls
 
 
@@ -88,13 +88,17 @@ def test_only_plain_200_html_answers_are_kept() -> None:
     assert calls == ["/", "/"]  # an answer that sets a cookie is not shared
 
 
-def test_the_cache_is_bounded() -> None:
-    client, calls = _client(max_entries=2)
-    for host in ("a", "b", "c", "a"):
+def test_the_cache_is_bounded_in_bytes() -> None:
+    # pages of 41-42 bytes (uncompressed: under MIN_COMPRESS), at most 1024 kept: 24 pages
+    client, calls = _client(max_bytes=1024)
+    hosts = [f"host-{i:02d}" for i in range(30)]
+    for host in hosts:
         client.get("/", headers={"x-forwarded-host": host})
-    assert len(calls) == 4  # "a" was dropped when "c" came
-    client.get("/", headers={"x-forwarded-host": "c"})
-    assert len(calls) == 4
+    assert len(calls) == 30
+    client.get("/", headers={"x-forwarded-host": hosts[-1]})
+    assert len(calls) == 30  # the newest is kept
+    client.get("/", headers={"x-forwarded-host": hosts[0]})
+    assert len(calls) == 31  # the oldest went to make room
 
 
 # -- compression, Gradio's frontend files, the board ---------------------------------------

@@ -8,7 +8,7 @@ the origin headers it builds the root URL from and the cookies it reads the user
 (`access-token-*`: visitors' other cookies, which real browsers always carry, do not change the
 page). Those form the key; a request with a query string (Gradio's deep links, `?view=`...) is
 passed through, and only a 200 HTML answer is kept. Keys come from clients, so the cache holds
-at most `max_entries` pages (least recently used goes).
+at most `max_bytes` of pages (least recently used goes).
 
 `AssetCache` keeps Gradio's own frontend files (`/assets/`: the scripts and stylesheets of its
 build; `/static/`: its fonts and helper scripts): files of the installed package, the same bytes
@@ -27,11 +27,11 @@ from __future__ import annotations
 
 import gzip
 import threading
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Hashable, MutableMapping
 from typing import Any
 
 import brotli
+from cachetools import LRUCache
 from starlette.datastructures import Headers, MutableHeaders
 
 from ..readmodel import BOARD_ROUTE
@@ -109,6 +109,11 @@ class Kept:
         if len(bodies) > 1:
             MutableHeaders(raw=self.headers).add_vary_header("Accept-Encoding")
         self.size = sum(len(b) for b in bodies.values())
+
+    @staticmethod
+    def sized(kept: Kept) -> int:
+        """What a kept answer counts against its cache's `max_bytes`."""
+        return kept.size
 
     @classmethod
     def of(cls, headers: list[tuple[bytes, bytes]], body: bytes) -> Kept:
@@ -192,16 +197,14 @@ def _no_cookie(headers: Headers) -> bool:
 
 
 class _MemoryCache:
-    """Answers to GET (and HEAD, from a kept GET) kept by `key`, within `max_entries` and
-    `max_bytes` (least recently used goes; an answer at most `max_bytes` / 16); an answer is
-    kept when `held_answer` may keep it and `keeps` says so."""
+    """Answers to GET (and HEAD, from a kept GET) kept by `key`, within `max_bytes` (least
+    recently used goes; an answer at most `max_bytes` / 16); an answer is kept when
+    `held_answer` may keep it and `keeps` says so."""
 
-    def __init__(self, app: ASGIApp, max_entries: int, max_bytes: int) -> None:
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
         self.app = app
-        self.max_entries = max_entries
         self.max_bytes = max_bytes
-        self._kept: OrderedDict[Hashable, Kept] = OrderedDict()
-        self._bytes = 0
+        self._kept: LRUCache[Hashable, Kept] = LRUCache(max_bytes, getsizeof=Kept.sized)
         self._lock = threading.Lock()
 
     def key(self, scope: Scope) -> Hashable | None:
@@ -230,29 +233,20 @@ class _MemoryCache:
 
     def get(self, key: Hashable) -> Kept | None:
         with self._lock:
-            kept = self._kept.get(key)
-            if kept is not None:
-                self._kept.move_to_end(key)
-            return kept
+            return self._kept.get(key)
 
     def put(self, key: Hashable, kept: Kept) -> None:
         with self._lock:
-            old = self._kept.pop(key, None)
-            self._bytes -= old.size if old else 0
             self._kept[key] = kept
-            self._bytes += kept.size
-            while len(self._kept) > self.max_entries or self._bytes > self.max_bytes:
-                _, dropped = self._kept.popitem(last=False)
-                self._bytes -= dropped.size
 
 
 class PageCache(_MemoryCache):
     """Serve GET/HEAD `path` from memory after the first rendering for each key."""
 
     def __init__(
-        self, app: ASGIApp, path: str = "/", max_entries: int = 64, max_bytes: int = 32 << 20
+        self, app: ASGIApp, path: str = "/", max_bytes: int = 32 << 20
     ) -> None:
-        super().__init__(app, max_entries, max_bytes)
+        super().__init__(app, max_bytes)
         self.path = path
 
     def key(self, scope: Scope) -> Hashable | None:
@@ -281,10 +275,9 @@ class AssetCache(_MemoryCache):
         self,
         app: ASGIApp,
         prefixes: tuple[str, ...] = ASSET_PREFIXES,
-        max_entries: int = 2048,
         max_bytes: int = 64 << 20,
     ) -> None:
-        super().__init__(app, max_entries, max_bytes)
+        super().__init__(app, max_bytes)
         self.prefixes = prefixes
 
     def key(self, scope: Scope) -> Hashable | None:
@@ -309,10 +302,9 @@ class CompressedAnswers(_MemoryCache):
         self,
         app: ASGIApp,
         paths: tuple[str, ...] = (f"/{BOARD_ROUTE}",),
-        max_entries: int = 32,
         max_bytes: int = 32 << 20,
     ) -> None:
-        super().__init__(app, max_entries, max_bytes)
+        super().__init__(app, max_bytes)
         self.paths = paths
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
