@@ -243,9 +243,7 @@ class _MemoryCache:
 class PageCache(_MemoryCache):
     """Serve GET/HEAD `path` from memory after the first rendering for each key."""
 
-    def __init__(
-        self, app: ASGIApp, path: str = "/", max_bytes: int = 32 << 20
-    ) -> None:
+    def __init__(self, app: ASGIApp, path: str = "/", max_bytes: int = 32 << 20) -> None:
         super().__init__(app, max_bytes)
         self.path = path
 
