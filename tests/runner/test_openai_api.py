@@ -266,8 +266,18 @@ def _cli_env() -> dict[str, str]:
 
 
 def _start_run(cmd: list[str], out: Path, rows: int) -> subprocess.Popen:
-    """Start the runner in its own process; return once `out` holds `rows` rows."""
-    proc = subprocess.Popen(cmd, env=_cli_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    """Start the runner in its own process; return once `out` holds `rows` rows.
+
+    The process gets SIGINT's default action, as a command in a terminal has: a shell that
+    starts the suite in the background (`pytest &`) hands its children SIGINT ignored, and
+    Python then installs no KeyboardInterrupt handler at all."""
+    proc = subprocess.Popen(
+        cmd,
+        env=_cli_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if out.exists() and out.read_bytes().count(b"\n") >= rows:
