@@ -576,6 +576,9 @@ def launch(config: SpaceConfig | Space, *, prevent_thread_lock: bool = False) ->
         signal.signal(signal.SIGTERM, _interrupt)
     atexit.register(space.close)
     space.start()
+    # the default board built before the server listens: the first visitor after a restart
+    # does not wait for every stored entry to be decoded and released (8 s at 10,000 entries)
+    space.snapshot().board(None, None)
     settle_gc()
     # the page and Gradio's frontend files from memory, and the board, compressed once
     shell = [Middleware(PageCache), Middleware(AssetCache), Middleware(CompressedAnswers)]
