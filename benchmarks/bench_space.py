@@ -19,8 +19,9 @@ Gold: the six public files plus synthetic Certamen/NLE stand-ins at the paper's 
   any page can reach here.
 - visits (issue 17): `--clients` first visits at once, each visitor with its own cookie jar
   (cookies of its own, as real visitors carry, and whatever the server sets) and a browser's
-  headers (Accept-Encoding: gzip, deflate, br, zstd): the page, every script and stylesheet it
-  references, then (the Space) the board from the URL in the page's config. The same visits on
+  headers (Accept-Encoding: gzip, deflate, br, zstd): the page, then every script and
+  stylesheet it references and (the Space) the board from the URL in the page's config, at
+  once (the page's own script starts the board's fetch as it is parsed). The same visits on
   the baseline, a Gradio app with one Markdown (floor_apps.py: the same Gradio, its own process
   on another loopback port), in alternating rounds: the median over `--repeat` rounds of each
   side's p95, the ratio Space / baseline, and each server's CPU time per visit.
@@ -423,14 +424,18 @@ class Visit:
 
 async def first_visit(http: httpx.AsyncClient, url: str, board_rows: int | None) -> Visit:
     """One visitor's first visit: the page, then its scripts and stylesheets at once (as a
-    browser fetches them), then (`board_rows` given) the board, which must have that many rows.
-    Raises on any non-200 answer."""
+    browser fetches them) and (`board_rows` given) the board beside them, which must have that
+    many rows: the page's script right after its config starts the board's fetch as the page
+    is parsed (web/pagecache.py, static/board_prefetch.js). Raises on any non-200 answer."""
     t0 = time.perf_counter()
     page = await http.get(url)
     page.raise_for_status()
-    parts = await asyncio.gather(*(http.get(urljoin(url, r)) for r in page_refs(page.text)))
+    urls = [urljoin(url, r) for r in page_refs(page.text)]
     if board_rows is not None:
-        parts.append(await http.get(urljoin(url, page_board_src(page.text))))
+        if "<script>// Starts fetching the board" not in page.text:  # not only in the config
+            raise AssertionError("the page does not start the board's fetch after its config")
+        urls.append(urljoin(url, page_board_src(page.text)))
+    parts = list(await asyncio.gather(*(http.get(u) for u in urls)))
     took = time.perf_counter() - t0
     for resp in parts:
         resp.raise_for_status()

@@ -31,6 +31,9 @@ CHROME = {
     "accept-language": "en-US,en;q=0.9",
 }
 IDENTITY = {**CHROME, "accept-encoding": "identity"}
+PREFETCH_IN_PAGE = re.compile(
+    r"(?<=;</script>)<script>// Starts fetching the board.*?</script>", re.S
+)
 HEAD_SCRIPT = re.compile(r'"head":"\\u003cscript\\u003e(?:[^"\\]|\\.)*"')  # in the config JSON
 
 
@@ -112,10 +115,13 @@ def test_visitors_share_one_page_and_get_every_part_compressed(public_gold, tmp_
 
 
 def _without_head(route) -> None:
-    """Fulfil the page with its config's `head` (the board's prefetch script) taken out."""
+    """Fulfil the page with the board's prefetch script taken out: the one in the page, after
+    the config, and the one in the config's `head`."""
     resp = route.fetch()
     page, found = HEAD_SCRIPT.subn('"head":null', resp.text())
     assert found == 1, "the page's config has no head script"
+    page, found = PREFETCH_IN_PAGE.subn("", page)
+    assert found == 1, "the page has no prefetch script after its config"
     route.fulfill(response=resp, body=page)
 
 

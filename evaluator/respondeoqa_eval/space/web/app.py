@@ -580,13 +580,19 @@ def launch(config: SpaceConfig | Space, *, prevent_thread_lock: bool = False) ->
     # does not wait for every stored entry to be decoded and released (8 s at 10,000 entries)
     space.snapshot().board(None, None)
     settle_gc()
+    # the board's fetch starts with the page, not once its component is mounted: in the kept
+    # page as it is parsed, else (a page not kept: deep links) when Gradio reads its config
+    prefetch = f"<script>{static('board_prefetch.js')}</script>"
     # the page and Gradio's frontend files from memory, and the board, compressed once
-    shell = [Middleware(PageCache), Middleware(AssetCache), Middleware(CompressedAnswers)]
+    shell = [
+        Middleware(PageCache, head_script=prefetch.encode()),
+        Middleware(AssetCache),
+        Middleware(CompressedAnswers),
+    ]
     demo.launch(
         app_kwargs={"middleware": [guard, *shell], "routes": read_routes(space)},
         css=static("board.css"),  # Gradio 6 takes page CSS in launch(), not in Blocks()
-        # the board's fetch starts with the page, not once its component is mounted
-        head=f"<script>{static('board_prefetch.js')}</script>",
+        head=prefetch,
         server_name=space.config.host,
         server_port=space.config.port,
         max_file_size=limits.max_file_bytes,

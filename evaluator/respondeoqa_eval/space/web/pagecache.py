@@ -8,7 +8,9 @@ the origin headers it builds the root URL from and the cookies it reads the user
 (`access-token-*`: visitors' other cookies, which real browsers always carry, do not change the
 page). Those form the key; a request with a query string (Gradio's deep links, `?view=`...) is
 passed through, and only a 200 HTML answer is kept. Keys come from clients, so the cache holds
-at most `max_bytes` of pages (least recently used goes).
+at most `max_bytes` of pages (least recently used goes). A kept page can carry a script right
+after the config Gradio inlines (`head_script`): it runs while the page is parsed, so the
+board's fetch (static/board_prefetch.js) starts beside Gradio's main script instead of after it.
 
 `AssetCache` keeps Gradio's own frontend files (`/assets/`: the scripts and stylesheets of its
 build; `/static/`: its fonts and helper scripts): files of the installed package, the same bytes
@@ -53,6 +55,20 @@ GZIP_LEVEL = 6
 MIN_COMPRESS = 500  # bytes; below this an encoding saves less than its headers cost
 COMPRESSIBLE = (b"text/", b"application/javascript", b"application/json", b"image/svg+xml")
 ASSET_PREFIXES = ("/assets/", "/static/")  # gradio.routes: BUILD_PATH_LIB, STATIC_PATH_LIB
+
+
+CONFIG_SCRIPT = b"<script>window.gradio_config = "  # gradio/templates/frontend/index.html
+
+
+def after_config(page: bytes, script: bytes) -> bytes:
+    """`page` with `script` right after the script that inlines Gradio's config (whose JSON
+    escapes every "<", so its first "</script>" ends it); unchanged without that script."""
+    start = page.find(CONFIG_SCRIPT)
+    end = page.find(b"</script>", start) if start >= 0 else -1
+    if not script or end < 0:
+        return page
+    end += len(b"</script>")
+    return page[:end] + script + page[end:]
 
 
 def user_cookies(values: list[bytes]) -> tuple[str, ...]:
@@ -214,6 +230,10 @@ class _MemoryCache:
     def keeps(self, headers: Headers) -> bool:
         return _no_cookie(headers)
 
+    def edit(self, body: bytes) -> bytes:
+        """What is kept and sent of an answer's body."""
+        return body
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         key = None
         if scope["type"] == "http" and scope.get("method") in ("GET", "HEAD"):
@@ -227,7 +247,8 @@ class _MemoryCache:
             return await self.app(scope, receive, send)
         held = await held_answer(self.app, scope, receive, send, self.keeps, self.max_bytes // 16)
         if held is not None:
-            kept = Kept.of(*held)
+            headers, body = held
+            kept = Kept.of(headers, self.edit(body))
             self.put(key, kept)
             await kept.send(scope, send)
 
@@ -243,9 +264,12 @@ class _MemoryCache:
 class PageCache(_MemoryCache):
     """Serve GET/HEAD `path` from memory after the first rendering for each key."""
 
-    def __init__(self, app: ASGIApp, path: str = "/", max_bytes: int = 32 << 20) -> None:
+    def __init__(
+        self, app: ASGIApp, path: str = "/", max_bytes: int = 32 << 20, head_script: bytes = b""
+    ) -> None:
         super().__init__(app, max_bytes)
         self.path = path
+        self.head_script = head_script
 
     def key(self, scope: Scope) -> Hashable | None:
         if scope.get("path") != self.path or scope.get("query_string"):
@@ -264,6 +288,9 @@ class PageCache(_MemoryCache):
 
     def keeps(self, headers: Headers) -> bool:
         return headers.get("content-type", "").startswith("text/html") and _no_cookie(headers)
+
+    def edit(self, body: bytes) -> bytes:
+        return after_config(body, self.head_script)
 
 
 class AssetCache(_MemoryCache):

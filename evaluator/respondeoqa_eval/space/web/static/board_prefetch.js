@@ -1,9 +1,12 @@
-// Starts fetching the board as soon as the page's head runs it (Gradio's `head`, launch():
-// once the app's config is read, before the components' scripts load), instead of once the
-// board's component is mounted: the board's script (board.js) takes the answer from
-// window.respondeoqaBoard, under way or arrived. The URL is the board component's `board_src`
-// in the page's config; the fetch is board.js's own (same URL, no-store).
+// Starts fetching the board before the board's component is mounted: the board's script
+// (board.js) takes the answer from window.respondeoqaBoard, under way or arrived. It runs
+// twice on a page load: in the page as it is parsed, right after the config Gradio inlines
+// (web/pagecache.py puts it there), and once Gradio has read that config (launch()'s `head`,
+// for pages that are not kept); the second run finds the fetch started and does nothing.
+// The URL is the board component's `board_src` in the page's config; the fetch is board.js's
+// own (same URL, no-store).
 (() => {
+  if (window.respondeoqaBoard) return;
   const components = (window.gradio_config && window.gradio_config.components) || [];
   const board = components.find((c) => c.props && c.props.props && c.props.props.board_src);
   if (!board) return;
