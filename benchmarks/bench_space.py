@@ -86,6 +86,7 @@ from respondeoqa_eval.space.store import (  # noqa: E402
     prediction_rows,
     sha256_bytes,
 )
+from respondeoqa_eval.space.web.app import prefetch_script  # noqa: E402
 from synthetic import write_private  # noqa: E402
 
 from tests.space.helpers import submit  # noqa: E402
@@ -432,7 +433,7 @@ async def first_visit(http: httpx.AsyncClient, url: str, board_rows: int | None)
     page.raise_for_status()
     urls = [urljoin(url, r) for r in page_refs(page.text)]
     if board_rows is not None:
-        if "<script>// Starts fetching the board" not in page.text:  # not only in the config
+        if prefetch_script() not in page.text:  # in the page itself, not only in its config
             raise AssertionError("the page does not start the board's fetch after its config")
         urls.append(urljoin(url, page_board_src(page.text)))
     parts = list(await asyncio.gather(*(http.get(u) for u in urls)))

@@ -46,6 +46,12 @@ def static(name: str) -> str:
     return resources.files(__package__).joinpath("static", name).read_text(encoding="utf-8")
 
 
+def prefetch_script() -> str:
+    """The script that starts the board's fetch (static/board_prefetch.js), as the page and
+    the config's `head` carry it."""
+    return f"<script>{static('board_prefetch.js')}</script>"
+
+
 UPLOAD_TYPES = [".jsonl", ".csv", ".json", ".parquet", ".zip"]
 
 # Reads run outside Gradio's queue: a page load (routes.py: no Gradio call at all) and the
@@ -582,7 +588,7 @@ def launch(config: SpaceConfig | Space, *, prevent_thread_lock: bool = False) ->
     settle_gc()
     # the board's fetch starts with the page, not once its component is mounted: in the kept
     # page as it is parsed, else (a page not kept: deep links) when Gradio reads its config
-    prefetch = f"<script>{static('board_prefetch.js')}</script>"
+    prefetch = prefetch_script()
     # the page and Gradio's frontend files from memory, and the board, compressed once
     shell = [
         Middleware(PageCache, head_script=prefetch.encode()),

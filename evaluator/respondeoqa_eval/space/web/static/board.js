@@ -1,7 +1,8 @@
 // The board's own script: the HTML component runs it once, with `element` its root, `props`
-// its properties, `trigger` its events and `watch` a callback for properties Gradio changes. A page load fetches the table from the app's board
-// route (cached HTML, no Gradio event, no session, no queue), a fetch the page's head started
-// (board_prefetch.js). Then, all in the page:
+// its properties, `trigger` its events and `watch` a callback for properties Gradio changes.
+// A page load takes the table from the app's board route (cached HTML, no Gradio event, no
+// session, no queue), by a fetch the page started as it was parsed (board_prefetch.js). Then,
+// all in the page:
 // - a header click sorts the rows of each coverage section (ranks restart per section);
 // - the search box and the Filters menu (size, weights, reasoning, the paper's rows, entries
 //   the leaderboard evaluated) hide rows; the Columns menu shows the optional columns;
@@ -17,7 +18,7 @@ try {
   state.cols = {};
 }
 if (!props.value) {
-  // the page's head started this fetch (board_prefetch.js); taken once, else fetched now
+  // the page started this fetch (board_prefetch.js); taken once, else fetched now
   const early = window.respondeoqaBoard;
   delete window.respondeoqaBoard;
   const html = early && early.src === props.board_src
