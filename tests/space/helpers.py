@@ -121,7 +121,7 @@ def file_records(gold: GoldSet, name: str) -> list[Record]:
     return [r for r in gold.records if r.file == name]
 
 
-SUBMIT_OK, SUBMIT_ASK = 5, 6  # the /submit outputs: stored?, needs a confirmation?
+SUBMIT_OK, SUBMIT_ASK = 2, 3  # the /submit outputs: stored?, needs a confirmation?
 
 
 def submit(
@@ -133,9 +133,9 @@ def submit(
     note: str = "",
     **fields: Any,
 ) -> tuple[Any, ...]:
-    """Call the Space's /submit endpoint through gradio_client (Overview, all coverages): the
-    message, the breakdown, the board, the two pickers' updates, whether it was stored and
-    whether it needs a confirmation. `fields`: hub_model, weights, reasoning, confirm."""
+    """Call the Space's /submit endpoint through gradio_client: the message, the breakdown,
+    whether it was stored and whether it needs a confirmation. `fields`: hub_model, weights,
+    reasoning, confirm."""
     from gradio_client import handle_file
 
     paths = path if isinstance(path, list) else [path]
@@ -145,8 +145,6 @@ def submit(
         link,
         params,
         note,
-        "Overview",
-        "all coverages",
         fields.get("hub_model", ""),
         fields.get("weights", "not said"),
         fields.get("reasoning", "not said"),
@@ -302,3 +300,31 @@ def record_repo(hub: Any, cache: Path) -> HubRepo:
 def syncer_of(store: Store, repo: HubRepo, gold: GoldSet, **kwargs: Any) -> Syncer:
     """A Syncer that verifies what it reads against `gold`, as the Space does."""
     return Syncer(store, repo, verify=intake_of(store, gold).verify, limits=Limits(), **kwargs)
+
+
+# -- the page in a browser -------------------------------------------------------------------
+
+
+def open_page(page: Any, name: str) -> None:
+    """Go to the Space's page `name` by its link in the navigation bar (in view at every width:
+    none hides in a menu) and wait until it has loaded."""
+    link = page.get_by_role("link", name=name, exact=True)
+    link.wait_for(state="visible", timeout=30_000)  # a page still loading shows it soon
+    link.click()
+    page.wait_for_load_state("networkidle")
+
+
+def choose(page: Any, picker: str, text: str) -> None:
+    """Pick, in the board's own picker `picker` ("view" or "coverage"), the option labelled
+    `text` (or ending in "(text)", as "... (most entries)"), and wait for the new table."""
+    select = page.locator(f'#leaderboard-table select[data-board="{picker}"]')
+    labels = [t.strip() for t in select.locator("option").all_inner_texts()]
+    label = next((t for t in labels if t == text or t.endswith(f"({text})")), None)
+    assert label is not None, (picker, text, labels)
+    select.select_option(label=label)
+    # the board's script marks the table busy until the new one is in
+    page.wait_for_function(
+        "() => !document.querySelector("
+        "'#leaderboard-table[aria-busy=true], #leaderboard-table [aria-busy=true]')",
+        timeout=30_000,
+    )

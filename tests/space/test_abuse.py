@@ -283,8 +283,6 @@ def _direct_submit(url: str, path: Path, model: str, headers: Any = None) -> str
             "",
             "",
             "",
-            "Overview",
-            "all coverages",
             "",
             "not said",
             "not said",

@@ -20,9 +20,11 @@ from respondeoqa_eval.space.views.columns import VIEWS
 from synthetic import SECRET_MARKER
 
 from .helpers import (
+    choose,
     file_records,
     k_correct_predictions,
     leaderboard,
+    open_page,
     submit,
     write_jsonl,
 )
@@ -51,7 +53,7 @@ def _pick(page, elem: str, name: str) -> None:
 
 
 def _compare(page, ids: list[str]) -> None:
-    """In the Compare tab: pick the entries `ids` (typed as "#12 ") and press Compare."""
+    """On the Compare page: pick the entries `ids` (typed as "#12 ") and press Compare."""
     pick = page.locator("#compare-pick input").first
     for ident in ids:
         pick.click()
@@ -95,12 +97,12 @@ def test_browser_submit_view_compare_escape(
     page.goto(server.url, wait_until="networkidle")
     table = page.locator("#leaderboard-table")
     sync_api.expect(table.locator("tbody tr[data-key]").first).to_be_visible(timeout=30_000)
-    _pick(page, "#coverage", "all coverages")  # the paper's rows are on all sources
+    choose(page, "coverage", "all coverages")  # the paper's rows are on all sources
     sync_api.expect(table).to_contain_text("LLaMa 3.3 70B", timeout=30_000)
     sync_api.expect(table).to_contain_text("reported in paper")
     page.screenshot(path=str(screenshot_dir / "01-leaderboard.png"), full_page=True)
 
-    page.get_by_role("tab", name="Submit").click()
+    open_page(page, "Submit")
     page.locator("#upload input[type=file]").set_input_files(str(upload))
     page.locator("#model textarea, #model input").first.fill(HOSTILE)
     page.locator("#link textarea, #link input").first.fill("https://example.org/hostile")
@@ -114,7 +116,7 @@ def test_browser_submit_view_compare_escape(
     page.screenshot(path=str(screenshot_dir / "02-submitted.png"), full_page=True)
     my_id = entry_id(message)
 
-    page.get_by_role("tab", name="Board").click()
+    open_page(page, "Board")
     row = table.get_by_role("row").filter(has_text=f"#{my_id}")
     sync_api.expect(row).to_contain_text(HOSTILE)
     sync_api.expect(row).to_contain_text(expected)
@@ -137,18 +139,18 @@ def test_browser_submit_view_compare_escape(
     search.fill("")
     sync_api.expect(shown.filter(has_text="LLaMa 3.3 70B")).to_have_count(1, timeout=10_000)
 
-    _pick(page, "#view", "Content type")
+    choose(page, "view", "Content type")
     sync_api.expect(table.locator('th[data-name="Literary devices"]')).to_have_count(
         1, timeout=20_000
     )
     sync_api.expect(table.get_by_role("row").filter(has_text=f"#{my_id}")).to_contain_text(HOSTILE)
-    _pick(page, "#view", "Language pair")
+    choose(page, "view", "Language pair")
     sync_api.expect(table.locator('th[data-name="Latin \u2192 English"]')).to_have_count(
         1, timeout=20_000
     )
     page.screenshot(path=str(screenshot_dir / "04-language-pair-view.png"), full_page=True)
 
-    page.get_by_role("tab", name="Compare").click()
+    open_page(page, "Compare")
     _compare(page, [my_id, base_id])
     sync_api.expect(page.locator("#compare-msg textarea")).to_have_value(
         re.compile(rf"^A = #{my_id} "), timeout=60_000
@@ -229,13 +231,6 @@ def _assert_model_pinned(page) -> None:
     viewport.evaluate("e => { e.scrollLeft = 0; }")
 
 
-def _open_tab(page, name: str) -> None:
-    """Click a tab (at phone width every tab must show: none hides in an overflow menu)."""
-    tab = page.get_by_role("tab", name=name)
-    assert tab.is_visible(), f"tab {name} is not in view"
-    tab.click()
-
-
 def _menu(page, name: str) -> None:
     page.locator(f"#leaderboard-table .board-{name} > summary").click()
 
@@ -246,8 +241,8 @@ def test_browser_leaderboard_at_a_glance(
     """One ranking per coverage (the default: the coverage most entries share; sections with
     restarting ranks in "all coverages"), compact columns with the rest in the Columns menu,
     each number's n and interval on hover, filters, the size chart, the entry detail full
-    width and scrolled into view, Compare's stable colours; at 1400 px and 390 px (every tab
-    in view, the ranking on the first screen); screenshots of every tab and view."""
+    width and scrolled into view, Compare's stable colours; at 1400 px and 390 px (every page's
+    link in view, the ranking on the first screen); screenshots of every page and view."""
     shots = screenshot_dir / "board"
     shots.mkdir(parents=True, exist_ok=True)
     client = Client(server.url, verbose=False)
@@ -277,8 +272,17 @@ def test_browser_leaderboard_at_a_glance(
         assert "Junior Scholarship" in section.inner_text()  # the coverage most entries share
         assert table.locator("tr.section").count() == 1  # one ranking, not three interleaved
         page.screenshot(path=str(shots / f"{width}-first-screen.png"))
+        # the system's fonts in every weight (the theme's web font has two: bold capitals
+        # mixed in a fallback font of another size), and no web font is fetched
+        family = page.evaluate(
+            "getComputedStyle(document.querySelector('#page-title h1')).fontFamily"
+        )
+        assert family.startswith("-apple-system"), family
+        assert not page.evaluate(
+            "performance.getEntriesByType('resource').filter(r => /\\.woff2?$/.test(r.name)).length"
+        )
         for tab in ("Compare", "Submit"):
-            _open_tab(page, tab)
+            open_page(page, tab)
             page.wait_for_timeout(300)
             for elem in ("#plot-content", "#plot-pair", "#plot-diff", "#differences"):
                 assert not page.locator(elem).is_visible(), (tab, elem)
@@ -287,12 +291,12 @@ def test_browser_leaderboard_at_a_glance(
             headers = page.locator("th .header-content").all_inner_texts()
             assert not {"1", "2", "3"} & {h.strip() for h in headers}, (tab, headers)
             page.screenshot(path=str(shots / f"{width}-{tab.lower()}-empty.png"), full_page=True)
-        _open_tab(page, "About")
+        open_page(page, "About")
         sync_api.expect(page.get_by_text("The benchmark")).to_be_visible()
         page.screenshot(path=str(shots / f"{width}-about.png"), full_page=True)
-        _open_tab(page, "Board")
+        open_page(page, "Board")
 
-        _pick(page, "#coverage", "all coverages")
+        choose(page, "coverage", "all coverages")
         coverages = {r["Coverage"] for r in leaderboard(client, "Overview", "all coverages")}
         assert len(coverages) >= 3
         sync_api.expect(table.locator("tr.section")).to_have_count(len(coverages), timeout=20_000)
@@ -305,12 +309,12 @@ def test_browser_leaderboard_at_a_glance(
             ]
             assert ranks[0] == "1", ranks  # every section ranks from 1
         page.screenshot(path=str(shots / f"{width}-all-coverages.png"), full_page=True)
-        _pick(page, "#coverage", "most entries")
+        choose(page, "coverage", "most entries")
         if width == 1400:  # the legend waits in its accordion
             page.locator("#legend-box").get_by_text("How to read the board").click()
 
         for view in ALL_VIEWS:
-            _pick(page, "#view", view)
+            choose(page, "view", view)
             spec = VIEWS[view]
             sync_api.expect(
                 page.locator('#leaderboard-table th[data-heading="2"]')
@@ -352,7 +356,7 @@ def test_browser_leaderboard_at_a_glance(
                 )
 
         if width == 1400:
-            _pick(page, "#view", "Overview")
+            choose(page, "view", "Overview")
             # the Columns menu: the paper's padded BLEU and the model facts, one click away
             _menu(page, "columns")
             padded = "BLEU \u2192 Latin (paper, padded)"
@@ -403,18 +407,10 @@ def test_browser_leaderboard_at_a_glance(
             assert [t.strip() for t in models.all_inner_texts()] == names[::-1]
             page.locator('#leaderboard-table th[data-heading="0"]').click()  # back to rank order
 
-            # the size chart
-            page.locator("#size-box").get_by_text("Accuracy against model size").click()
-            sync_api.expect(page.locator("#plot-size .js-plotly-plot")).to_have_count(
-                1, timeout=30_000
-            )
-            assert page.locator("#plot-size .scatterlayer .point").count() >= 3
-            page.screenshot(path=str(shots / "1400-size.png"), full_page=True)
-
             # entry detail: a row click opens it full width and scrolls it into view
             row = table.get_by_role("row").filter(has_text="glance-short-2")
             row.locator("td").nth(1).click()
-            sync_api.expect(page.locator("#detail-msg textarea")).to_have_value(
+            sync_api.expect(page.locator("#entry-detail .detail-msg")).to_have_text(
                 re.compile(rf"^Entry #{ids[1]}"), timeout=20_000
             )
             page.wait_for_timeout(800)
@@ -426,7 +422,7 @@ def test_browser_leaderboard_at_a_glance(
             sync_api.expect(breakdown).to_contain_text("Content type")
             wide = page.locator("#leaderboard-table").bounding_box()["width"]
             assert breakdown.bounding_box()["width"] >= 0.9 * wide
-            assert _dataframe_headers(page, "#detail-breakdown") == [
+            assert page.locator("#detail-breakdown thead th").all_inner_texts() == [
                 "Breakdown",
                 "Group",
                 "Score",
@@ -434,7 +430,7 @@ def test_browser_leaderboard_at_a_glance(
                 "Items",
             ]
             with page.expect_download() as download:
-                page.locator("#detail-csv a").click()
+                page.locator("#entry-detail .detail-csv a").click()
             items = list(
                 csv.DictReader(io.StringIO(Path(download.value.path()).read_text("utf-8")))
             )
@@ -443,8 +439,33 @@ def test_browser_leaderboard_at_a_glance(
             assert {r["source"] for r in items} == {"Junior Scholarship"}
             page.screenshot(path=str(shots / "1400-entry-detail.png"), full_page=True)
 
+            # an entry by its number, in the detail's own form
+            page.locator("#detail-pick").fill(f"#{ids[0]}")
+            page.locator("#detail-pick").press("Enter")
+            sync_api.expect(page.locator("#entry-detail .detail-msg")).to_have_text(
+                re.compile(rf"^Entry #{ids[0]}"), timeout=20_000
+            )
+            page.locator("#detail-pick").fill("#99999")
+            page.locator("#detail-pick").press("Enter")
+            sync_api.expect(page.locator("#entry-detail .detail-msg")).to_have_text(
+                re.compile("^No such entry"), timeout=20_000
+            )
+            # a link to an entry opens the board on its detail
+            page.goto(f"{server.url}?entry=e:{ids[2]}", wait_until="networkidle")
+            sync_api.expect(page.locator("#entry-detail .detail-msg")).to_have_text(
+                re.compile(rf"^Entry #{ids[2]}"), timeout=20_000
+            )
+
+            # the size chart, on its own page
+            open_page(page, "Size")
+            sync_api.expect(page.locator("#plot-size .js-plotly-plot")).to_have_count(
+                1, timeout=30_000
+            )
+            assert page.locator("#plot-size .scatterlayer .point").count() >= 3
+            page.screenshot(path=str(shots / "1400-size.png"), full_page=True)
+
         # Compare: a warning that matches what is drawn, n under each group, stable colours
-        _open_tab(page, "Compare")
+        open_page(page, "Compare")
         _compare(page, [ids[0], ids[2]])
         sync_api.expect(page.locator("#compare-warning textarea")).to_have_value(
             re.compile("^Different coverage"), timeout=60_000
@@ -477,7 +498,7 @@ def test_browser_leaderboard_at_a_glance(
         page.screenshot(path=str(shots / f"{width}-compare.png"), full_page=True)
 
         # Items: public items hardest first, filters, the difficulty chart
-        _open_tab(page, "Items")
+        open_page(page, "Items")
         msg = page.locator("#items-msg textarea")
         sync_api.expect(msg).to_have_value(re.compile("^Item analysis of the"), timeout=30_000)
         all_shown = int(re.search(r"; ([\d,]+) shown", msg.input_value()).group(1).replace(",", ""))
@@ -497,7 +518,7 @@ def test_browser_leaderboard_at_a_glance(
         _pick(page, "#items-content", "any")
 
         # failure and success look different
-        _open_tab(page, "Submit")
+        open_page(page, "Submit")
         page.locator("#submit-btn").click()
         sync_api.expect(page.locator("#submit-msg textarea")).to_have_value(
             re.compile("^Not accepted"), timeout=30_000
@@ -518,7 +539,7 @@ def test_browser_unreadable_answers_need_a_confirmation(
     path = write_jsonl(tmp_path / "chatty.jsonl", rows)
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.goto(server.url, wait_until="networkidle")
-    _open_tab(page, "Submit")
+    open_page(page, "Submit")
     page.locator("#upload input[type=file]").set_input_files(str(path))
     page.locator("#model textarea, #model input").first.fill("chatty model")
     sync_api.expect(page.locator("#upload")).to_contain_text(re.compile(r"chatty\W*jsonl"))

@@ -14,6 +14,7 @@ from .helpers import (
     file_records,
     k_correct_predictions,
     leaderboard,
+    page_board,
     parse_board,
     submit,
     write_jsonl,
@@ -29,19 +30,22 @@ def client(server) -> Client:
     return Client(server.url, verbose=False)
 
 
-def test_submit_then_row_on_leaderboard(client: Client, public_gold, tmp_path: Path) -> None:
+def test_submit_then_row_on_leaderboard(
+    client: Client, server, public_gold, tmp_path: Path
+) -> None:
     records = file_records(public_gold, SHORT)
     rows, k = k_correct_predictions(records, 300)
     n = sum(r.task != "translation" for r in records)
     assert (k, n) == (300, 675)
     path = write_jsonl(tmp_path / "client-preds.jsonl", rows)
-    message, breakdown, board, *_ = submit(
+    message, breakdown, *_ = submit(
         client, path, "client-e2e-model", "https://example.org/m", "7B", "greedy decoding"
     )
     assert message.startswith("Stored as entry #"), message
     expected = round(100 * k / n, 1)  # only the file it covers is scored; one decimal
     assert f"{100 * k / n:.1f}%" in message
-    # the reply's board (HTML, as the page shows it) has the new row
+    # the board (HTML, as the page fetches it) has the new row at once
+    board = page_board(server.url)
     mine = [r for r in parse_board(board)[1] if r["Model"] == "client-e2e-model"]
     assert len(mine) == 1
     row = mine[0]

@@ -99,8 +99,17 @@ def test_private_gold_never_leaves(server, private_gold, tmp_path: Path) -> None
         out = submit(client, path, "bad")
         assert out[0].startswith("Not accepted:"), out[0]
         outputs.append(flat(out))
-    # raw HTTP: the page, its config, the API description, and files that must not be served
-    for url in ("", "config", "gradio_api/info", "gradio_api/openapi.json"):
+    # an entry's detail, as a row click fetches it (and the download it links)
+    for ident in ids:
+        status, body = fetch(f"{server.url}entry?entry=e:{ident}")
+        assert status == 200 and b"leak-" in body, (ident, status)
+        outputs.append(body.decode("utf-8", "replace"))
+        status, body = fetch(f"{server.url}entry.csv?entry=e:{ident}")
+        assert status == 200, (ident, status)
+        outputs.append(body.decode("utf-8", "replace"))
+    # raw HTTP: every page, its config, the API description, and files that must not be served
+    pages = ("", "compare", "items", "size", "submit", "request", "about")
+    for url in (*pages, "config", "gradio_api/info", "gradio_api/openapi.json"):
         status, body = fetch(server.url + url)
         outputs.append(body.decode("utf-8", "replace"))
     for secret_file in (

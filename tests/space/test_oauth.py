@@ -30,7 +30,7 @@ from respondeoqa_eval.space.config import SpaceConfig
 from respondeoqa_eval.space.store import Store
 from respondeoqa_eval.space.store import entry_path as hub_path
 
-from .helpers import board_rows, file_records, k_correct_predictions, write_jsonl
+from .helpers import board_rows, file_records, k_correct_predictions, open_page, write_jsonl
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -51,7 +51,7 @@ def oauth_server(private_dir: Path, tmp_path_factory: pytest.TempPathFactory) ->
 
 
 def open_submit(page) -> None:
-    page.get_by_role("tab", name="Submit").click()
+    open_page(page, "Submit")
     sync_api.expect(page.locator("#submit-btn")).to_be_visible()
 
 
@@ -123,10 +123,7 @@ def test_login_quota_submitter_withdraw(
     api = Client(url, verbose=False)
     from gradio_client import handle_file
 
-    refused = api.predict(
-        [handle_file(str(files[0]))], "api-model", "", "", "", "Overview", "all coverages",
-        api_name="/submit",
-    )  # fmt: skip
+    refused = api.predict([handle_file(str(files[0]))], "api-model", "", "", "", api_name="/submit")
     assert refused[0].startswith("Not accepted") and "log in" in refused[0]
     assert Store(oauth_server.db).count() == 0
 
@@ -142,14 +139,14 @@ def test_login_quota_submitter_withdraw(
     assert {e.id: e.submitter for e in store.entries()} == {alice_id: "alice", bob_id: "bob"}
 
     # the board shows who submitted, and so does the entry detail
-    bob.get_by_role("tab", name="Board").click()
+    open_page(bob, "Board")
     table = bob.locator("#leaderboard-table")
     sync_api.expect(table.locator("th")).to_contain_text(["Submitter"], timeout=30_000)
     row = table.get_by_role("row").filter(has_text=f"#{alice_id}")
     sync_api.expect(row).to_contain_text("alice")
     sync_api.expect(row).to_contain_text("alice-model")
     row.locator("td").nth(1).click()  # the entry detail of the clicked row
-    sync_api.expect(bob.locator("#detail-msg textarea")).to_have_value(
+    sync_api.expect(bob.locator("#entry-detail .detail-msg")).to_have_text(
         re.compile(rf"^Entry #{alice_id}"), timeout=30_000
     )
     meta = bob.locator("#detail-meta")
@@ -168,7 +165,7 @@ def test_login_quota_submitter_withdraw(
     assert done.startswith(f"Entry #{alice_id} (alice-model) was withdrawn"), done
     assert "msg-ok" in (alice.locator("#withdraw-msg").get_attribute("class") or "")
     alice.screenshot(path=str(screenshot_dir / "oauth-withdrawn.png"), full_page=True)
-    alice.get_by_role("tab", name="Board").click()
+    open_page(alice, "Board")
     board = alice.locator("#leaderboard-table")
     sync_api.expect(board).to_contain_text("bob-model")
     sync_api.expect(board).not_to_contain_text("alice-model")

@@ -17,6 +17,7 @@ from respondeoqa_eval.space.paper import PAPER_ROWS
 from respondeoqa_eval.space.rows import PAPER_LABEL
 from respondeoqa_eval.space.views.board import board_html
 from respondeoqa_eval.space.views.columns import TRANSLATION_VIEW, VIEWS
+from respondeoqa_eval.space.views.detail import EntryDetail, detail_html
 from respondeoqa_eval.space.views.entry import breakdown_frame, metadata_frame
 from respondeoqa_eval.space.views.frames import (
     ALL_COVERAGES,
@@ -28,7 +29,7 @@ from respondeoqa_eval.space.views.frames import (
     records,
     to_csv,
 )
-from respondeoqa_eval.space.views.legend import legend
+from respondeoqa_eval.space.views.legend import legend, legend_html
 
 from .helpers import make_report, parse_board
 
@@ -347,6 +348,9 @@ def test_board_html_keeps_every_user_string_text(name: str) -> None:
         f"caption {name}",
         csv_href=f"board.csv?{name}",
         status=name,
+        coverage=name,
+        coverages=[("all coverages", "all coverages"), (name, name)],
+        legend=legend_html("Overview"),
     )
     _, rows = parse_board(board)
     assert [(r["Model"], r["Link"]) for r in rows] == [(name, name)]
@@ -357,14 +361,54 @@ def test_board_html_keeps_every_user_string_text(name: str) -> None:
     # the table's own tags, its menus, the CSV link and the record notice; none of the user's
     allowed = {"p", "div", "table", "thead", "tbody", "tr", "th", "td", "a", "span"}
     allowed |= {"details", "summary", "label", "input", "select", "option"}
+    allowed |= {"ul", "li", "strong", "em", "code"}  # the legend: our own Markdown
     assert tags.names <= allowed, tags.names
     allowed_attrs = {"class", "data-heading", "data-name", "data-type", "title", "data-key", "id"}
     allowed_attrs |= {"href", "download", "role", "colspan", "data-coverage", "type", "min"}
     allowed_attrs |= {"step", "aria-label", "value", "checked", "data-filter", "data-col"}
     allowed_attrs |= {"data-kind", "data-made", "data-params", "data-weights", "data-reasoning"}
-    allowed_attrs |= {"data-verified"}
+    allowed_attrs |= {"data-verified", "data-board", "selected"}
     assert tags.attrs <= allowed_attrs, tags.attrs - allowed_attrs
     assert tags.keys == ["e:7"]
+    # the coverage picker offers the hostile coverage as text, picked
+    assert tags.selected == ["Overview", name]  # the breakdown, the coverage
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_entry_detail_html_keeps_every_user_string_text(name: str) -> None:
+    """The entry detail a row click fetches: the metadata and the breakdown escaped cell by
+    cell, no markup of the user's."""
+    entry = FakeEntry(7, name, make_report(0.5), params=name, link=name, flag=name)
+    found = EntryDetail(
+        f"Entry #7: {name}",
+        metadata_frame(entry),
+        breakdown_frame(entry.report),
+        b"",
+    )
+    page = detail_html(found, f"entry.csv?entry={name}")
+    tags = _Tags()
+    tags.feed(page)
+    assert tags.names <= {"p", "a", "table", "caption", "tbody", "thead", "tr", "th", "td", "div"}
+    assert tags.attrs <= {"class", "id", "href", "download", "scope", "role"}, tags.attrs
+    texts = _Texts()
+    texts.feed(page)
+    assert f"Entry #7: {name}" in texts.parts and name in texts.parts
+    assert ["Breakdown", "Group", "Score", "95% CI", "Items"] == texts.parts[
+        texts.parts.index("Breakdown") : texts.parts.index("Breakdown") + 5
+    ]
+    assert "No such entry" in detail_html(None)
+
+
+class _Texts(HTMLParser):
+    """Every text node of an HTML text, entities decoded."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+
+    def handle_data(self, data: str) -> None:
+        if data.strip():
+            self.parts.append(data.strip())
 
 
 class _Tags(HTMLParser):
@@ -375,11 +419,14 @@ class _Tags(HTMLParser):
         self.names: set[str] = set()
         self.attrs: set[str] = set()
         self.keys: list[str | None] = []
+        self.selected: list[str | None] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.names.add(tag)
         self.attrs |= {k for k, _ in attrs}
         self.keys += [v for k, v in attrs if k == "data-key"]
+        if tag == "option" and any(k == "selected" for k, _ in attrs):
+            self.selected += [v for k, v in attrs if k == "value"]
 
 
 def test_legend_explains_missing_small_and_bleu() -> None:

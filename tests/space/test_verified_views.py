@@ -75,7 +75,7 @@ def test_the_detail_of_a_verified_entry_gives_its_run(public_gold, tmp_path: Pat
     fields = dict(space.detail(f"e:{verified}").metadata.values.tolist())
     assert fields["Type"] == "verified"
     assert fields["Evaluated by"] == "the leaderboard (verified)"
-    assert fields["Request"] == "0123456789ab (Requests tab)"
+    assert fields["Request"] == "0123456789ab (Request an evaluation page)"
     assert fields["Model revision"] == "a" * 40
     assert fields["Engine"] == "vllm 0.6.3"
     assert fields["Engine was"] == "started by the worker at this revision"

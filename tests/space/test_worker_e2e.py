@@ -32,7 +32,7 @@ from respondeoqa_eval.space.store import Store
 from respondeoqa_eval.space.submission import point_values
 from synthetic import SECRET_MARKER
 
-from .helpers import page_board, parse_board
+from .helpers import choose, open_page, page_board, parse_board
 from .requestkit import MODEL, add_tiny_model, requests_in_record
 from .test_oauth import login
 from .test_record_e2e import env_for, wait_for
@@ -66,16 +66,9 @@ def board_rows(srv: Server) -> list[dict]:
     return parse_board(page_board(srv.url))[1]
 
 
-def open_tab(page, name: str) -> None:
-    page.get_by_role("tab", name=name).click()
-
-
 def all_coverages(page) -> None:
-    """Every coverage on the board, one section each (the Coverage dropdown)."""
-    box = page.locator("#coverage input").first
-    box.click()
-    box.fill("all coverages")
-    page.get_by_role("option", name="all coverages", exact=True).first.click()
+    """Every coverage on the board, one section each (the board's Coverage picker)."""
+    choose(page, "coverage", "all coverages")
 
 
 def verified_only(page) -> None:
@@ -88,7 +81,7 @@ def verified_only(page) -> None:
 
 def request_in(page, model: str, preset_label: str | None = None) -> str:
     """Fill the request form and press the button; the message shown."""
-    open_tab(page, "Request an evaluation")
+    open_page(page, "Request an evaluation")
     page.locator("#request-model textarea, #request-model input").first.fill(model)
     if preset_label:
         page.locator("#request-preset").get_by_label(preset_label).check()
@@ -207,7 +200,7 @@ def test_request_in_the_page_ends_as_verified_entries(
     only = httpx.get(space.url + "board", params={"verified": "1"}, timeout=30).text
     assert {r["Type"] for r in parse_board(only)[1]} == {"verified"}
     page.reload()
-    open_tab(page, "Board")
+    open_page(page, "Board")
     all_coverages(page)
     verified_only(page)
     table = page.locator("#leaderboard-table")
@@ -225,7 +218,7 @@ def test_request_in_the_page_ends_as_verified_entries(
         ("Prompt version", "paper-v1"),
         ("Runner version", ev.runner_version),
     ):
-        cell = page.get_by_role("gridcell", name=field, exact=True)
+        cell = page.get_by_role("rowheader", name=field, exact=True)
         sync_api.expect(meta.get_by_role("row").filter(has=cell)).to_contain_text(
             value, timeout=30_000
         )
@@ -234,7 +227,7 @@ def test_request_in_the_page_ends_as_verified_entries(
 
     # the requests list says finished, with the entries, to every visitor
     anon.reload()
-    open_tab(anon, "Request an evaluation")
+    open_page(anon, "Request an evaluation")
     listed = anon.locator("#requests-table").get_by_role("row").filter(has_text=rid)
     sync_api.expect(listed).to_contain_text(f"finished: entry #{entry_ids[0]}")
     for width in (1400, 390):

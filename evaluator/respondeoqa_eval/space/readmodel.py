@@ -52,9 +52,15 @@ class Snapshot:
     """The shown rows of one data version, and everything derived from them (lazily, once)."""
 
     def __init__(
-        self, version: tuple[int, str], entries: list[Entry], stale: frozenset[int], status: str
+        self,
+        version: tuple[int, str],
+        entries: list[Entry],
+        stale: frozenset[int],
+        status: str,
+        legend: Callable[[str], str] = lambda view: "",
     ) -> None:
         self.version = version
+        self._legend = legend
         self.entries = entries
         self.by_id = {e.id: e for e in entries}
         self.stale = stale
@@ -111,6 +117,16 @@ class Snapshot:
     def default_coverage(self) -> str:
         return self._once("default coverage", lambda: frames.default_coverage(self.rows))
 
+    def coverage_options(self) -> list[tuple[str, str]]:
+        """The board's coverage picker: (value, label), every coverage, the default one named
+        as the coverage most entries share."""
+        default = self.default_coverage()
+        return [
+            (c, f"{c} (most entries)" if c == default else c)
+            for c in self.coverages()
+            if c != frames.MOST_ENTRIES
+        ]
+
     def coverage_of(self, value: object) -> str:
         """The coverage a choice names (`MOST_ENTRIES`, and anything the board does not know,
         is the default one): a client's string never becomes a cache key."""
@@ -165,6 +181,9 @@ class Snapshot:
                 caption,
                 csv_href=f"{CSV_ROUTE}?{board_query(view, coverage, verified)}",
                 status=self.status,
+                coverage=coverage,
+                coverages=self.coverage_options(),
+                legend=self._legend(view),
             )
 
         return self._once(("board", view, coverage, verified), build)
@@ -236,9 +255,11 @@ class ReadModel:
         shown: Callable[[Entry], Entry],
         is_stale: Callable[[Entry], bool],
         status: Callable[[], str] = lambda: "",
+        legend: Callable[[str], str] = lambda view: "",
         cache_bytes: int = 64 * 1024 * 1024,
     ) -> None:
         self.store = store
+        self._legend = legend
         self._shown = shown
         self._is_stale = is_stale
         self._status = status
@@ -271,7 +292,7 @@ class ReadModel:
             self._decoded = decoded
             entries = [e for _, e in decoded.values()]
             stale = frozenset(e.id for e in entries if self._is_stale(e))
-            self._snapshot = Snapshot(version, entries, stale, version[1])
+            self._snapshot = Snapshot(version, entries, stale, version[1], self._legend)
             return self._snapshot
 
     def cached(self, snapshot: Snapshot, key: Hashable, build: Callable[[], T]) -> T:

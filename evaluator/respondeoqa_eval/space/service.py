@@ -49,6 +49,7 @@ from .views.columns import percent
 from .views.detail import EntryDetail, compare_shape, coverage_warning, entry_detail
 from .views.entry import breakdown_frame
 from .views.frames import ALL_COVERAGES, to_csv
+from .views.legend import legend_html
 
 log = logging.getLogger(__name__)
 
@@ -163,6 +164,7 @@ class Space:
             shown=self._shown,
             is_stale=self.is_stale,
             status=lambda: self.record_status().message(),
+            legend=lambda view: legend_html(view, self.limits.min_private_items),
             cache_bytes=self.limits.compare_cache_mb * 1024 * 1024,
         )
         log.info(

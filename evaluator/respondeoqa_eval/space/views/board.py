@@ -12,11 +12,10 @@ key and model facts in `data-` attributes for the entry detail and the page's fi
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
-import jinja2
 import pandas as pd
 
 from ...numbers import SMALL_GROUP, SMALL_MARK, count_text, interval_text, is_small, score_text
@@ -24,18 +23,7 @@ from ..metadata import WEIGHTS, params_text
 from ..rows import VERIFIED_LABEL
 from .columns import CI_HIGH, CI_LOW, INFO_COLUMNS, N_SUFFIX, VIEWS
 from .frames import RANK, RANK_HIGH, RANK_LOW
-
-
-@cache
-def _template() -> jinja2.Template:
-    env = jinja2.Environment(
-        loader=jinja2.PackageLoader("respondeoqa_eval.space.views", "templates"),
-        autoescape=True,
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    return env.get_template("board.html")
+from .html import render
 
 
 @dataclass(frozen=True)
@@ -126,16 +114,21 @@ def board_html(
     *,
     csv_href: str = "board.csv",
     status: str = "",
+    coverage: str = "",
+    coverages: Sequence[tuple[str, str]] = (),
+    legend: str = "",
 ) -> str:
     """`df` (a `leaderboard_frame` of `view`) as the page's table, under its caption, the CSV
-    link and `status` (a notice about the record, when there is one)."""
+    link and `status` (a notice about the record, when there is one). Above it the board's own
+    pickers: the breakdown (`view`) and the coverage (`coverages`: (value, label), `coverage`
+    picked); under it `legend` (markup: `html.own_markdown`)."""
     spec = VIEWS[view]
     empty = {c.header for c in spec.columns if df[c.header].isna().all()}
     heads = _heads(view, empty)
     score_cols = [spec.score_header, *(c.header for c in spec.columns if c.shade)]
     best = {col: _best(df, col) for col in score_cols}
     sections = []
-    for coverage, part in df.groupby("Coverage", sort=False):
+    for section_coverage, part in df.groupby("Coverage", sort=False):
         rows = []
         for key, rec in part.iterrows():
             cells = []
@@ -210,13 +203,19 @@ def board_html(
                     "cells": cells,
                 }
             )
-        sections.append({"coverage": coverage, "count": len(part), "rows": rows})
-    return _template().render(
+        sections.append({"coverage": section_coverage, "count": len(part), "rows": rows})
+    return render(
+        "board.html",
         heads=heads,
         sections=sections,
         caption=caption,
         csv_href=csv_href,
         status=status,
+        view=view,
+        views=list(VIEWS),
+        coverage=coverage,
+        coverages=coverages,
+        legend=legend,
         weights=WEIGHTS,
         small=SMALL_GROUP,
         small_mark=SMALL_MARK,

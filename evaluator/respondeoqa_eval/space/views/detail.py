@@ -12,10 +12,12 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from ...numbers import count_text
 from ...report import ItemResult
 from ..rows import Row, coverage_label, is_scored, short_label
-from .entry import breakdown_frame, items_frame, metadata_frame
+from .entry import breakdown_frame, breakdown_text, items_frame, metadata_frame
 from .frames import to_csv
+from .html import render
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,25 @@ def entry_detail(
         "items are never shown)."
     )
     return EntryDetail(message, metadata, breakdown, to_csv(frame).encode("utf-8"))
+
+
+def detail_html(found: EntryDetail | None, csv_href: str = "") -> str:
+    """The entry detail panel's HTML (templates/detail.html): its message, its metadata, its
+    full breakdown and, when `csv_href` is given, the link to its public per-item results;
+    for None (no such shown entry) one line saying so."""
+    if found is None:
+        return render("detail.html", found=False)
+    shown = breakdown_text(found.breakdown)
+    shown["Items"] = [count_text(v) for v in shown["Items"]]
+    return render(
+        "detail.html",
+        found=True,
+        message=found.message,
+        metadata=[tuple(map(str, r)) for r in found.metadata.itertuples(index=False)],
+        headers=list(shown.columns),
+        rows=[tuple("" if v is None else str(v) for v in r) for r in shown.itertuples(index=False)],
+        csv_href=csv_href,
+    )
 
 
 def coverage_warning(rows: Sequence[Row]) -> str:

@@ -140,8 +140,14 @@ def _format_rows(
 
 
 def breakdown_display(df: pd.DataFrame) -> Styler:
+    """`breakdown_frame` as the Submit page's table shows it (`breakdown_text`, the item
+    counts formatted)."""
+    return breakdown_text(df).style.format(count_text, subset=["Items"])
+
+
+def breakdown_text(df: pd.DataFrame) -> pd.DataFrame:
     """`breakdown_frame` as the page shows it (one decimal, "—", the interval as one cell,
-    scores on fewer than SMALL_GROUP items marked)."""
+    scores on fewer than SMALL_GROUP items marked; item counts as integers or None)."""
     shown = df.drop(columns=[CI_LOW, CI_HIGH])
     shown.insert(
         shown.columns.get_loc("Score") + 1,
@@ -153,7 +159,7 @@ def breakdown_display(df: pd.DataFrame) -> Styler:
         score_text(v) + (SMALL_MARK if is_small(n) and not pd.isna(v) else "")
         for v, n in zip(df["Score"], shown["Items"], strict=True)
     ]
-    return shown.style.format(count_text, subset=["Items"])
+    return shown
 
 
 BREAKDOWN_DATATYPES = ["str", "str", "str", "str", "number"]

@@ -215,7 +215,11 @@ def size_scatter(points: Sequence[SizePoint], without_size: int = 0) -> go.Figur
                 "<extra>%{fullData.name}</extra>",
             )
         )
-    note = f"; {without_size} entries give no size" if without_size else ""
+    note = (
+        f"; {without_size} {'entry gives' if without_size == 1 else 'entries give'} no size"
+        if without_size
+        else ""
+    )
     sizes = [p.params_b for p in points]
     ticks = [t for t in SIZE_TICKS if min(sizes) / 3 <= t <= max(sizes) * 3] or SIZE_TICKS
     fig.update_layout(

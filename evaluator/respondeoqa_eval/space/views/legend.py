@@ -3,6 +3,10 @@ Our own text only (Markdown)."""
 
 from __future__ import annotations
 
+from functools import cache
+
+from markupsafe import Markup
+
 from ...breakdowns import DIMENSIONS, PADDING_SENTENCE
 from ...numbers import MISSING, SMALL_GROUP, SMALL_MARK
 from ..paper import PAPER_ROWS
@@ -16,6 +20,7 @@ from .columns import (
     VIEWS,
 )
 from .frames import HAND_MADE, MADE_WITH, STALE_MARK
+from .html import own_markdown
 
 
 def paper_missing(view: str) -> bool:
@@ -113,3 +118,9 @@ def legend(view: str, min_private: int | None = None) -> str:
         "when it records nothing. Pick a row to see the entry's detail below."
     )
     return "\n".join(f"- {line}" for line in lines)
+
+
+@cache
+def legend_html(view: str, min_private: int | None = None) -> Markup:
+    """`legend` as the board's HTML carries it."""
+    return own_markdown(legend(view, min_private))

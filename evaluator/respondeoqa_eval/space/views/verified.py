@@ -33,7 +33,7 @@ def evaluation_fields(ev: Evaluation) -> list[tuple[str, str]]:
     """(field, value) rows of a verified entry's run, for its detail."""
     return [
         ("Evaluated by", EVALUATED_BY),
-        ("Request", f"{ev.request} (Requests tab)"),
+        ("Request", f"{ev.request} (Request an evaluation page)"),
         ("Hub model", ev.model),
         ("Model revision", ev.revision),
         ("Licence", ev.licence or "not stated on the Hub"),

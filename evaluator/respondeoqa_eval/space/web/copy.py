@@ -1,4 +1,4 @@
-"""The page's own words (Markdown): header, About, and the help text of each tab. Our text
+"""The page's own words (Markdown): header, About, and the help text of each page. Our text
 only: no user string is ever formatted into these."""
 
 from __future__ import annotations
@@ -90,8 +90,9 @@ item's own answer format). Filter by source, content and language pair; click a 
 Certamen and NLE items are only counted here. The [whole analysis](item_analysis.csv) is a CSV
 (the columns of `respondeoqa-eval items`)."""
 
-DETAIL_HELP = """**Entry detail**: pick an entry here or click its row in the table: its full
-breakdown, what is known about it, and a download of its per-item results on public items."""
+SIZE_HELP = """**Accuracy against model size**: one point per entry that states its parameter
+count (log scale), coloured by coverage; entries of one coverage are comparable with each other
+only. Hover a point for the model, its accuracy and its size."""
 
 REQUEST_HELP = """**Request an evaluation**: name a model on the Hugging Face Hub and the
 leaderboard runs it itself, on its operator's serving engine, with the paper's prompts, on every
@@ -108,3 +109,4 @@ takes one, *running* while it is evaluated, then *finished* with its entries (th
 in the board's *Entry* column) or *failed* with the reason."""
 
 BOARD_ERROR = '<p class="board-caption">The leaderboard could not be loaded: reload the page.</p>'
+DETAIL_ERROR = '<p class="detail-msg">The entry could not be loaded: try again.</p>'

@@ -3,6 +3,8 @@
 - `GET /board?view=&coverage=[&verified=1]`: the board's HTML, what a page load fetches
   (`verified=1`: entries the leaderboard evaluated itself only);
 - `GET /board.csv?view=&coverage=[&verified=1]`: the same table as CSV, every entry;
+- `GET /entry?entry=e:12`: an entry's detail as HTML, what a row click fetches (404 with one
+  line of HTML for an entry that is not shown);
 - `GET /entry.csv?entry=e:12`: an entry's public per-item results, decided at request time (a
   hidden or withdrawn entry's download answers 404);
 - `GET /item_analysis.csv`: the item analysis of the board's entries on the public items;
@@ -18,10 +20,18 @@ from __future__ import annotations
 
 import hmac
 from typing import Any
+from urllib.parse import urlencode
 
 from ..readmodel import BOARD_ROUTE, CSV_ROUTE
+from ..rows import key_of
 from ..service import Space
+from ..views.detail import detail_html
 
+# the pages beside the board (Gradio's multipage routes, app.py)
+COMPARE_PAGE, ITEMS_PAGE, SIZE_PAGE = "compare", "items", "size"
+SUBMIT_PAGE, REQUEST_PAGE, ABOUT_PAGE = "submit", "request", "about"
+
+DETAIL_ROUTE = "entry"
 ITEMS_ROUTE = "entry.csv"
 ANALYSIS_ROUTE = "item_analysis.csv"
 EXAMPLE_ROUTE = "example.jsonl"
@@ -44,6 +54,21 @@ def read_routes(space: Space) -> list[Any]:
         verified = q.get("verified") == "1"
         html = space.snapshot().board(q.get("view"), q.get("coverage"), verified)
         return HTMLResponse(html, headers=NO_STORE)
+
+    def detail(request: Any) -> Response:
+        key = request.query_params.get("entry")
+        found = space.detail(key)
+        row = space.snapshot().resolve(key) if found is not None else None
+        csv_href = (
+            f"{ITEMS_ROUTE}?{urlencode({'entry': key_of(row)})}"
+            if found is not None and found.items_csv is not None and row is not None
+            else ""
+        )
+        return HTMLResponse(
+            detail_html(found, csv_href),
+            status_code=200 if found is not None else 404,
+            headers=NO_STORE,
+        )
 
     def board_csv(request: Any) -> Response:
         q = request.query_params
@@ -82,6 +107,7 @@ def read_routes(space: Space) -> list[Any]:
     return [
         Route(f"/{BOARD_ROUTE}", board),
         Route(f"/{CSV_ROUTE}", board_csv),
+        Route(f"/{DETAIL_ROUTE}", detail),
         Route(f"/{ITEMS_ROUTE}", items_csv),
         Route(f"/{ANALYSIS_ROUTE}", analysis_csv),
         Route(f"/{EXAMPLE_ROUTE}", example),

@@ -1,17 +1,22 @@
 // The board's own script: the HTML component runs it once, with `element` its root, `props`
-// its properties, `trigger` its events and `watch` a callback for properties Gradio changes.
-// A page load takes the table from the app's board route (cached HTML, no Gradio event, no
-// session, no queue), by a fetch the page started as it was parsed (board_prefetch.js). Then,
-// all in the page:
+// its properties and `watch` a callback for properties Gradio changes. A page load takes the
+// table from the app's board route (cached HTML, no Gradio event, no session, no queue), by a
+// fetch the page started as it was parsed (board_prefetch.js). Then, all in the page:
+// - the Breakdown and Coverage pickers (in the board's HTML, with today's choices) fetch that
+//   table from the same route (the board is aria-busy meanwhile); only the latest answer is
+//   shown;
 // - a header click sorts the rows of each coverage section (ranks restart per section);
 // - the search box and the Filters menu (size, weights, reasoning, the paper's rows, entries
 //   the leaderboard evaluated) hide rows; the Columns menu shows the optional columns;
-// - a click on an entry's row fires `select` with the row's key (the entry detail) and scrolls
-//   the detail into view.
-// Listeners sit on the root, which Gradio keeps when a new table arrives (another view or
-// coverage); sort, filters and picked columns are applied again then, and the picks are kept
-// in localStorage.
-const state = {query: "", sortCol: null, sortDir: 1, filters: {paper: true}, cols: {}};
+// - a click on an entry's row announces its key (a `respondeoqa-entry` event): the entry
+//   detail's script (detail.js) fetches and shows it.
+// Listeners sit on the root, which Gradio keeps when a new table arrives; sort, filters,
+// picked columns and the legend's open state are applied again then, and the picked columns
+// are kept in localStorage, the breakdown and coverage in sessionStorage (board_prefetch.js
+// asks for them on the next page load of this browser tab).
+const state = {
+  query: "", sortCol: null, sortDir: 1, filters: {paper: true}, cols: {}, legend: false, loads: 0,
+};
 try {
   state.cols = JSON.parse(localStorage.getItem("respondeoqa-columns") || "{}");
 } catch (e) {
@@ -21,10 +26,11 @@ if (!props.value) {
   // the page started this fetch (board_prefetch.js); taken once, else fetched now
   const early = window.respondeoqaBoard;
   delete window.respondeoqaBoard;
-  const html = early && early.src === props.board_src
+  const withPicks = window.respondeoqaBoardSrc || ((src) => new URL(src, location.href).href);
+  const src = withPicks(props.board_src);
+  const html = early && early.src === src
     ? early.html
-    : fetch(new URL(props.board_src, location.href), {cache: "no-store"})
-      .then((r) => (r.ok ? r.text() : Promise.reject(r.status)));
+    : fetch(src, {cache: "no-store"}).then((r) => (r.ok ? r.text() : Promise.reject(r.status)));
   const show = (value) => {
     if (props.value) return;
     props.value = value;
@@ -36,6 +42,25 @@ if (!props.value) {
   };
   html.then(show, () => show(props.board_error));
 }
+function load(view, coverage) {
+  const mine = ++state.loads;
+  element.setAttribute("aria-busy", "true");
+  const url = new URL(props.board_src, location.href);
+  url.searchParams.set("view", view);
+  url.searchParams.set("coverage", coverage);
+  fetch(url, {cache: "no-store"})
+    .then((r) => (r.ok ? r.text() : Promise.reject(r.status)))
+    .then((html) => html, () => props.board_error)
+    .then((html) => {
+      if (mine !== state.loads) return;
+      props.value = html;
+      element.removeAttribute("aria-busy");
+    });
+  try {
+    sessionStorage.setItem("respondeoqa-board", JSON.stringify({view, coverage}));
+  } catch (err) { /* storage off: the picks last for this page */ }
+}
+
 const sections = () => Array.from(element.querySelectorAll("table.board tbody"));
 const rows = () => Array.from(element.querySelectorAll("table.board tbody tr[data-key]"));
 
@@ -114,6 +139,8 @@ function showColumns() {
 }
 
 function restoreControls() {
+  const legend = element.querySelector("details.board-legend");
+  if (legend) legend.open = state.legend;
   const box = element.querySelector(".board-search");
   if (box && box.value !== state.query) box.value = state.query;
   for (const input of element.querySelectorAll("[data-filter]")) {
@@ -143,8 +170,18 @@ element.addEventListener("input", (e) => {
   filterRows();
 });
 element.addEventListener("change", (e) => {
+  const pick = e.target.closest("select[data-board]");
+  if (pick) {
+    const value = (name) => element.querySelector(`select[data-board="${name}"]`).value;
+    load(value("view"), value("coverage"));
+    return;
+  }
   if (e.target.tagName === "SELECT") e.target.dispatchEvent(new Event("input", {bubbles: true}));
 });
+// `toggle` does not bubble: caught on its way down
+element.addEventListener("toggle", (e) => {
+  if (e.target.matches && e.target.matches("details.board-legend")) state.legend = e.target.open;
+}, true);
 element.addEventListener("click", (e) => {
   for (const menu of element.querySelectorAll("details.board-menu[open]")) {
     if (!menu.contains(e.target)) menu.open = false;  // a click elsewhere closes a menu
@@ -163,9 +200,7 @@ element.addEventListener("click", (e) => {
   if (!tr) return;
   for (const r of rows()) r.classList.remove("picked");
   tr.classList.add("picked");
-  trigger("select", {index: [rows().indexOf(tr), 0], value: tr.dataset.key, selected: true});
-  const detail = document.getElementById("detail-pick");
-  if (detail) detail.scrollIntoView({behavior: "smooth", block: "start"});
+  document.dispatchEvent(new CustomEvent("respondeoqa-entry", {detail: tr.dataset.key}));
 });
 new MutationObserver(() => {
   restoreControls();

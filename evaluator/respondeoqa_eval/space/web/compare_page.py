@@ -1,0 +1,113 @@
+"""The *Compare* page: two or more entries side by side (`service.Space.compare`; the pure parts
+in `views/compare.py`). API clients: `/compare` (a list of entry keys)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gradio as gr
+
+from ..service import Space
+from ..views import compare
+from . import copy
+
+
+def compare_page(space: Space, read: dict[str, Any]) -> None:
+    """The page's components and events (inside `demo.route(...)`); `read` are the keyword
+    arguments of the app's read events (outside the queue)."""
+    gr.Markdown(copy.COMPARE_HELP)
+    pick = gr.Dropdown(
+        [],  # choices when it gets the focus
+        multiselect=True,
+        label="Entries to compare (two or more)",
+        # entries newer than this page are not in its choices; the service resolves (and
+        # ignores unknown) keys itself
+        allow_custom_value=True,
+        elem_id="compare-pick",
+    )
+    button = gr.Button("Compare", elem_id="compare-btn")
+    message = gr.Textbox(
+        label="Comparison", interactive=False, visible=False, elem_id="compare-msg"
+    )
+    warning = gr.Textbox(
+        label="Warning",
+        interactive=False,
+        visible=False,
+        elem_id="compare-warning",
+        elem_classes=["msg-warn"],
+    )
+    with gr.Row():
+        plot_content = gr.Plot(label="By content type", visible=False, elem_id="plot-content")
+        plot_pair = gr.Plot(label="By language pair", visible=False, elem_id="plot-pair")
+    plot_diff = gr.Plot(label="Difference A - B", visible=False, elem_id="plot-diff")
+    diff_table = gr.Dataframe(
+        label="A - B per category (accuracy points, paired bootstrap)",
+        interactive=False,
+        datatype=compare.DIFFERENCE_DATATYPES,
+        visible=False,
+        elem_id="differences",
+    )
+    format_table = gr.Dataframe(
+        label="What the answer format cost, per category: lenient minus paper "
+        "accuracy (points, beyond the paper; README: Format compliance)",
+        interactive=False,
+        visible=False,
+        max_height=420,
+        elem_id="format-gaps",
+    )
+    dis_table = gr.Dataframe(
+        label="Public items where they disagree (gold shown for public items only; "
+        "scores per item, 0 to 1)",
+        interactive=False,
+        datatype=compare.DISAGREEMENT_DATATYPES,
+        column_widths=compare.DISAGREEMENT_WIDTHS,
+        show_search="search",
+        wrap=True,
+        visible=False,
+        max_height=600,
+        elem_id="disagreements",
+    )
+
+    def do_compare(keys: list[str] | None) -> tuple[Any, ...]:
+        out = space.compare(keys)
+        return (
+            out.message,
+            out.by_content,
+            out.by_pair,
+            out.difference,
+            compare.differences_display(out.differences),
+            out.disagreements,
+            out.format_gaps,
+        )
+
+    def show_parts(keys: list[str] | None) -> tuple[Any, ...]:
+        out = space.compare(keys)  # the comparison just made, from the cache
+        drawn, paired = out.drawn, out.paired
+        return (
+            gr.Textbox(visible=True),
+            gr.Textbox(value=out.warning, visible=bool(out.warning)),
+            gr.Plot(visible=drawn),
+            gr.Plot(visible=drawn),
+            gr.Plot(visible=paired),
+            gr.Dataframe(visible=paired),
+            gr.Dataframe(visible=paired),
+            gr.Dataframe(visible=drawn and not out.format_gaps.empty),
+        )
+
+    parts = [plot_content, plot_pair, plot_diff, diff_table, dis_table, format_table]
+    button.click(
+        do_compare,
+        [pick],
+        [message, *parts],
+        api_name="compare",
+        # a bootstrap per new pair: queued (bounded), in its own group, never behind "submit"
+        concurrency_id="compare",
+        concurrency_limit=space.limits.concurrency,
+    ).then(show_parts, [pick], [message, warning, *parts], api_visibility="private", **read)
+    pick.focus(
+        lambda: gr.update(choices=space.snapshot().choices()),
+        None,
+        [pick],
+        api_visibility="private",
+        **read,
+    )
