@@ -17,6 +17,8 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 import gc
 import logging
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -109,25 +111,19 @@ def build_app(space: Space) -> gr.Blocks:
         )
         # API clients read the board as data (every row, like the CSV), in their own group
         gr.api(leaderboard, api_name="leaderboard", concurrency_id="read-api")
-    with demo.route("Compare", COMPARE_PAGE):
-        _navbar()
+    with _page(demo, "Compare", COMPARE_PAGE):
         compare_page(space, READ)
-    with demo.route("Items", ITEMS_PAGE):
-        _navbar()
+    with _page(demo, "Items", ITEMS_PAGE):
         items_page(space, demo, READ)
-    with demo.route("Size", SIZE_PAGE):
-        _navbar()
+    with _page(demo, "Size", SIZE_PAGE):
         gr.Markdown(copy.SIZE_HELP)
         size_plot = gr.Plot(label="Accuracy against model size", elem_id="plot-size")
         demo.load(space.size_figure, None, [size_plot], api_visibility="private", **READ)
-    with demo.route("Submit", SUBMIT_PAGE):
-        _navbar()
+    with _page(demo, "Submit", SUBMIT_PAGE):
         submit_page(space)
-    with demo.route("Request an evaluation", REQUEST_PAGE):
-        _navbar()
+    with _page(demo, "Request an evaluation", REQUEST_PAGE):
         request_page(space, demo, READ)
-    with demo.route("About", ABOUT_PAGE):
-        _navbar()
+    with _page(demo, "About", ABOUT_PAGE):
         gr.Markdown(copy.ABOUT)
     return demo
 
@@ -149,6 +145,14 @@ def _fetched_html(name: str, elem_id: str, **props: str) -> None:
 def _navbar() -> None:
     """Every page's navigation bar (the main page is the board)."""
     gr.Navbar(main_page_name="Board", elem_id="nav")
+
+
+@contextmanager
+def _page(demo: gr.Blocks, name: str, path: str) -> Iterator[None]:
+    """A page beside the board (`demo.route`), with the navigation bar."""
+    with demo.route(name, path):
+        _navbar()
+        yield
 
 
 GC_THRESHOLD = 20_000
