@@ -20,6 +20,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from ..store.evaluation import COMMIT, MODEL_ID, REQUEST_ID
+from ..store.fields import Fields
 
 FORMAT = 1
 PREFIX = "requests/"
@@ -158,7 +159,10 @@ class Request:
     def from_dict(cls, data: Any) -> Request:
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise RequestError("format: not a request file of this version")
-        f = _Fields(data)
+        # request files written before a field existed read its default
+        f = Fields(
+            data, error=RequestError, text=_TEXT, text_what="not a line of text", defaults=True
+        )
         model = f.match("model", MODEL_ID)
         revision = f.match("revision", COMMIT)
         preset = f.text("preset")
@@ -205,44 +209,3 @@ class Request:
             reason=f.text("reason"),
             history=tuple(history[-MAX_HISTORY:]),
         )
-
-
-class _Fields:
-    def __init__(self, data: dict[str, Any]) -> None:
-        self.data = data
-
-    def text(self, key: str) -> str:
-        value = self.data.get(key, "")
-        if not isinstance(value, str) or not _TEXT.fullmatch(value):
-            raise RequestError(f"{key}: not a line of text")
-        return value
-
-    def match(self, key: str, pattern: re.Pattern[str]) -> str:
-        value = self.data.get(key)
-        if not isinstance(value, str) or not pattern.fullmatch(value):
-            raise RequestError(f"{key}: malformed")
-        return value
-
-    def flag(self, key: str) -> bool:
-        value = self.data.get(key, False)
-        if not isinstance(value, bool):
-            raise RequestError(f"{key}: must be true or false")
-        return value
-
-    def integer(self, key: str, *, optional: bool = False, low: int = 0) -> int | None:
-        value = self.data.get(key, None if optional else 0)
-        if value is None and optional:
-            return None
-        if type(value) is not int or not low <= value < 10**15:
-            raise RequestError(f"{key}: must be a whole number")
-        return value
-
-    def when(self, key: str, *, optional: bool = False) -> str:
-        value = self.text(key)
-        if not value and optional:
-            return ""
-        try:
-            datetime.fromisoformat(value)
-        except ValueError:
-            raise RequestError(f"{key}: not an ISO date and time") from None
-        return value

@@ -1,6 +1,7 @@
 """The leaderboard's storage: the SQLite working copy (`database`), its tables and migrations
 (`schema`), compact per-entry blobs (`compact`), submission quotas (`quota`), the record's file
-format (`record`), the Hub repo of record (`hub`) and the sync between the two (`sync`)."""
+format (`record`), typed reads of the record's untrusted files (`fields`), the Hub repo of
+record (`hub`) and the sync between the two (`sync`)."""
 
 from .database import IdTakenError, RecordProblem, Store
 from .models import (

@@ -14,13 +14,12 @@ an entry.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import asdict, dataclass
-from datetime import datetime
 from typing import Any
 
 from ...records import SOURCES
+from .fields import Fields
 
 REQUEST_ID = re.compile(r"[0-9a-f]{12}")
 MODEL_ID = re.compile(
@@ -76,7 +75,13 @@ class Evaluation:
         """A checked evaluation block (EvaluationError names what is wrong)."""
         if not isinstance(data, dict):
             raise EvaluationError("evaluation: not an object")
-        get = _Fields(data)
+        get = Fields(
+            data,
+            error=EvaluationError,
+            text=_TEXT,
+            text_what="not a short plain text",
+            prefix="evaluation.",
+        )
         sources = data.get("run_sources")
         if (
             not isinstance(sources, list)
@@ -114,55 +119,3 @@ class Evaluation:
             started=get.when("started"),
             finished=get.when("finished"),
         )
-
-
-class _Fields:
-    """Typed reads of one untrusted dict, each failure naming its field."""
-
-    def __init__(self, data: dict[str, Any]) -> None:
-        self.data = data
-
-    def _fail(self, key: str, what: str) -> EvaluationError:
-        return EvaluationError(f"evaluation.{key}: {what}")
-
-    def text(self, key: str) -> str:
-        value = self.data.get(key, "")
-        if not isinstance(value, str) or not _TEXT.fullmatch(value):
-            raise self._fail(key, "not a short plain text")
-        return value
-
-    def match(self, key: str, pattern: re.Pattern[str]) -> str:
-        value = self.data.get(key)
-        if not isinstance(value, str) or not pattern.fullmatch(value):
-            raise self._fail(key, "malformed")
-        return value
-
-    def flag(self, key: str) -> bool:
-        value = self.data.get(key)
-        if not isinstance(value, bool):
-            raise self._fail(key, "must be true or false")
-        return value
-
-    def integer(self, key: str, *, optional: bool = False) -> int | None:
-        value = self.data.get(key)
-        if value is None and optional:
-            return None
-        if type(value) is not int or not 0 <= value < 10**15:
-            raise self._fail(key, "must be a whole number")
-        return value
-
-    def number(self, key: str, *, optional: bool = False) -> float | None:
-        value = self.data.get(key)
-        if value is None and optional:
-            return None
-        if type(value) not in (int, float) or not math.isfinite(value) or value < 0:
-            raise self._fail(key, "must be a number")
-        return float(value)
-
-    def when(self, key: str) -> str:
-        value = self.text(key)
-        try:
-            datetime.fromisoformat(value)
-        except ValueError:
-            raise self._fail(key, "not an ISO date and time") from None
-        return value
