@@ -31,7 +31,7 @@ def render(name: str, **context: Any) -> str:
 @cache
 def _markdown() -> MarkdownIt:
     # no raw HTML: our Markdown holds none, and a slip would reach the page as text
-    return MarkdownIt("commonmark", {"html": False}).enable("table")
+    return MarkdownIt("commonmark", {"html": False})
 
 
 def own_markdown(text: str) -> Markup:

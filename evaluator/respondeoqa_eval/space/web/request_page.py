@@ -18,7 +18,7 @@ from ..requests.model import DEFAULT_PRESET, PRESETS
 from ..service import Space
 from ..views.requests import REQUEST_COLUMNS, REQUEST_WIDTHS, requests_frame
 from . import copy
-from .events import username
+from .events import message, username
 
 
 def request_page(space: Space, demo: gr.Blocks, read: dict[str, Any]) -> None:
@@ -63,7 +63,7 @@ def request_page(space: Space, demo: gr.Blocks, read: dict[str, Any]) -> None:
         f"{limits.requests_per_week} per 7 days."
     )
     button = gr.Button("Request evaluation", variant="primary", elem_id="request-btn")
-    message = gr.Textbox(label="Request", interactive=False, visible=False, elem_id="request-msg")
+    result = gr.Textbox(label="Request", interactive=False, visible=False, elem_id="request-msg")
     ok = gr.Checkbox(False, visible=False, label="Stored", elem_id="request-ok")
     gr.Markdown(copy.REQUESTS_LIST)
     table = gr.Dataframe(
@@ -95,21 +95,17 @@ def request_page(space: Space, demo: gr.Blocks, read: dict[str, Any]) -> None:
         return do_request(m, rev, pre, reason, profile)
 
     def style(text: str | None, stored: bool) -> Any:
-        return gr.Textbox(
-            value=text or "",
-            visible=True,
-            elem_classes=["msg-ok" if stored else "msg-error"],
-        )
+        return message(text or "", bool(stored))
 
     # Gradio adds its login routes when a handler takes gr.OAuthProfile (see app.py's submit)
     button.click(
         do_request_logged_in if space.config.oauth else do_request,
         [model, revision, preset, reasoning],
-        [message, table, ok],
+        [result, table, ok],
         api_name="request",
         concurrency_id="request",  # one check-and-store at a time; the Hub is asked each time
         concurrency_limit=1,
-    ).then(style, [message, ok], [message], api_visibility="private")
+    ).then(style, [result, ok], [result], api_visibility="private")
     demo.load(listing, None, [table], api_visibility="private", **read)
     refresh.click(listing, None, [table], api_visibility="private", **read)
     gr.api(requests_data, api_name="requests", concurrency_id="read-api")
