@@ -214,7 +214,7 @@ class Snapshot:
         )
 
     def choices(self) -> list[tuple[str, str]]:
-        """The Entry and Compare pickers' (label, key) choices: every shown row, or on a board
+        """The Compare picker's (label, key) choices: every shown row, or on a board
         too long to show whole, the rows it shows (thousands of options cost the browser
         seconds)."""
 

@@ -6,8 +6,9 @@ from typing import Any
 
 import gradio as gr
 
-# Reads run outside Gradio's queue: a page load (routes.py: no Gradio call at all) and the
-# events a reader fires (pickers, filters, the size chart) never wait behind a submission being
+# Reads run outside Gradio's queue: the board's page makes no Gradio call at all (routes.py),
+# and the events a reader fires elsewhere (the Compare picker, the Items filters, the Items,
+# Size and requests pages filling themselves when opened) never wait behind a submission being
 # scored, nor count toward the queue's size. API clients (gradio_client always joins the queue)
 # get their own concurrency group, apart from "submit". Every read is served from the read
 # model's snapshot of the current data version.
