@@ -311,7 +311,10 @@ def open_page(page: Any, name: str) -> None:
     link = page.get_by_role("link", name=name, exact=True)
     link.wait_for(state="visible", timeout=30_000)  # a page still loading shows it soon
     link.click()
-    page.wait_for_load_state("networkidle")
+    # the new page is up once its navigation bar marks its own link (not "networkidle": a
+    # page with a login button keeps a connection open, and a loaded machine never idles)
+    page.locator("nav a.active").filter(has_text=name).wait_for(timeout=30_000)
+    page.wait_for_load_state("load")
 
 
 def choose(page: Any, picker: str, text: str) -> None:
