@@ -6,9 +6,9 @@ import hashlib
 from pathlib import Path
 
 from .. import __version__
+from ..data.gold import GoldSet, MissingPrivateFiles, load_gold, resolve_data_dir
+from ..data.sources import FILES, PASSAGE_FILES, PUBLIC_SHA256, UPSTREAM_COMMIT
 from ..errors import InputError
-from ..gold import GoldSet, MissingPrivateFiles, load_gold, resolve_data_dir
-from ..sources import FILES, PASSAGE_FILES, PUBLIC_SHA256, UPSTREAM_COMMIT
 from .features import CONFIGS, ConfigSpec
 
 _CODE_FILES = ("builder.py", "features.py", "inputs.py")

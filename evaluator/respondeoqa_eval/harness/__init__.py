@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from importlib.resources import as_file, files
 from pathlib import Path
 
-from ..configs import CONFIGS
+from ..data.configs import CONFIGS
 
 TASK_PACKAGE = "respondeoqa_eval.harness.lm_eval_tasks"
 TASK_PREFIX = "respondeoqa_"
