@@ -8,7 +8,21 @@ from __future__ import annotations
 
 import datasets
 
-from ..data.sources import PAPER_BIBTEX, SOURCE_INFO, SOURCES
+from ..data.configs import (  # noqa: F401  (the dataset's config table lives beside the records)
+    CONFIGS,
+    DEFAULT_CONFIG,
+    PRIVATE_CONFIGS,
+    PUBLIC_CONFIGS,
+    ConfigSpec,
+)
+from ..data.sources import (  # noqa: F401  (the card and builder read the source table through here)
+    PAPER_BIBTEX,
+    PAPER_TITLE,
+    SOURCE_INFO,
+    SOURCES,
+    UPSTREAM_URL,
+    SourceInfo,
+)
 
 FEATURES = datasets.Features(
     {
