@@ -13,12 +13,12 @@ from .features import CONFIGS, ConfigSpec
 
 _CODE_FILES = ("builder.py", "features.py", "inputs.py")
 _SHARED_CODE_FILES = (
-    "configs.py",
-    "upstream.py",
-    "records.py",
-    "sources.py",
-    "gold.py",
-    "fetch.py",
+    "data/configs.py",
+    "data/upstream.py",
+    "data/records.py",
+    "data/sources.py",
+    "data/gold.py",
+    "data/fetch.py",
 )
 
 
