@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import run_cli as _cli
 from respondeoqa_eval import evaluate
-from respondeoqa_eval.analysis.items import COLUMNS, GOLD_FORMAT, STRONG_AGREE, analyze_items
+from respondeoqa_eval.analysis.items import COLUMNS, GOLD_FORMAT, AGREE, analyze_items
 from respondeoqa_eval.data.breakdowns import groups_of
 from respondeoqa_eval.data.gold import read_folder
 from respondeoqa_eval.data.records import Record
@@ -137,7 +137,7 @@ def test_entries_are_ranked_and_the_better_half_is_strong(analysis):
 def test_a_planted_gold_error_is_flagged(analysis):
     by_id = {it.id: it for it in analysis.items}
     planted = by_id["planted"]
-    assert planted.reasons == (STRONG_AGREE,) and planted.suspected_gold_error
+    assert planted.reasons == (AGREE,) and planted.suspected_gold_error
     assert (planted.strong_entries, planted.strong_agree) == (2, 2)
     assert planted.strong_answer == "Athenae"  # shown as the first entry spelled it
     assert (planted.wrong_answer, planted.wrong_count) == ("Athenae", 2)
@@ -192,7 +192,7 @@ def test_too_few_entries_give_no_discrimination_and_no_agreement_flag():
     two = analyze_items({k: ENTRIES[k] for k in ("strong-1", "weak-1")})
     assert all(it.discrimination is None for it in two.items)
     # one strong entry is never "strong entries agree"
-    assert not any(STRONG_AGREE in it.reasons for it in two.items)
+    assert not any(AGREE in it.reasons for it in two.items)
 
 
 def test_a_public_analysis_leaves_private_items_out_and_counts_them():
@@ -206,7 +206,7 @@ def test_a_public_analysis_leaves_private_items_out_and_counts_them():
     planted = next(row for row in rows if row["id"] == "planted")
     assert planted["question"] == "question planted?" and planted["gold"] == "Roma"
     assert planted["language_pair"] == "english-latin" and planted["multihop"] == "regular"
-    assert planted["reasons"] == STRONG_AGREE and planted["suspected_gold_error"] is True
+    assert planted["reasons"] == AGREE and planted["suspected_gold_error"] is True
     everything = analyze_items(ENTRIES, RECORDS).rows()
     secret = next(row for row in everything if row["id"] == "secret")
     assert secret["question"] is None and secret["gold"] is None  # private text: only if asked

@@ -15,14 +15,26 @@ over the entries that have a prediction for it (an unanswered prediction counts,
   and deterministic from 3 entries on;
 - the most common wrong answer (grouped by the item's metric key, shown in its most common
   spelling) and how many entries gave it;
-- `suspected_gold_error`: strong entries (the better half by score) agree on one wrong answer
-  (at least `Thresholds.agree_min` of them and `agree_share` of the strong entries with a
-  prediction for the item), or the gold breaks the item's own format rule
+- `suspected_gold_error`: more entries give one and the same wrong answer than chance
+  explains (`agreement_p`, below), or the gold breaks the item's own format rule
   (`answer_format.gold_format_problem`, with the gold given).
+
+The chance test (README: Item analysis). Under "the gold is right", entry e is wrong on an
+item of task t with probability 1 - a_e,t (its share right on the analysed items of that task,
+Laplace-smoothed), and a wrong entry gives one particular wrong answer with probability q: for
+multiple choice max(1 / (k - 1), c_t) with k the item's options, for open answers c_t, where
+c_t is the task's collision rate (how often two wrong answers to the same item are the same,
+over every item of the task; at least `Thresholds.min_chance`). The number of entries giving
+the item's most common wrong answer is then a Poisson-binomial count; `agreement_p` is the
+probability of at least the observed count, times 1 / q (a union bound over the wrong answers
+the most common one is chosen from). Items with `Thresholds.flag_min_entries` entries or more
+are tested, and the flags are those the Benjamini-Hochberg procedure keeps at false discovery
+rate `Thresholds.fdr` over the tested items (`agreement_q`: the adjusted p-value).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from collections import Counter, defaultdict
@@ -36,12 +48,16 @@ from ..data.breakdowns import DIMENSIONS
 from ..data.records import PUBLIC_SOURCES, Record, split_language_pair
 from ..metrics import METRICS
 from ..report.model import ItemResult
-from ..scoring.answer_format import gold_format_problem
+from ..scoring.answer_format import gold_format_problem, option_letters
 
-STRONG_AGREE = "strong-agree"
-"""Reason code: strong entries agree on one wrong answer."""
+AGREE = "agree"
+"""Reason code: more entries give one wrong answer than chance explains."""
 GOLD_FORMAT = "gold-format"
 """Reason code: the gold breaks the item's own format rule."""
+
+
+MC_OPTIONS = 4
+"""Options of a multiple-choice item when no gold is given (Certamen and NLE items have 4)."""
 
 
 @dataclass(frozen=True)
@@ -49,9 +65,10 @@ class Thresholds:
     """The analysis's rules of thumb (README: Item analysis)."""
 
     strong_share: float = 0.5  # strong entries: the better half by score (ties included)
-    agree_min: int = 2  # strong entries that must give the same wrong answer ...
-    agree_share: float = 2 / 3  # ... and this share of the strong entries with the item
     min_entries: int = 3  # entries an item needs for a discrimination
+    flag_min_entries: int = 5  # entries an item needs before the chance test can flag it
+    fdr: float = 0.01  # Benjamini-Hochberg false discovery rate over the tested items
+    min_chance: float = 0.02  # the least chance that a wrong entry gives one given answer
 
 
 @dataclass(frozen=True)
@@ -85,8 +102,12 @@ class ItemStats:
     strong_entries: int  # strong entries with a prediction for the item
     strong_agree: int  # the most strong entries that gave one and the same wrong answer
     strong_answer: str | None  # that answer
+    agreement_expected: float | None = None  # entries expected to give that answer by chance
+    agreement_p: float | None = None  # chance of as many agreeing (None: not tested)
+    agreement_q: float | None = None  # agreement_p adjusted over the tested items (BH)
+    agreement_order_p: float | None = None  # chance the agreeing entries are this strong
     gold_problem: str | None = None  # why the gold breaks its format rule (never quotes it)
-    reasons: tuple[str, ...] = ()  # STRONG_AGREE, GOLD_FORMAT
+    reasons: tuple[str, ...] = ()  # AGREE, GOLD_FORMAT
     question: str | None = None
     gold: str | None = None
 
@@ -97,6 +118,17 @@ class ItemStats:
     @property
     def suspected_gold_error(self) -> bool:
         return bool(self.reasons)
+
+    @property
+    def agreement(self) -> str:
+        """The chance test's evidence in words ("" when the item was not tested)."""
+        if self.agreement_p is None or self.wrong_answer is None:
+            return ""
+        return (
+            f"{self.wrong_count} of {self.entries} entries answer {self.wrong_answer!r} "
+            f"({self.agreement_expected:.1f} expected by chance; p {self.agreement_p:.1e}, "
+            f"adjusted {self.agreement_q:.1e})"
+        )
 
 
 GROUP_COLUMNS = {d.key: d.column for d in DIMENSIONS.values()}
@@ -118,6 +150,10 @@ COLUMNS = (
     "strong_entries",
     "strong_agree",
     "strong_answer",
+    "agreement_expected",
+    "agreement_p",
+    "agreement_q",
+    "agreement_order_p",
     "suspected_gold_error",
     "reasons",
     "gold_problem",
@@ -244,7 +280,7 @@ def analyze_items(
     def key_of(task: str, language: str, extracted: str) -> str:
         return METRICS[task].key(extracted, language)  # answers repeat across entries
 
-    stats = [
+    computed = [
         _item_stats(
             results[0][1],
             results,
@@ -252,11 +288,11 @@ def analyze_items(
             discrimination[j],
             None if gold is None else gold.get(item_id),
             private_text,
-            thresholds,
             key_of,
         )
         for j, (item_id, results) in enumerate(by_item.items())
     ]
+    stats = _chance_test(computed, by_item, gold, thresholds, key_of)
     order = {item_id: j for j, item_id in enumerate(ids)}
     # hardest first; among equally hard items, those with more evidence first
     stats.sort(key=lambda s: (s.share_right, -s.entries, s.mean_score, order[s.id]))
@@ -270,6 +306,121 @@ def analyze_items(
     )
 
 
+def _poisson_binomial_tail(probabilities: Sequence[float], at_least: int) -> float:
+    """P(at least `at_least` of independent events with these probabilities happen)."""
+    dist = np.zeros(len(probabilities) + 1)
+    dist[0] = 1.0
+    for p in probabilities:  # the count's distribution, one event at a time
+        dist[1:] = dist[1:] * (1 - p) + dist[:-1] * p
+        dist[0] *= 1 - p
+    return float(min(1.0, dist[at_least:].sum()))
+
+
+def _rank_sum_p(strength: Sequence[float], chosen: Sequence[bool]) -> float:
+    """One-sided p that the `chosen` entries are this strong if they were any entries as many
+    (Wilcoxon's rank sum, normal approximation with a continuity correction, tied ranks
+    averaged)."""
+    n, m = len(strength), sum(chosen)
+    if m == 0 or m == n:
+        return 1.0
+    order = sorted(range(n), key=lambda i: strength[i])
+    ranks = [0.0] * n
+    i = 0
+    while i < n:  # average ranks over ties
+        j = i
+        while j + 1 < n and strength[order[j + 1]] == strength[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            ranks[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    total = sum(r for r, c in zip(ranks, chosen, strict=True) if c)
+    sd = math.sqrt(m * (n - m) * (n + 1) / 12)
+    z = (total - m * (n + 1) / 2 - 0.5) / sd
+    return 0.5 * math.erfc(z / math.sqrt(2))
+
+
+def _benjamini_hochberg(p: Sequence[float]) -> list[float]:
+    """The Benjamini-Hochberg adjusted p-values (q-values) of `p`, in its order."""
+    n = len(p)
+    order = sorted(range(n), key=lambda i: p[i])
+    q = [1.0] * n
+    running = 1.0
+    for rank in range(n, 0, -1):  # from the largest p down: q_(i) = min_(j>=i) p_(j) n / j
+        i = order[rank - 1]
+        running = min(running, p[i] * n / rank)
+        q[i] = running
+    return q
+
+
+def _chance_test(
+    computed: list[tuple[ItemStats, Counter[str]]],
+    by_item: Mapping[str, list[tuple[str, ItemResult]]],
+    gold: Mapping[str, Record] | None,
+    thresholds: Thresholds,
+    key_of: Callable[[str, str, str], str],
+) -> list[ItemStats]:
+    """Each item with its agreement test (module docstring), AGREE added to the flagged."""
+    right: Counter[tuple[str, str]] = Counter()
+    seen: Counter[tuple[str, str]] = Counter()
+    same: Counter[str] = Counter()
+    pairs: Counter[str] = Counter()
+    for stats, wrong in computed:
+        for name, it in by_item[stats.id]:
+            seen[name, stats.task] += 1
+            right[name, stats.task] += (it.score or 0.0) == 1.0
+        answered = sum(wrong.values())
+        same[stats.task] += sum(c * (c - 1) // 2 for c in wrong.values())
+        pairs[stats.task] += answered * (answered - 1) // 2
+    collision = {
+        task: max(thresholds.min_chance, (same[task] + 1) / (pairs[task] + 2)) for task in pairs
+    }
+    tested: dict[str, tuple[float, float, float]] = {}  # item id -> (expected, p, order p)
+    for stats, wrong in computed:
+        if stats.entries < thresholds.flag_min_entries or stats.wrong_answer is None:
+            continue
+        chance = collision[stats.task]
+        if stats.task == "multiple_choice":
+            record = None if gold is None else gold.get(stats.id)
+            k = len(option_letters(record)) if record is not None else MC_OPTIONS
+            chance = max(chance, 1 / max(1, k - 1))
+        # each entry's chance of giving that one wrong answer, if the gold is right
+        per_entry = [
+            (1 - (right[name, stats.task] + 1) / (seen[name, stats.task] + 2)) * chance
+            for name, _ in by_item[stats.id]
+        ]
+        p = min(1.0, _poisson_binomial_tail(per_entry, stats.wrong_count) / chance)
+        # who agrees: with a wrong gold the strong entries agree on the true answer (and weak
+        # ones hit the gold by chance); on an item hard for all, who agrees is luck
+        results = [(n, it) for n, it in by_item[stats.id]]
+        top = wrong.most_common(1)[0][0]
+        language = _answer_language(results[0][1])
+        strength = [(right[n, stats.task] + 1) / (seen[n, stats.task] + 2) for n, _ in results]
+        agreeing = [
+            it.answered and key_of(stats.task, language, it.extracted or "") == top
+            for _, it in results
+        ]
+        tested[stats.id] = (sum(per_entry), p, _rank_sum_p(strength, agreeing))
+    ids = list(tested)
+    q = dict(zip(ids, _benjamini_hochberg([tested[i][1] for i in ids]), strict=True))
+    out = []
+    for stats, _ in computed:
+        if stats.id not in tested:
+            out.append(stats)
+            continue
+        flag = q[stats.id] <= thresholds.fdr and stats.wrong_count >= 2
+        out.append(
+            dataclasses.replace(
+                stats,
+                agreement_expected=tested[stats.id][0],
+                agreement_p=tested[stats.id][1],
+                agreement_q=q[stats.id],
+                agreement_order_p=tested[stats.id][2],
+                reasons=(AGREE, *stats.reasons) if flag else stats.reasons,
+            )
+        )
+    return out
+
+
 def _item_stats(
     first: ItemResult,
     results: list[tuple[str, ItemResult]],
@@ -277,9 +428,8 @@ def _item_stats(
     discrimination: float | None,
     record: Record | None,
     private_text: bool,
-    thresholds: Thresholds,
     key_of: Callable[[str, str, str], str],
-) -> ItemStats:
+) -> tuple[ItemStats, Counter[str]]:
     language = _answer_language(first)
     wrong: Counter[str] = Counter()
     strong_wrong: Counter[str] = Counter()
@@ -304,18 +454,13 @@ def _item_stats(
     common = wrong.most_common(1)
     top_strong = [(k, c) for k, c in strong_wrong.most_common(1) if c]
     agree = top_strong[0][1] if top_strong else 0
-    reasons = []
-    if agree >= thresholds.agree_min and agree >= thresholds.agree_share * n_strong:
-        reasons.append(STRONG_AGREE)
     problem = None if record is None else gold_format_problem(record)
-    if problem:
-        reasons.append(GOLD_FORMAT)
     shown = record if record is not None and (not first.is_private or private_text) else None
 
     def spelled(key: str) -> str:
         return spellings[key].most_common(1)[0][0]
 
-    return ItemStats(
+    stats = ItemStats(
         id=first.id,
         question_id=first.question_id,
         question_language=first.question_language,
@@ -334,7 +479,8 @@ def _item_stats(
         strong_agree=agree,
         strong_answer=spelled(top_strong[0][0]) if top_strong else None,
         gold_problem=problem,
-        reasons=tuple(reasons),
+        reasons=(GOLD_FORMAT,) if problem else (),
         question=shown.question if shown else None,
         gold=shown.answers[0] if shown and shown.answers else None,
     )
+    return stats, wrong

@@ -14,7 +14,7 @@ from pathlib import Path
 from ..analysis.items import (
     COLUMNS,
     GOLD_FORMAT,
-    STRONG_AGREE,
+    AGREE,
     ItemAnalysis,
     ItemStats,
     analyze_items,
@@ -88,20 +88,17 @@ def summary_text(analysis: ItemAnalysis, top: int = TOP) -> str:
     lines += ["", f"Hardest items (share of entries right, lowest first; {top} of {len(items)}):"]
     lines += [_item_line(it) for it in items[:top]]
     flagged = analysis.flagged
-    agree = sum(STRONG_AGREE in it.reasons for it in flagged)
+    agree = sum(AGREE in it.reasons for it in flagged)
     fmt = sum(GOLD_FORMAT in it.reasons for it in flagged)
     lines += [
         "",
-        f"Suspected gold errors: {len(flagged)} ({agree} where strong entries agree on one "
-        f"wrong answer, {fmt} whose gold breaks its own format rule)",
+        f"Suspected gold errors: {len(flagged)} ({agree} where more entries agree on one "
+        f"wrong answer than chance explains, {fmt} whose gold breaks its own format rule)",
     ]
     for it in flagged[:top]:
         why = []
-        if STRONG_AGREE in it.reasons:
-            why.append(
-                f"{it.strong_agree} of {it.strong_entries} strong entries answer "
-                f"{it.strong_answer!r}"
-            )
+        if AGREE in it.reasons:
+            why.append(it.agreement)
         if it.gold_problem:
             why.append(it.gold_problem)
         lines.append(f"  {it.id}  {'; '.join(why)}")

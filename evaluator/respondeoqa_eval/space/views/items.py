@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from ...analysis.items import STRONG_AGREE, ItemAnalysis, ItemStats
+from ...analysis.items import AGREE, ItemAnalysis, ItemStats
 from ...data.breakdowns import DIMENSIONS
 from ...report.numbers import MISSING, round1, score_text
 
@@ -94,10 +94,8 @@ def filter_choices(analysis: ItemAnalysis, key: str) -> list[tuple[str, str]]:
 def why_flagged(it: ItemStats) -> str:
     """Why an item is a suspected gold error ("" when it is not)."""
     parts = []
-    if STRONG_AGREE in it.reasons:
-        parts.append(
-            f"{it.strong_agree} of {it.strong_entries} strong entries answer {it.strong_answer}"
-        )
+    if AGREE in it.reasons:
+        parts.append(it.agreement)
     if it.gold_problem:
         parts.append(it.gold_problem)
     return "; ".join(parts)
