@@ -21,6 +21,7 @@ import pytest
 import yaml
 from conftest import require
 from respondeoqa_eval.cli import main
+from respondeoqa_eval.gold import read_folder
 from respondeoqa_eval.harness import TASKS, task_dir
 from respondeoqa_eval.harness.lm_eval_task import DATASET_ENV, plain_prompt
 from respondeoqa_eval.records import Record
@@ -429,3 +430,33 @@ def test_private_tasks_read_metadata_data_dir(tmp_path, full, monkeypatch):
         assert task[f"bleu,{FILTER}"] == pytest.approx(
             report["bleu"][lang]["overall"]["score"], abs=1e-9
         )
+
+
+def test_two_exports_of_one_name_in_one_cache_each_give_their_own_items(
+    tmp_path, full, monkeypatch
+):
+    """The issue-30 bug: `datasets` names a local folder's cache by the folder's name, so a
+    second export called `respondeoqa` was served the first one's rows. Both run here in one
+    cache (the project's, $RESPONDEOQA_CACHE), and nothing lands in `datasets`' own cache."""
+    import datasets
+    from respondeoqa_eval.dataset.export import build_folder
+    from respondeoqa_eval.fetch import ENV_CACHE
+
+    monkeypatch.setenv(ENV_CACHE, str(tmp_path / "cache"))
+    hf_cache = Path(datasets.config.HF_DATASETS_CACHE)
+    before = set(hf_cache.rglob("*")) if hf_cache.is_dir() else set()
+    first_gold, first = full
+    second_gold = write_private(tmp_path / "gold-2", with_public=True, n_sa=5)
+    second = build_folder(tmp_path / "two" / first.name, data_dir=second_gold, include_private=True)
+    task = "respondeoqa_certamen_short_answer"
+    for n, (gold, export) in enumerate([(first_gold, first), (second_gold, second.folder)]):
+        manager = _manager(metadata={"dataset": str(export)})
+        _, samples, out, _ = _run_oracle(tmp_path / f"run-{n}", manager, [task], 100)
+        logged = [row["doc"]["id"] for row in samples[task]]
+        expected = [r.id for r in read_folder(gold).records if r.task == "short_answer"]
+        assert sorted(logged) == sorted(i for i in expected if "Certamen" in i), n
+        cut = _gold_of_logged(samples, gold, tmp_path / f"gold-cut-{n}")
+        assert score_cli(out, cut, tmp_path / f"r{n}.json")["missing"] == 0
+    assert len(logged) == 5
+    assert (set(hf_cache.rglob("*")) if hf_cache.is_dir() else set()) == before
+    assert any((tmp_path / "cache" / "datasets").iterdir())

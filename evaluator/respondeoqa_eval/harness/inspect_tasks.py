@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from inspect_ai import Task, task
-from inspect_ai.dataset import Sample, hf_dataset
+from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig
 from inspect_ai.scorer import SampleScore, Score, Target, grouped, metric, scorer
 from inspect_ai.solver import TaskState, generate, system_message
@@ -62,6 +62,20 @@ def record_to_sample(row: dict[str, Any]) -> Sample:
             "language_pair": f"{record.question_language}-{record.answer_language}",
         },
     )
+
+
+def load_samples(config: str, dataset: str | None = None, revision: str | None = None):
+    """The samples of `config` from the Hub dataset or `dataset` (an export folder or another
+    repository), through `dataset.load`: its Arrow copy in the project's cache, keyed by the
+    export's content. Not Inspect's `hf_dataset`, which keeps a copy under
+    `~/.cache/inspect_ai/hf_datasets` keyed by the path and config name only (a second folder
+    of the same name got the first one's rows, and private rows landed in Inspect's cache)."""
+    from ..dataset.load import load_config
+
+    source = str(dataset or HUB_DATASET)
+    rows = load_config(source, config, revision=revision)
+    name = f"respondeoqa_{config.replace('-', '_')}"
+    return MemoryDataset([record_to_sample(row) for row in rows], name=name, location=source)
 
 
 def _fields(row: dict[str, Any]) -> dict[str, Any]:
@@ -199,13 +213,7 @@ def respondeoqa(
         raise ValueError(
             f"unknown RespondeoQA config {config!r}; choose one of {', '.join(CONFIGS)}"
         )
-    data = hf_dataset(
-        path=str(dataset or HUB_DATASET),
-        name=config,
-        split=SPLIT,
-        revision=revision,
-        sample_fields=record_to_sample,
-    )
+    data = load_samples(config, dataset, revision)
     return Task(
         dataset=data,
         solver=[system_message(SYSTEM_PROMPT), generate()],

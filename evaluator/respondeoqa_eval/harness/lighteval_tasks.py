@@ -162,11 +162,28 @@ def _translation_into(language: str, row: Mapping[str, Any]) -> bool:
     return row["task"] == "translation" and row["answer_language"] == language
 
 
+def _dataset_source() -> str:
+    """`$RESPONDEOQA_DATASET`, else the Hub dataset. lighteval calls `load_dataset` itself, with
+    no `cache_dir`: for a source of the user's, `datasets`' cache is pointed at the project's,
+    keyed by the export's content (`dataset.load.cache_dir_for`), so that a second export of the
+    same folder name never gets the first one's rows and private rows stay out of
+    `~/.cache/huggingface`."""
+    source = os.environ.get(DATASET_ENV)
+    if not source:
+        return HUB_DATASET
+    import datasets
+
+    from ..dataset.load import cache_dir_for
+
+    datasets.config.HF_DATASETS_CACHE = cache_dir_for(source)
+    return source
+
+
 def _config(name: str, subset: str, keep, metric) -> LightevalTaskConfig:
     return LightevalTaskConfig(
         name=name,
         prompt_function=prompt_fn,
-        hf_repo=os.environ.get(DATASET_ENV) or HUB_DATASET,
+        hf_repo=_SOURCE,
         hf_subset=subset,
         hf_filter=keep,
         hf_avail_splits=[SPLIT],
@@ -191,4 +208,5 @@ def _tasks() -> list[LightevalTaskConfig]:
     return out
 
 
+_SOURCE = _dataset_source()
 TASKS_TABLE = _tasks()
