@@ -116,9 +116,8 @@ def test_eval_yaml_task_ids_name_shipped_inspect_tasks_and_their_metrics():
     """`<inspect task>-<metric>`: the task exists in inspect_tasks, for that config, and its
     scorer reports that metric."""
     require("inspect_ai")
-    from respondeoqa_eval.harness import inspect_tasks
-
     from inspect_ai._util.registry import registry_info
+    from respondeoqa_eval.harness import inspect_tasks
 
     for task in yaml.safe_load(eval_yaml_text(["public", "all"]))["tasks"]:
         name, metric = task["id"].split("-", 1)

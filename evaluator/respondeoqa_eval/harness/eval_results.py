@@ -153,7 +153,7 @@ def results_entries(
 
 
 def _produced_through(provenance: Mapping[str, Any]) -> str:
-    """"responses produced through lm-evaluation-harness 0.4.13 (its respondeoqa tasks), "
+    """ "responses produced through lm-evaluation-harness 0.4.13 (its respondeoqa tasks), "
     for a report of an lm-eval or lighteval log; "" otherwise."""
     tool = provenance.get("tool")
     if tool not in (LM_EVAL, LIGHTEVAL):
