@@ -37,6 +37,7 @@ from respondeoqa_eval.sources import HUB_DATASET
 from runner.tiny_model import build_tiny_model
 from synthetic import write_private
 
+from . import paper_rules
 from .lmkit import gold_of_ids, score_cli
 
 require("lm_eval")  # CI=true: a missing lm_eval fails, never skips
@@ -374,13 +375,20 @@ def _run_oracle(tmp_path: Path, manager, tasks: list[str], limit: int):
     return results, _samples(out), out, model
 
 
+@pytest.fixture(scope="module")
+def public_oracle_run(tmp_path_factory, export):
+    """`respondeoqa_greedy` over the first 30 items of each public task, the oracle answering."""
+    manager = _manager(metadata={"dataset": str(export)})
+    work = tmp_path_factory.mktemp("public-oracle")
+    return _run_oracle(work, manager, ["respondeoqa_greedy"], 30)
+
+
 def test_lm_eval_public_numbers_equal_score_and_plain_prompts_separate_the_system(
-    tmp_path, export, public_dir
+    tmp_path, public_oracle_run, public_dir
 ):
     """The real lm_eval pipeline (tasks, filter, process_results, aggregations, group weighting,
     sample logging), without a chat template and greedy: every number equals `score`."""
-    manager = _manager(metadata={"dataset": str(export)})
-    results, samples, out, model = _run_oracle(tmp_path, manager, ["respondeoqa_greedy"], 30)
+    results, samples, out, model = public_oracle_run
     assert sorted(samples) == sorted(PUBLIC_LEAVES)
     for req in model.requests:
         prompt, gen = req.args
@@ -394,6 +402,38 @@ def test_lm_eval_public_numbers_equal_score_and_plain_prompts_separate_the_syste
     assert 0.3 < report["accuracy"]["overall"]["score"] < 0.9  # not a trivial 0 or 1
     assert report["bleu"]["latin"]["overall"]["score"] > 10
     assert _check_equal(results, report, "respondeoqa_accuracy", samples) >= 9
+
+
+def test_reference_implementation_of_the_papers_rules_agrees_per_item(public_oracle_run):
+    """The task README's reference-implementation check: lm-eval's per-item extraction and
+    score, each task's BLEU and the group's accuracy against `paper_rules`, written from
+    PROTOCOL sections 3-5 without importing respondeoqa_eval's scorer."""
+    results, samples, _, _ = public_oracle_run
+    scores: list[float] = []
+    compared = 0
+    for name, rows in samples.items():
+        task = TASKS[name]
+        pairs = []
+        for row in rows:
+            doc = row["doc"]
+            answer = paper_rules.extract(doc["task"], row["resps"][0][0])
+            assert row["filtered_resps"] == [answer or ""], (name, doc["id"])
+            if task.translation:
+                pairs.append((answer or "", list(doc["answers"])))
+                continue
+            ours = paper_rules.score(doc["task"], doc["answers"], doc["answer_language"], answer)
+            assert row["acc"] == pytest.approx(ours, abs=1e-12), (name, doc["id"])
+            scores.append(ours)
+            compared += 1
+        if task.translation:
+            bleu = paper_rules.corpus_bleu(
+                [h for h, _ in pairs], [r for _, r in pairs], task.language
+            )
+            assert results["results"][name][f"bleu,{FILTER}"] == pytest.approx(bleu, abs=1e-9)
+            compared += 1
+    group = results["groups"]["respondeoqa_accuracy"][f"acc,{FILTER}"]
+    assert group == pytest.approx(sum(scores) / len(scores), abs=1e-12)
+    assert compared == 3 * 30 + 2 and 0 < sum(scores) < len(scores)
 
 
 def test_lm_eval_full_numbers_equal_score_with_the_papers_pooled_bleu(tmp_path, full, monkeypatch):
