@@ -152,7 +152,18 @@ def test_replayed_responses_score_like_respondeoqa_eval_on_the_full_benchmark(
     responses.write_text(json.dumps(replies(read_folder(gold).records)), encoding="utf-8")
     args = ["custom", "replay", str(HERE / "lighteval_replay_model.py")]
     args += [lighteval_task_arg("respondeoqa_full"), "--max-samples", "40"]
-    out = run_lighteval(lighteval_python, tmp_path, args, export, RESPONDEOQA_REPLAY=str(responses))
+    cache = tmp_path / "project-cache"
+    out = run_lighteval(
+        lighteval_python,
+        tmp_path,
+        args,
+        export,
+        RESPONDEOQA_REPLAY=str(responses),
+        RESPONDEOQA_CACHE=str(cache),
+    )
+    # the private export's Arrow copy is in the project's cache, none in datasets' own
+    assert list((cache / "datasets").rglob("*.arrow"))
+    assert not list((tmp_path / "hf_home").rglob("*.arrow"))
     details = _details(out)
     assert sorted(details) == sorted(lighteval_tasks("respondeoqa_full"))
     cut = _gold_of_details(details, gold, tmp_path / "cut")

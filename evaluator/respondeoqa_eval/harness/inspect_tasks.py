@@ -6,8 +6,9 @@ respondeoqa_eval exactly as `respondeoqa-eval score` scores.
 
 One `@task` per dataset config (`respondeoqa_public`, `respondeoqa_all`, `respondeoqa_lat_pros_feet`,
 ...; `respondeoqa(config=...)` takes any). Documents come from the Hub dataset
-(`sources.HUB_DATASET`) through `hf_dataset`, or from `dataset=` (a `respondeoqa-eval dataset
-build` folder or another repository; Certamen and NLE are only in your own). The solver is the
+(`sources.HUB_DATASET`) or from `dataset=` (a `respondeoqa-eval dataset build` folder or another
+repository; Certamen and NLE are only in your own), through `dataset.load` (cached in the
+project's cache by content, never in Inspect's). The solver is the
 paper's: its system message, the user message, one generation with its sampling (temperature
 0.6, top-p 0.95; `--temperature 0` for greedy). The scorer applies the paper's extraction and
 per-item score (partial credit for feet); metrics:
