@@ -8,9 +8,11 @@ the second is served the first one's rows. So every load here gets its own `cach
 `$XDG_CACHE_HOME/respondeoqa`), with `<key>`:
 
 - an export folder (`dataset build`): `export-<digest of its data files and card>`;
-- upstream files (`data_dir`): the builder's `inputs.input_fingerprint`, which hashes every
-  gold file in the folder (the builder keys its own cache the same way);
 - a Hub repository: `hub-<repo>`, inside which `datasets` keys by the repository's revision.
+
+The builder (`builder.RespondeoQA`) caches under `cache_root()` too, keyed by
+`inputs.input_fingerprint`, the hash of every gold file it read; upstream files given to the
+lm-eval tasks as `data_dir` are read in memory.
 
 Private rows (Certamen, NLE) are therefore written only into the user's folders or this cache,
 never into `~/.cache/huggingface` or another tool's cache.

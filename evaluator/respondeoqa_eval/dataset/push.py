@@ -92,9 +92,10 @@ def push(
 ) -> str | None:
     """Upload `folder` as the dataset repository `repo_id`; return the commit URL.
 
-    `dry_run` prints every file and size and contacts nothing. A folder without `eval.yaml`
-    gets it first (not in a dry run), so the Hub lists the dataset as a Benchmark. Private material (Certamen,
+    `dry_run` prints every file and size and contacts nothing. Private material (Certamen,
     NLE) is only ever pushed with `private=True`, and never into an existing public repository.
+    A folder without `eval.yaml` gets it first (not in a dry run): the Benchmark file goes with
+    the dataset.
     """
     if not _REPO_ID.match(repo_id):
         raise InputError(f"--repo-id must look like ORG/NAME, got {repo_id!r}")

@@ -153,8 +153,8 @@ def results_entries(
 
 
 def _produced_through(provenance: Mapping[str, Any]) -> str:
-    """ "responses produced through lm-evaluation-harness 0.4.13 (its respondeoqa tasks), "
-    for a report of an lm-eval or lighteval log; "" otherwise."""
+    """For a report of an lm-eval or lighteval log, the notes' label of the harness that
+    produced the responses ("responses produced through lighteval 0.13.0 ..."); else ""."""
     tool = provenance.get("tool")
     if tool not in (LM_EVAL, LIGHTEVAL):
         return ""

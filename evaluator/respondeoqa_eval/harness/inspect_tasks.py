@@ -41,6 +41,7 @@ from ..runner.hf import DEFAULT_MAX_NEW_TOKENS
 from ..runner.prompts import SYSTEM_PROMPT, TEMPERATURE, TOP_P, user_prompt
 from ..scoring import score_one
 from ..sources import HUB_DATASET
+from . import task_name
 
 SPLIT = "test"
 TRANSLATION = "translation"
@@ -75,8 +76,8 @@ def load_samples(config: str, dataset: str | None = None, revision: str | None =
 
     source = str(dataset or HUB_DATASET)
     rows = load_config(source, config, revision=revision)
-    name = f"respondeoqa_{config.replace('-', '_')}"
-    return MemoryDataset([record_to_sample(row) for row in rows], name=name, location=source)
+    samples = [record_to_sample(row) for row in rows]
+    return MemoryDataset(samples, name=task_name(config), location=source)
 
 
 def _fields(row: dict[str, Any]) -> dict[str, Any]:
