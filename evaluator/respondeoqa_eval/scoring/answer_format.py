@@ -28,9 +28,48 @@ def option_letters(record: Record) -> str:
     return "".join(dict.fromkeys(letters)) or DEFAULT_LETTERS
 
 
-def is_feet_list(text: str) -> bool:
-    """A comma-separated list of foot names, each a listed foot or another spelling of one."""
-    return all(name in FOOT_NAMES for name in feet(text.replace("*", "")))
+OTHER_FEET = frozenset(
+    {
+        "amphimacer",
+        "anapaest",
+        "antibacchius",
+        "antispast",
+        "bacchius",
+        "cretic",
+        "diiamb",
+        "dispondee",
+        "ditrochee",
+        "dochmius",
+        "epitrite",
+        "first epitrite",
+        "first paeon",
+        "fourth epitrite",
+        "fourth paeon",
+        "greater ionic",
+        "lesser ionic",
+        "molossus",
+        "paeon",
+        "palimbacchius",
+        "proceleusmatic",
+        "second paeon",
+        "tetrabrach",
+        "third epitrite",
+        "third paeon",
+    }
+)
+"""Feet the paper's prompt does not list but models name (the classical feet of two to four
+syllables, and other spellings). The lenient reading keeps them as feet, each a wrong foot in
+its position (the feet metric matches a name outside the listed ones only to itself): dropping
+them would shift every later foot out of its position."""
+
+ANY_FOOT = FOOT_NAMES | OTHER_FEET
+"""Every name the lenient reading takes for a foot."""
+
+
+def is_feet_list(text: str, names: frozenset[str] = ANY_FOOT) -> bool:
+    """A comma-separated list of foot names, each one of `names` (by default any foot, listed
+    or not: `ANY_FOOT`)."""
+    return all(name in names for name in feet(text.replace("*", "")))
 
 
 def well_formed(record: Record, answer: str | None) -> bool:
@@ -38,7 +77,7 @@ def well_formed(record: Record, answer: str | None) -> bool:
 
     Multiple choice: its first non-blank character is one of the item's option letters (the
     paper's colon fallback reads the first character after any colon, so "Step 1: ..." gives
-    "S"). Feet: a comma-separated list of foot names. Others: not empty.
+    "S"). Feet: a comma-separated list of foot names (`ANY_FOOT`). Others: not empty.
     """
     if not answer or not answer.strip():
         return False
@@ -49,7 +88,7 @@ def well_formed(record: Record, answer: str | None) -> bool:
     return True
 
 
-def _verse_line(record: Record) -> str:
+def verse_line(record: Record) -> str:
     """The verse line a prosody question ends with (the word to move marked with `*`)."""
     return record.question.strip().split("\n")[-1].replace("*", "")
 
@@ -80,13 +119,13 @@ def gold_format_problem(record: Record) -> str | None:
         if n != 1:
             return f"the gold has {n} words after normalisation; the prompt asks for one"
     elif record.task == "feet":
-        if not is_feet_list(gold):
-            return "the gold names something that is not a foot"
-        line = _verse_line(record)
+        if not is_feet_list(gold, FOOT_NAMES):
+            return "the gold names something that is not one of the listed feet"
+        line = verse_line(record)
         marked = line.count("|") + 1
         if "|" in line and len(feet(gold)) != marked:
             return f"the gold has {len(feet(gold))} feet; the line marks {marked}"
     elif record.task == "meter":
-        if sorted(words(gold)) != sorted(words(_verse_line(record))):
+        if sorted(words(gold)) != sorted(words(verse_line(record))):
             return "the gold's words are not the question line's words rearranged"
     return None

@@ -8,7 +8,7 @@ from ..data.records import Record
 from ..metrics import score_item, short_answer_macron_sensitive
 from ..predictions.load import Predictions
 from .extract import extract_answer
-from .lenient import PAPER, Lenient, lenient_answer
+from .lenient import Lenient, read_leniently
 
 
 def is_answered(missing: bool, extracted: str | None) -> bool:
@@ -23,7 +23,8 @@ class ItemScore:
 
     `extracted` is the answer taken from the response (None: unanswered or missing);
     `score` is None for translation items, which are scored as a corpus (BLEU). `lenient` is
-    the lenient reading beside it (lenient.py), never used by the paper's numbers.
+    the lenient reading beside it (lenient.py: its score is never below `score`), never used by
+    the paper's numbers.
     """
 
     record: Record
@@ -48,31 +49,20 @@ class ItemScore:
         return self.extracted or ""
 
 
-def _lenient(record: Record, text: str | None, answer: str | None, score: float | None) -> Lenient:
-    """The lenient reading of `text`, whose paper answer `answer` scored `score`."""
-    if text is None:  # no prediction: nothing to read, and it scores 0 like the paper's
-        return Lenient(None, None, score)
-    read, rule = lenient_answer(record, text, answer)
-    if score is None or rule == PAPER:  # translation, or the paper's answer kept
-        return Lenient(read, rule, score)
-    points = score_item(record.task, record.answers, record.answer_language, read) if read else 0.0
-    return Lenient(read, rule, points)
-
-
 def score_one(record: Record, text: str | None, extracted: bool) -> ItemScore:
     """Score one item from a raw response (`extracted=False`) or an extracted answer."""
     missing = text is None
     answer = text if extracted or missing else extract_answer(record.task, text)
     if record.task == "translation":
         return ItemScore(
-            record, answer, None, missing, lenient=_lenient(record, text, answer, None)
+            record, answer, None, missing, lenient=read_leniently(record, text, answer, None)
         )
     score = score_item(record.task, record.answers, record.answer_language, answer)
     sensitive = None
     if record.task == "short_answer":
         sensitive = short_answer_macron_sensitive(record.answers, record.answer_language, answer)
     return ItemScore(
-        record, answer, score, missing, sensitive, _lenient(record, text, answer, score)
+        record, answer, score, missing, sensitive, read_leniently(record, text, answer, score)
     )
 
 
