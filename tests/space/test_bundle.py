@@ -140,7 +140,7 @@ def test_wheel_bundle_vendors_the_package(tmp_path: Path, wheel: Path) -> None:
     assert {r.name.lower().replace("_", "-") for r in reqs} == wanted
     assert all(r.marker is None and r.url is None for r in reqs)  # nothing from the repo's files
     git(out, "init", "-q")
-    assert "vendor/respondeoqa_eval/gold.py" in untracked(out)  # not ignored by /gold/
+    assert "vendor/respondeoqa_eval/data/gold.py" in untracked(out)  # not ignored by /gold/
 
 
 def test_bad_wheel_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
