@@ -1,19 +1,26 @@
 """A planted-error benchmark for the suspected-gold-error flags (README: Item analysis;
-tests/test_items.py asserts its figures, benchmarks/bench_gold_errors.py prints them).
+tests/test_planted_gold.py asserts its figures).
 
 Gold: the public short-answer, feet and meter items (the gold loader's files, read at run
 time) and synthetic multiple-choice items shaped like Certamen's and NLE's (tests/synthetic.py:
-multiple choice is only in the private sources). Errors are planted in a copy of it: a
-multiple-choice gold becomes another option's letter, a short answer another public word of
-its language, a feet gold gets one foot changed; the original gold stays the "true" answer.
+multiple choice is only in the private sources). Errors are planted in a copy of it: content
+errors (a multiple-choice gold becomes another option's letter, a short answer another public
+word of its language, a feet gold gets one foot changed) and broken answer formats (a letter
+that is no option's, a two-word short answer); the original gold stays the "true" answer.
 
-Entries: ten synthetic entries of graded strength (share of items known 0.30 to 0.90, through
-a logistic model with a difficulty per item, some items very hard). An entry that knows an
-item gives its true answer; one that does not guesses: on multiple choice an attractive
-distractor three times as often as each other option (the true one included), on short
-answers one of three plausible wrong words or a word of its own or nothing, on feet the true
-feet with one or two changed, on meter a shuffle of the line. So items that are hard for every
-entry, with wrong answers that agree by chance, are in the benchmark without any error planted.
+Entries: ten synthetic entries of graded strength (Rasch abilities for accuracies 0.35 to
+0.90 on an item of middle difficulty; item difficulties vary, a tenth of the items are very
+hard). An entry that knows an item gives its true answer. One that does not answers nothing
+now and then, or picks a wrong answer from the item's own distractor attractiveness, drawn
+per item from a Dirichlet(1) (multiple choice: over its distractors, with a blind guess over
+every option a quarter of the time; short answers: three plausible wrong words of the language
+or a word of its own; feet: two plausible misreadings of the line or feet changed at random;
+meter: the line shuffled). So items hard for every entry, whose wrong answers agree by chance
+on an attractive distractor, are in the benchmark with no error planted.
+
+The harder variant (`traps`) adds items from which answers alone cannot tell a gold error:
+a share of the multiple-choice and short-answer items are very hard and have one
+overwhelmingly attractive distractor that almost every entry picks.
 
 Deterministic: every draw comes from `random.Random` seeded with the seed.
 """
@@ -23,11 +30,11 @@ from __future__ import annotations
 import dataclasses
 import math
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from respondeoqa_eval.analysis.items import AGREE, ItemAnalysis, analyze_items
+from respondeoqa_eval.analysis.items import AGREE, GOLD_FORMAT, ItemAnalysis, analyze_items
 from respondeoqa_eval.data.breakdowns import groups_of
 from respondeoqa_eval.data.gold import read_folder
 from respondeoqa_eval.data.records import Record
@@ -37,8 +44,14 @@ from respondeoqa_eval.report.model import ItemResult
 from synthetic import write_private
 
 ENTRIES = 10
-PLANTED = {"multiple_choice": 6, "short_answer": 4, "feet": 2}
-"""Errors planted per task."""
+ACCURACIES = [0.35 + 0.55 * e / (ENTRIES - 1) for e in range(ENTRIES)]
+"""Each entry's chance of knowing an item of middle difficulty."""
+PLANTED = {"multiple_choice": 5, "short_answer": 3, "feet": 2}
+"""Content errors planted per task."""
+BROKEN = ("multiple_choice", "short_answer")
+"""Broken answer formats planted (one item each): the gold format rule's to catch."""
+TRAP_SHARE = 0.04
+"""In the `traps` variant: the share of multiple-choice and short-answer items that are traps."""
 
 
 def benchmark_gold(folder: Path) -> list[Record]:
@@ -61,74 +74,113 @@ class Planted:
     true: Mapping[str, str]
 
 
-def plant(records: list[Record], seed: int, planted: Mapping[str, int] = PLANTED) -> Planted:
-    rng = random.Random(f"plant:{seed}")
+def _words(records: Sequence[Record]) -> dict[str, list[str]]:
+    """Short-answer golds by answer language (the pool of plausible wrong words)."""
     words: dict[str, list[str]] = {}
     for r in records:
         if r.task == "short_answer":
             words.setdefault(r.answer_language, []).append(r.answers[0])
+    return words
+
+
+def _changed_foot(rng: random.Random, gold: str) -> str:
+    feet = [f.strip() for f in gold.split(",")]
+    at = rng.randrange(len(feet))
+    feet[at] = rng.choice([f for f in LISTED_FEET if f != feet[at].lower()])
+    return ", ".join(feet)
+
+
+def plant(
+    records: list[Record],
+    seed: int,
+    planted: Mapping[str, int] = PLANTED,
+    broken: Sequence[str] = BROKEN,
+) -> Planted:
+    rng = random.Random(f"plant:{seed}")
+    words = _words(records)
     gold = {r.id: r for r in records}
     true: dict[str, str] = {}
-    for task, n in planted.items():
-        for r in rng.sample([r for r in records if r.task == task], n):
-            old = r.answers[0]
-            if task == "multiple_choice":
-                new = rng.choice([o for o in r.multiple_choice_options if o[:1] != old[:1]])
-            elif task == "short_answer":
-                new = rng.choice([w for w in words[r.answer_language] if w.lower() != old.lower()])
-            else:
-                feet = [f.strip() for f in old.split(",")]
-                at = rng.randrange(len(feet))
-                feet[at] = rng.choice([f for f in LISTED_FEET if f != feet[at].lower()])
-                new = ", ".join(feet)
-            gold[r.id] = dataclasses.replace(r, answers=[new])
-            true[r.id] = old
+    kinds = [(task, False) for task, n in planted.items() for _ in range(n)]
+    kinds += [(task, True) for task in broken]
+    for task, is_broken in kinds:
+        r = rng.choice([r for r in records if r.task == task and r.id not in true])
+        old = r.answers[0]
+        if task == "multiple_choice":
+            letters = [o[:1] for o in r.multiple_choice_options]
+            new = "E" if is_broken else rng.choice([c for c in letters if c != old[:1]])
+        elif task == "short_answer":
+            other = rng.choice([w for w in words[r.answer_language] if w.lower() != old.lower()])
+            new = f"{old} {other}" if is_broken else other
+        else:
+            new = _changed_foot(rng, old)
+        gold[r.id] = dataclasses.replace(r, answers=[new])
+        true[r.id] = old
     return Planted(gold, true)
 
 
-def _guess(rng: random.Random, r: Record, e: int, pool: list[str], lure: str) -> str | None:
+def _dirichlet(rng: random.Random, n: int) -> list[float]:
+    draws = [rng.gammavariate(1.0, 1.0) for _ in range(n)]
+    return [d / sum(draws) for d in draws]
+
+
+def _wrong_answer(rng: random.Random, r: Record, e: int, lures: list[str], weights: list[float],
+                  trap: bool) -> str | None:  # fmt: skip
     """What an entry that does not know item `r` answers (module docstring)."""
     gold = r.answers[0]
     if r.task == "multiple_choice":
-        letters = [o[:1] for o in r.multiple_choice_options]
-        return rng.choices(letters, [3 if c == lure else 1 for c in letters])[0]
+        if rng.random() < 0.05:
+            return None
+        if not trap and rng.random() < 0.25:
+            return rng.choice([o[:1] for o in r.multiple_choice_options])
+        return rng.choices(lures, weights)[0]
     if r.task == "short_answer":
         roll = rng.random()
-        if roll < 0.15:
+        if roll < (0.0 if trap else 0.15):
             return None
-        if roll < 0.6:
-            return rng.choices(pool, [0.5, 0.3, 0.2])[0]
+        if roll < (1.0 if trap else 0.6):
+            return rng.choices(lures, weights)[0]
         return f"{gold[:3]}ix{e}{rng.randrange(3)}"
     if r.task == "feet":
+        if rng.random() < 0.5:
+            return rng.choices(lures, weights)[0]
         feet = [f.strip() for f in gold.split(",")]
         for _ in range(rng.choice((1, 2))):
             feet[rng.randrange(len(feet))] = rng.choice(LISTED_FEET)
         return ", ".join(feet)
-    words = gold.split()
-    rng.shuffle(words)
-    return " ".join(words)
+    line = gold.split()
+    rng.shuffle(line)
+    return " ".join(line)
 
 
-def simulate(records: list[Record], gold: Mapping[str, Record], seed: int) -> dict:
+def simulate(
+    records: list[Record], gold: Mapping[str, Record], seed: int, traps: bool = False
+) -> dict[str, list[ItemResult]]:
     """The entries' per-item results (entry name -> ItemResults) against `gold`: the entries
     answer from `records`' (true) answers."""
     rng = random.Random(f"entries:{seed}")
-    words: dict[str, list[str]] = {}
-    for r in records:
-        if r.task == "short_answer":
-            words.setdefault(r.answer_language, []).append(r.answers[0])
-    abilities = [0.30 + 0.60 * e / (ENTRIES - 1) for e in range(ENTRIES)]
+    words = _words(records)
+    abilities = [math.log(a / (1 - a)) for a in ACCURACIES]
     entries: dict[str, list[ItemResult]] = {f"entry-{e}": [] for e in range(ENTRIES)}
     for r in records:
-        hardness = rng.gauss(0.0, 1.2) + (2.5 if rng.random() < 0.1 else 0.0)
-        pool = rng.sample([w for w in words.get(r.answer_language, []) if w != r.answers[0]], 3)
-        letters = [o[:1] for o in r.multiple_choice_options]
-        lure = rng.choice([c for c in letters if c != r.answers[0][:1]] or ["A"])
+        true = r.answers[0]
+        hardness = rng.gauss(0.0, 1.2)
+        if r.task == "multiple_choice":
+            lures = [o[:1] for o in r.multiple_choice_options if o[:1] != true[:1]]
+        elif r.task == "short_answer":
+            lures = rng.sample([w for w in words[r.answer_language] if w != true], 3)
+        elif r.task == "feet":
+            lures = [_changed_foot(rng, true) for _ in range(2)]
+        else:
+            lures = [""]
+        weights = _dirichlet(rng, len(lures))
+        trap = traps and r.task in BROKEN and rng.random() < TRAP_SHARE
+        if trap:  # very hard, and almost every entry that does not know picks lure 0
+            hardness += 4.0
+            weights = [0.9] + [0.1 / (len(lures) - 1)] * (len(lures) - 1)
         scored = gold[r.id]
-        for e, accuracy in enumerate(abilities):
-            logit = math.log(accuracy / (1 - accuracy)) - hardness
-            knows = rng.random() < 1 / (1 + math.exp(-logit))
-            answer = r.answers[0] if knows else _guess(rng, r, e, pool, lure)
+        for e, ability in enumerate(abilities):
+            knows = rng.random() < 1 / (1 + math.exp(hardness - ability))
+            answer = true if knows else _wrong_answer(rng, r, e, lures, weights, trap)
             if r.task == "multiple_choice" and answer:
                 answer = answer[:1]
             score = score_item(r.task, scored.answers, r.answer_language, answer)
@@ -143,7 +195,7 @@ def simulate(records: list[Record], gold: Mapping[str, Record], seed: int) -> di
 
 @dataclass(frozen=True)
 class Outcome:
-    """One run: the planted items, the items flagged by agreement, and the analysis."""
+    """One run: the planted items, the flagged items (any reason), and the analysis."""
 
     planted: frozenset[str]
     flagged: frozenset[str]
@@ -154,11 +206,19 @@ class Outcome:
         return len(self.planted & self.flagged)
 
 
-def run(records: list[Record], seed: int, planted: Mapping[str, int] = PLANTED) -> Outcome:
-    """Plant errors (none with `planted={}`), simulate the entries, analyse."""
-    copy = plant(records, seed, planted)
-    analysis = analyze_items(simulate(records, copy.gold, seed), copy.gold)
-    flagged = frozenset(it.id for it in analysis.items if AGREE in it.reasons)
+def run(
+    records: list[Record],
+    seed: int,
+    planted: Mapping[str, int] = PLANTED,
+    broken: Sequence[str] = BROKEN,
+    traps: bool = False,
+) -> Outcome:
+    """Plant errors (none with `planted={}, broken=()`), simulate the entries, analyse."""
+    copy = plant(records, seed, planted, broken)
+    analysis = analyze_items(simulate(records, copy.gold, seed, traps), copy.gold)
+    flagged = frozenset(
+        it.id for it in analysis.items if AGREE in it.reasons or GOLD_FORMAT in it.reasons
+    )
     return Outcome(frozenset(copy.true), flagged, analysis)
 
 

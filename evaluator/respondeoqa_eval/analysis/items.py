@@ -66,9 +66,10 @@ class Thresholds:
 
     strong_share: float = 0.5  # strong entries: the better half by score (ties included)
     min_entries: int = 3  # entries an item needs for a discrimination
-    flag_min_entries: int = 5  # entries an item needs before the chance test can flag it
-    fdr: float = 0.01  # Benjamini-Hochberg false discovery rate over the tested items
-    min_chance: float = 0.02  # the least chance that a wrong entry gives one given answer
+    flag_min_entries: int = 5  # entries an item needs before the gold-error test can flag it
+    prior_gold_error: float = 0.02  # the prior share of items whose gold is wrong
+    flag_posterior: float = 0.5  # flag at this posterior probability that the gold is wrong
+    min_chance: float = 0.02  # the least chance that two wrong answers to an item agree
 
 
 @dataclass(frozen=True)
@@ -102,10 +103,10 @@ class ItemStats:
     strong_entries: int  # strong entries with a prediction for the item
     strong_agree: int  # the most strong entries that gave one and the same wrong answer
     strong_answer: str | None  # that answer
-    agreement_expected: float | None = None  # entries expected to give that answer by chance
-    agreement_p: float | None = None  # chance of as many agreeing (None: not tested)
-    agreement_q: float | None = None  # agreement_p adjusted over the tested items (BH)
-    agreement_order_p: float | None = None  # chance the agreeing entries are this strong
+    agreement_ratio: float | None = None  # likelihood of "wrong_answer is right" over the gold's
+    agreement_posterior: float | None = None  # P(the gold is wrong) (None: not tested)
+    agreeing_accuracy: float | None = None  # the mean task accuracy of the entries agreeing ...
+    other_accuracy: float | None = None  # ... and of the other entries
     gold_problem: str | None = None  # why the gold breaks its format rule (never quotes it)
     reasons: tuple[str, ...] = ()  # AGREE, GOLD_FORMAT
     question: str | None = None
@@ -122,12 +123,14 @@ class ItemStats:
     @property
     def agreement(self) -> str:
         """The chance test's evidence in words ("" when the item was not tested)."""
-        if self.agreement_p is None or self.wrong_answer is None:
+        if self.agreement_posterior is None or self.wrong_answer is None:
             return ""
+        rest = "" if self.other_accuracy is None else f", the others {self.other_accuracy:.0%}"
         return (
             f"{self.wrong_count} of {self.entries} entries answer {self.wrong_answer!r} "
-            f"({self.agreement_expected:.1f} expected by chance; p {self.agreement_p:.1e}, "
-            f"adjusted {self.agreement_q:.1e})"
+            f"(they average {self.agreeing_accuracy:.0%} right on the task{rest}); "
+            f"likelihood ratio {self.agreement_ratio:.3g} over the gold, "
+            f"P(gold wrong) {self.agreement_posterior:.2f}"
         )
 
 
@@ -150,10 +153,10 @@ COLUMNS = (
     "strong_entries",
     "strong_agree",
     "strong_answer",
-    "agreement_expected",
-    "agreement_p",
-    "agreement_q",
-    "agreement_order_p",
+    "agreement_ratio",
+    "agreement_posterior",
+    "agreeing_accuracy",
+    "other_accuracy",
     "suspected_gold_error",
     "reasons",
     "gold_problem",
@@ -292,7 +295,7 @@ def analyze_items(
         )
         for j, (item_id, results) in enumerate(by_item.items())
     ]
-    stats = _chance_test(computed, by_item, gold, thresholds, key_of)
+    stats = _gold_error_test(computed, by_item, gold, thresholds, key_of)
     order = {item_id: j for j, item_id in enumerate(ids)}
     # hardest first; among equally hard items, those with more evidence first
     stats.sort(key=lambda s: (s.share_right, -s.entries, s.mean_score, order[s.id]))
@@ -306,60 +309,91 @@ def analyze_items(
     )
 
 
-def _poisson_binomial_tail(probabilities: Sequence[float], at_least: int) -> float:
-    """P(at least `at_least` of independent events with these probabilities happen)."""
-    dist = np.zeros(len(probabilities) + 1)
-    dist[0] = 1.0
-    for p in probabilities:  # the count's distribution, one event at a time
-        dist[1:] = dist[1:] * (1 - p) + dist[:-1] * p
-        dist[0] *= 1 - p
-    return float(min(1.0, dist[at_least:].sum()))
+_D_GRID = np.linspace(-8.0, 8.0, 81)
+"""The item difficulty shifts (logits) the likelihoods integrate over."""
+_SLOPES = (1.0, 1.5, 2.0, 2.5, 3.0)
+"""Candidate scales from an entry's logit accuracy to its ability (fitted per task)."""
+_EM_STEPS = 30
 
 
-def _rank_sum_p(strength: Sequence[float], chosen: Sequence[bool]) -> float:
-    """One-sided p that the `chosen` entries are this strong if they were any entries as many
-    (Wilcoxon's rank sum, normal approximation with a continuity correction, tied ranks
-    averaged)."""
-    n, m = len(strength), sum(chosen)
-    if m == 0 or m == n:
-        return 1.0
-    order = sorted(range(n), key=lambda i: strength[i])
-    ranks = [0.0] * n
-    i = 0
-    while i < n:  # average ranks over ties
-        j = i
-        while j + 1 < n and strength[order[j + 1]] == strength[order[i]]:
-            j += 1
-        for k in range(i, j + 1):
-            ranks[order[k]] = (i + j) / 2 + 1
-        i = j + 1
-    total = sum(r for r, c in zip(ranks, chosen, strict=True) if c)
-    sd = math.sqrt(m * (n - m) * (n + 1) / 12)
-    z = (total - m * (n + 1) / 2 - 0.5) / sd
-    return 0.5 * math.erfc(z / math.sqrt(2))
+def _grid_loglik(ability: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """log P(the `right` entries right and the others wrong | shift d), for each d of the grid:
+    each entry right with probability sigmoid(ability - d)."""
+    logit = ability[:, None] - _D_GRID[None, :]
+    log_right = -np.logaddexp(0.0, -logit)  # log sigmoid
+    log_wrong = -np.logaddexp(0.0, logit)
+    return (right[:, None] * log_right + (1 - right[:, None]) * log_wrong).sum(axis=0)
 
 
-def _benjamini_hochberg(p: Sequence[float]) -> list[float]:
-    """The Benjamini-Hochberg adjusted p-values (q-values) of `p`, in its order."""
-    n = len(p)
-    order = sorted(range(n), key=lambda i: p[i])
-    q = [1.0] * n
-    running = 1.0
-    for rank in range(n, 0, -1):  # from the largest p down: q_(i) = min_(j>=i) p_(j) n / j
-        i = order[rank - 1]
-        running = min(running, p[i] * n / rank)
-        q[i] = running
-    return q
+def _logsumexp(x: np.ndarray, axis: int = -1) -> np.ndarray:
+    peak = x.max(axis=axis, keepdims=True)
+    return (peak + np.log(np.exp(x - peak).sum(axis=axis, keepdims=True))).squeeze(axis)
 
 
-def _chance_test(
+def _fit_difficulty(
+    items: Sequence[tuple[np.ndarray, np.ndarray]],
+) -> tuple[float, np.ndarray]:
+    """The scale from logit accuracy to ability and the log prior over the grid's shifts that
+    explain a task's items (each: its entries' logit accuracies and who was right) best: for
+    each scale in `_SLOPES`, the shifts' prior by EM (the nonparametric maximum likelihood
+    mixing distribution, from a uniform start, `_EM_STEPS` steps); the scale of the highest
+    marginal likelihood."""
+    best: tuple[float, float, np.ndarray] | None = None
+    for slope in _SLOPES:
+        table = np.stack([_grid_loglik(slope * a, r) for a, r in items])
+        log_prior = np.full(len(_D_GRID), -math.log(len(_D_GRID)))
+        for _ in range(_EM_STEPS):
+            joint = table + log_prior
+            post = np.exp(joint - _logsumexp(joint)[:, None])
+            weights = post.mean(axis=0) + 1e-6  # no shift ever impossible
+            log_prior = np.log(weights / weights.sum())
+        total = float(_logsumexp(table + log_prior).sum())
+        if best is None or total > best[0]:
+            best = (total, slope, log_prior)
+    assert best is not None
+    return best[1], best[2]
+
+
+def _log_partition(counts: Sequence[int], options: int | None, spread: float) -> float:
+    """log P(the wrong answers fall into answers with these `counts`): a symmetric
+    Dirichlet-multinomial with concentration `spread` over `options` answers (multiple choice),
+    or the Chinese restaurant process with concentration `spread` (open answers)."""
+    counts = [c for c in counts if c]
+    n = sum(counts)
+    if options is None:
+        return (
+            len(counts) * math.log(spread)
+            + sum(math.lgamma(c) for c in counts)
+            - math.lgamma(spread + n)
+            + math.lgamma(spread)
+        )
+    m = max(options, len(counts))
+    return (
+        math.lgamma(m * spread)
+        - math.lgamma(n + m * spread)
+        + sum(math.lgamma(c + spread) - math.lgamma(spread) for c in counts)
+    )
+
+
+def _spread(collision: float, options: int | None) -> float:
+    """The concentration under which two wrong answers to an item agree with probability
+    `collision`: (1 - c) / (c m - 1) for a Dirichlet over m options, (1 - c) / c for the
+    Chinese restaurant process; kept within [0.05, 50]."""
+    if options is None:
+        value = (1 - collision) / collision
+    else:
+        value = (1 - collision) / max(1e-9, collision * options - 1)
+    return min(50.0, max(0.05, value))
+
+
+def _gold_error_test(
     computed: list[tuple[ItemStats, Counter[str]]],
     by_item: Mapping[str, list[tuple[str, ItemResult]]],
     gold: Mapping[str, Record] | None,
     thresholds: Thresholds,
     key_of: Callable[[str, str, str], str],
 ) -> list[ItemStats]:
-    """Each item with its agreement test (module docstring), AGREE added to the flagged."""
+    """Each item with its gold-error test (module docstring), AGREE added to the flagged."""
     right: Counter[tuple[str, str]] = Counter()
     seen: Counter[tuple[str, str]] = Counter()
     same: Counter[str] = Counter()
@@ -371,50 +405,81 @@ def _chance_test(
         answered = sum(wrong.values())
         same[stats.task] += sum(c * (c - 1) // 2 for c in wrong.values())
         pairs[stats.task] += answered * (answered - 1) // 2
+    # how often two wrong answers to one item agree, per task (smoothed)
     collision = {
         task: max(thresholds.min_chance, (same[task] + 1) / (pairs[task] + 2)) for task in pairs
     }
-    tested: dict[str, tuple[float, float, float]] = {}  # item id -> (expected, p, order p)
-    for stats, wrong in computed:
-        if stats.entries < thresholds.flag_min_entries or stats.wrong_answer is None:
-            continue
-        chance = collision[stats.task]
-        if stats.task == "multiple_choice":
-            record = None if gold is None else gold.get(stats.id)
-            k = len(option_letters(record)) if record is not None else MC_OPTIONS
-            chance = max(chance, 1 / max(1, k - 1))
-        # each entry's chance of giving that one wrong answer, if the gold is right
-        per_entry = [
-            (1 - (right[name, stats.task] + 1) / (seen[name, stats.task] + 2)) * chance
-            for name, _ in by_item[stats.id]
-        ]
-        p = min(1.0, _poisson_binomial_tail(per_entry, stats.wrong_count) / chance)
-        # who agrees: with a wrong gold the strong entries agree on the true answer (and weak
-        # ones hit the gold by chance); on an item hard for all, who agrees is luck
-        results = [(n, it) for n, it in by_item[stats.id]]
-        top = wrong.most_common(1)[0][0]
-        language = _answer_language(results[0][1])
-        strength = [(right[n, stats.task] + 1) / (seen[n, stats.task] + 2) for n, _ in results]
-        agreeing = [
-            it.answered and key_of(stats.task, language, it.extracted or "") == top
-            for _, it in results
-        ]
-        tested[stats.id] = (sum(per_entry), p, _rank_sum_p(strength, agreeing))
-    ids = list(tested)
-    q = dict(zip(ids, _benjamini_hochberg([tested[i][1] for i in ids]), strict=True))
-    out = []
+
+    def share_of(task: str, results: list[tuple[str, ItemResult]]) -> np.ndarray:
+        """Each entry's share right on the task's other analysed items (Laplace)."""
+        return np.array(
+            [
+                (right[name, task] - ((it.score or 0.0) == 1.0) + 1) / (seen[name, task] + 1)
+                for name, it in results
+            ]
+        )
+
+    def logit(share: np.ndarray) -> np.ndarray:
+        return np.log(share / (1 - share))
+
+    fitted: dict[str, list[tuple[np.ndarray, np.ndarray]]] = defaultdict(list)
     for stats, _ in computed:
-        if stats.id not in tested:
+        results = by_item[stats.id]
+        is_right = np.array([(it.score or 0.0) == 1.0 for _, it in results], dtype=float)
+        fitted[stats.task].append((logit(share_of(stats.task, results)), is_right))
+    difficulty = {task: _fit_difficulty(items) for task, items in fitted.items()}
+    out = []
+    for stats, wrong in computed:
+        if stats.entries < thresholds.flag_min_entries or stats.wrong_count < 2:
             out.append(stats)
             continue
-        flag = q[stats.id] <= thresholds.fdr and stats.wrong_count >= 2
+        results = by_item[stats.id]
+        task = stats.task
+        language = _answer_language(results[0][1])
+        top = wrong.most_common(1)[0][0]
+        is_right = np.array([(it.score or 0.0) == 1.0 for _, it in results], dtype=float)
+        gives_top = np.array(
+            [
+                (it.score or 0.0) != 1.0
+                and it.answered
+                and key_of(task, language, it.extracted or "") == top
+                for _, it in results
+            ],
+            dtype=float,
+        )
+        share = share_of(task, results)
+        slope, log_prior = difficulty[task]
+        ability = slope * logit(share)
+        options: int | None = None
+        if task == "multiple_choice":
+            record = None if gold is None else gold.get(stats.id)
+            k = len(option_letters(record)) if record is not None else MC_OPTIONS
+            options = max(1, k - 1)  # the answers an item's wrong entries choose from
+        spread = _spread(collision[task], options)
+        n_right = int(is_right.sum())
+        # H0, the gold is right: the right entries right, the rest wrong, their answers spread
+        log_h0 = float(_logsumexp(_grid_loglik(ability, is_right) + log_prior)) + _log_partition(
+            list(wrong.values()), options, spread
+        )
+        # H1, the most common wrong answer is right: the gold is one of the wrong answers
+        others = [c for key, c in wrong.items() if key != top] + [n_right]
+        log_h1 = float(_logsumexp(_grid_loglik(ability, gives_top) + log_prior)) + _log_partition(
+            others, options, spread
+        )
+        ratio = log_h1 - log_h0
+        prior = thresholds.prior_gold_error / (options or 1)
+        log_odds = ratio + math.log(prior / (1 - prior))
+        posterior = 1 / (1 + math.exp(-log_odds)) if log_odds > -700 else 0.0
+        agreeing = share[gives_top == 1]
+        rest = share[gives_top == 0]
+        flag = posterior >= thresholds.flag_posterior
         out.append(
             dataclasses.replace(
                 stats,
-                agreement_expected=tested[stats.id][0],
-                agreement_p=tested[stats.id][1],
-                agreement_q=q[stats.id],
-                agreement_order_p=tested[stats.id][2],
+                agreement_ratio=math.exp(min(700.0, ratio)),
+                agreement_posterior=posterior,
+                agreeing_accuracy=float(agreeing.mean()),
+                other_accuracy=float(rest.mean()) if len(rest) else None,
                 reasons=(AGREE, *stats.reasons) if flag else stats.reasons,
             )
         )
