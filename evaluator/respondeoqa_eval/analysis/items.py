@@ -68,7 +68,7 @@ class Thresholds:
     min_entries: int = 3  # entries an item needs for a discrimination
     flag_min_entries: int = 5  # entries an item needs before the gold-error test can flag it
     prior_gold_error: float = 0.02  # the prior share of items whose gold is wrong
-    flag_posterior: float = 0.5  # flag at this posterior probability that the gold is wrong
+    flag_posterior: float = 0.8  # flag at this posterior probability that the gold is wrong
     min_chance: float = 0.02  # the least chance that two wrong answers to an item agree
 
 
@@ -313,7 +313,6 @@ _D_GRID = np.linspace(-8.0, 8.0, 81)
 """The item difficulty shifts (logits) the likelihoods integrate over."""
 _SLOPES = (1.0, 1.5, 2.0, 2.5, 3.0)
 """Candidate scales from an entry's logit accuracy to its ability (fitted per task)."""
-_EM_STEPS = 30
 
 
 def _grid_loglik(ability: np.ndarray, right: np.ndarray) -> np.ndarray:
@@ -330,26 +329,29 @@ def _logsumexp(x: np.ndarray, axis: int = -1) -> np.ndarray:
     return (peak + np.log(np.exp(x - peak).sum(axis=axis, keepdims=True))).squeeze(axis)
 
 
+_MEANS = np.linspace(-3.0, 3.0, 13)
+_SDS = (0.5, 0.75, 1.0, 1.5, 2.0, 2.5, 3.0)
+"""Candidate means and standard deviations of a task's item difficulty shifts."""
+
+
 def _fit_difficulty(
     items: Sequence[tuple[np.ndarray, np.ndarray]],
 ) -> tuple[float, np.ndarray]:
-    """The scale from logit accuracy to ability and the log prior over the grid's shifts that
-    explain a task's items (each: its entries' logit accuracies and who was right) best: for
-    each scale in `_SLOPES`, the shifts' prior by EM (the nonparametric maximum likelihood
-    mixing distribution, from a uniform start, `_EM_STEPS` steps); the scale of the highest
-    marginal likelihood."""
+    """The scale from logit accuracy to ability and the log prior over the grid's shifts (a
+    normal, on the grid) that explain a task's items (each: its entries' logit accuracies and
+    who was right) best, by marginal likelihood over `_SLOPES`, `_MEANS` and `_SDS`. A normal,
+    not a free-form prior: a free-form one would learn a bump of very hard items from the
+    wrong golds themselves and explain them away."""
     best: tuple[float, float, np.ndarray] | None = None
     for slope in _SLOPES:
         table = np.stack([_grid_loglik(slope * a, r) for a, r in items])
-        log_prior = np.full(len(_D_GRID), -math.log(len(_D_GRID)))
-        for _ in range(_EM_STEPS):
-            joint = table + log_prior
-            post = np.exp(joint - _logsumexp(joint)[:, None])
-            weights = post.mean(axis=0) + 1e-6  # no shift ever impossible
-            log_prior = np.log(weights / weights.sum())
-        total = float(_logsumexp(table + log_prior).sum())
-        if best is None or total > best[0]:
-            best = (total, slope, log_prior)
+        for mean in _MEANS:
+            for sd in _SDS:
+                log_prior = -0.5 * ((_D_GRID - mean) / sd) ** 2
+                log_prior -= _logsumexp(log_prior)
+                total = float(_logsumexp(table + log_prior).sum())
+                if best is None or total > best[0]:
+                    best = (total, slope, log_prior)
     assert best is not None
     return best[1], best[2]
 
