@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import run_cli as _cli
 from respondeoqa_eval import evaluate
-from respondeoqa_eval.analysis.items import COLUMNS, GOLD_FORMAT, AGREE, analyze_items
+from respondeoqa_eval.analysis.items import AGREE, COLUMNS, GOLD_FORMAT, analyze_items
 from respondeoqa_eval.data.breakdowns import groups_of
 from respondeoqa_eval.data.gold import read_folder
 from respondeoqa_eval.data.records import Record

@@ -15,21 +15,18 @@ over the entries that have a prediction for it (an unanswered prediction counts,
   and deterministic from 3 entries on;
 - the most common wrong answer (grouped by the item's metric key, shown in its most common
   spelling) and how many entries gave it;
-- `suspected_gold_error`: more entries give one and the same wrong answer than chance
-  explains (`agreement_p`, below), or the gold breaks the item's own format rule
+- `suspected_gold_error`: the posterior that the gold is wrong, from comparing "the most common
+  wrong answer is right" with "the gold is right" (`_gold_error_test`), reaches
+  `Thresholds.flag_posterior`, or the gold breaks the item's own format rule
   (`answer_format.gold_format_problem`, with the gold given).
 
-The chance test (README: Item analysis). Under "the gold is right", entry e is wrong on an
-item of task t with probability 1 - a_e,t (its share right on the analysed items of that task,
-Laplace-smoothed), and a wrong entry gives one particular wrong answer with probability q: for
-multiple choice max(1 / (k - 1), c_t) with k the item's options, for open answers c_t, where
-c_t is the task's collision rate (how often two wrong answers to the same item are the same,
-over every item of the task; at least `Thresholds.min_chance`). The number of entries giving
-the item's most common wrong answer is then a Poisson-binomial count; `agreement_p` is the
-probability of at least the observed count, times 1 / q (a union bound over the wrong answers
-the most common one is chosen from). Items with `Thresholds.flag_min_entries` entries or more
-are tested, and the flags are those the Benjamini-Hochberg procedure keeps at false discovery
-rate `Thresholds.fdr` over the tested items (`agreement_q`: the adjusted p-value).
+The gold-error test (README: Item analysis, "Suspected gold error"). Under either hypothesis
+an entry is right with probability sigmoid(s logit(acc) - d), acc its Laplace-smoothed share
+right on the task's other items, d the item's difficulty integrated over a normal prior, s and
+the prior fitted per task by marginal likelihood; the wrong answers fall into the other answers
+by a Dirichlet-multinomial (multiple choice, over k - 1 options) or a Chinese restaurant
+process (open answers), concentration from the task's rate of agreeing wrong answers. A wrong
+gold shows as the agreeing entries being the strong ones.
 """
 
 from __future__ import annotations

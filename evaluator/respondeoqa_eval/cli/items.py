@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..analysis.items import (
+    AGREE,
     COLUMNS,
     GOLD_FORMAT,
-    AGREE,
     ItemAnalysis,
     ItemStats,
     analyze_items,
