@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import statistics
 from pathlib import Path
 
@@ -43,12 +44,14 @@ def _record(qid: str, task: str = "short_answer", source: str = "jun-schol", **k
     )
 
 
+N_EASY = 8
 RECORDS = {
     r.id: r
     for r in [
-        *(_record(f"easy-{i}") for i in range(4)),
-        _record("planted"),  # gold "Roma"; the strong entries say "Athenae"
+        *(_record(f"easy-{i}") for i in range(N_EASY)),
+        _record("planted"),  # gold "Roma"; the four strongest entries say "Athenae"
         _record("hard"),  # nobody right, but no agreement
+        _record("lure"),  # the four strongest right; the four weakest share one wrong answer
         _record(
             "bad-letter",
             "multiple_choice",
@@ -56,46 +59,32 @@ RECORDS = {
             answers=["E: Vesta"],
             answer_language="english",
         ),
-        _record("secret", source="certamen"),
+        _record("secret", source="certamen"),  # planted like "planted"
     ]
 }
-# entry -> item -> extracted answer (None: nothing extracted); scores follow from the gold
-ANSWERS = {
-    "strong-1": {
-        **{f"easy-{i}": "Roma" for i in range(4)},
-        "planted": "Athenae",
-        "hard": "Carthago",
-        "bad-letter": "A",
-        "secret": "Athenae",
-    },
-    "strong-2": {
-        **{f"easy-{i}": "Roma" for i in range(4)},
-        "planted": "athenae.",  # the same answer under the short-answer normalisation
-        "hard": "Corinthus",
-        "bad-letter": "B",
-        "secret": "Athenae",
-    },
-    "weak-1": {
-        "easy-0": "Roma",
-        "easy-1": "Sparta",
-        "easy-2": None,
-        "easy-3": "Sparta",
-        "planted": "Roma",
-        "hard": "Sparta",
-        "bad-letter": "C",
-        "secret": "Roma",
-    },
-    "weak-2": {
-        "easy-0": "Sparta",
-        "easy-1": "Roma",
-        "easy-2": "Sparta",
-        "easy-3": "Sparta",
-        "planted": "Sparta",
-        "hard": None,
-        "bad-letter": "A",
-        "secret": "Sparta",
-    },
-}
+# eight entries of graded strength: entry-e gets the first KNOWS[e] easy items right and gives
+# its own wrong answer (OWN[e]) to the rest, so wrong answers agree only where planted
+KNOWS = (8, 7, 6, 5, 3, 2, 1, 0)
+OWN = ("Sparta", "Troia", "Carthago", "Corinthus", "Thebae", "Delphi", "Ostia", "Capua")
+# the planted answer: "Athenae" from entries 0-3 (spelled two ways, one answer under the
+# short-answer normalisation), the gold from entry-4, each weaker entry's own wrong answer
+PLANTED = ("Athenae", "athenae.", "Athenae", "Athenae", "Roma")
+
+
+def _answers(e: int) -> dict[str, str | None]:
+    """entry-e's extracted answers (None: nothing extracted); scores follow from the gold."""
+    planted = PLANTED[e] if e < len(PLANTED) else OWN[e]
+    return {
+        **{f"easy-{i}": "Roma" if i < KNOWS[e] else OWN[e] for i in range(N_EASY)},
+        "planted": planted,
+        "hard": None if e % 3 == 0 else OWN[(e + 1) % len(OWN)],
+        "lure": "Roma" if e < 4 else "Sparta",
+        "bad-letter": "ABCD"[e % 4],
+        "secret": planted,
+    }
+
+
+ANSWERS = {f"entry-{e}": _answers(e) for e in range(len(KNOWS))}
 
 
 def _results(answers: dict[str, str | None]) -> list[ItemResult]:
@@ -124,13 +113,17 @@ def analysis():
 
 
 def test_entries_are_ranked_and_the_better_half_is_strong(analysis):
-    # by hand: the strong entries get the four easy items (4/8); weak-1 easy-0, planted and
-    # secret (3/8); weak-2 easy-1 (1/8). Nobody gets bad-letter, whose gold is no option.
+    # by hand, over the 13 items: entry-e gets KNOWS[e] easy items; entries 0-3 also "lure";
+    # entry-4 also "planted" and "secret". Nobody gets "hard" or "bad-letter" (no option's).
     assert [(e.name, e.score, e.strong) for e in analysis.entries] == [
-        ("strong-1", 4 / 8, True),
-        ("strong-2", 4 / 8, True),
-        ("weak-1", 3 / 8, False),
-        ("weak-2", 1 / 8, False),
+        ("entry-0", 9 / 13, True),
+        ("entry-1", 8 / 13, True),
+        ("entry-2", 7 / 13, True),
+        ("entry-3", 6 / 13, True),
+        ("entry-4", 5 / 13, False),
+        ("entry-5", 2 / 13, False),
+        ("entry-6", 1 / 13, False),
+        ("entry-7", 0 / 13, False),
     ]
 
 
@@ -138,14 +131,29 @@ def test_a_planted_gold_error_is_flagged(analysis):
     by_id = {it.id: it for it in analysis.items}
     planted = by_id["planted"]
     assert planted.reasons == (AGREE,) and planted.suspected_gold_error
-    assert (planted.strong_entries, planted.strong_agree) == (2, 2)
-    assert planted.strong_answer == "Athenae"  # shown as the first entry spelled it
-    assert (planted.wrong_answer, planted.wrong_count) == ("Athenae", 2)
-    assert (planted.right, planted.entries, planted.share_right) == (1, 4, 0.25)
-    # nobody gets "hard" right, but the strong entries disagree: hard, not suspect
+    assert (planted.strong_entries, planted.strong_agree) == (4, 4)
+    assert planted.strong_answer == "Athenae"  # shown in its most common spelling
+    assert (planted.wrong_answer, planted.wrong_count) == ("Athenae", 4)
+    assert (planted.right, planted.entries, planted.share_right) == (1, 8, 0.125)
+    assert planted.agreement_posterior >= 0.8 and planted.agreement_ratio > 1
+    # each entry's share right on the task's other items, Laplace-smoothed, by hand: of the
+    # 11 other short answers, entries 0-3 get KNOWS[e] easy ones and "lure" right, entry-4
+    # 3 easy ones and "secret", entries 5-7 KNOWS[e]: (r + 1) / (11 + 2)
+    assert planted.agreeing_accuracy == pytest.approx((10 + 9 + 8 + 7) / 4 / 13)
+    assert planted.other_accuracy == pytest.approx((5 + 3 + 2 + 1) / 4 / 13)
+    assert planted.agreement.startswith(
+        "4 of 8 entries answer 'Athenae' (they average 65% right on the task, the others 21%)"
+    )
+    assert "P(gold wrong) 0.9" in planted.agreement
+    # as many entries agree on "lure", but they are the weakest: a distractor, not suspect
+    lure = by_id["lure"]
+    assert (lure.wrong_answer, lure.wrong_count) == ("Sparta", 4)
+    assert lure.agreement_posterior < 0.01 and not lure.suspected_gold_error
+    assert lure.agreeing_accuracy < lure.other_accuracy
+    # nobody gets "hard" right, but nobody agrees either: hard, not suspect (and not tested)
     hard = by_id["hard"]
     assert hard.share_right == 0.0 and not hard.suspected_gold_error
-    assert (hard.unanswered, hard.wrong_count) == (1, 1)
+    assert (hard.unanswered, hard.wrong_count) == (3, 1) and hard.agreement == ""
     # the gold letter E is not among the options A-D: flagged whatever the entries say
     assert by_id["bad-letter"].reasons == (GOLD_FORMAT,)
     assert "not one of the options" in by_id["bad-letter"].gold_problem
@@ -155,17 +163,19 @@ def test_a_planted_gold_error_is_flagged(analysis):
 def test_items_are_sorted_hardest_first(analysis):
     shares = [it.share_right for it in analysis.items]
     assert shares == sorted(shares)
-    assert analysis.items[0].share_right == 0.0 and analysis.items[-1].share_right == 0.75
+    assert analysis.items[0].share_right == 0.0 and analysis.items[-1].share_right == 7 / 8
 
 
 def test_discrimination_is_the_item_rest_correlation(analysis):
     by_id = {it.id: it for it in analysis.items}
-    # easy-1: right for strong-1, strong-2, weak-2; the entries' scores on the 7 other items:
-    # strong-1 3/7, strong-2 3/7, weak-1 3/7, weak-2 0/7
-    expected = statistics.correlation([1, 1, 0, 1], [3 / 7, 3 / 7, 3 / 7, 0 / 7])
+    # easy-1: right for entries 0-5; the entries' scores on the 12 other items (their score
+    # above less easy-1): 8, 7, 6, 5, 4, 1, 1, 0 of 12
+    rest = [8 / 12, 7 / 12, 6 / 12, 5 / 12, 4 / 12, 1 / 12, 1 / 12, 0 / 12]
+    expected = statistics.correlation([1, 1, 1, 1, 1, 1, 0, 0], rest)
     assert by_id["easy-1"].discrimination == pytest.approx(expected)
-    # planted: only weak-1 right; rest scores 4/7, 4/7, 2/7, 1/7: negative
-    expected = statistics.correlation([0, 0, 1, 0], [4 / 7, 4 / 7, 2 / 7, 1 / 7])
+    # planted: only entry-4 right; rest scores 9, 8, 7, 6, 4, 2, 1, 0 of 12: negative
+    rest = [9 / 12, 8 / 12, 7 / 12, 6 / 12, 4 / 12, 2 / 12, 1 / 12, 0 / 12]
+    expected = statistics.correlation([0, 0, 0, 0, 1, 0, 0, 0], rest)
     assert expected < 0 and by_id["planted"].discrimination == pytest.approx(expected)
     assert by_id["hard"].discrimination is None  # nobody right: no spread
 
@@ -189,18 +199,41 @@ def test_partial_credit_without_spread_has_no_discrimination():
 
 
 def test_too_few_entries_give_no_discrimination_and_no_agreement_flag():
-    two = analyze_items({k: ENTRIES[k] for k in ("strong-1", "weak-1")})
+    two = analyze_items({k: ENTRIES[k] for k in ("entry-0", "entry-4")})
     assert all(it.discrimination is None for it in two.items)
-    # one strong entry is never "strong entries agree"
     assert not any(AGREE in it.reasons for it in two.items)
+
+
+def test_fewer_than_five_entries_are_never_flagged_by_agreement():
+    five = ("entry-0", "entry-1", "entry-2", "entry-4", "entry-7")
+    flagged = analyze_items({k: ENTRIES[k] for k in five}, RECORDS)
+    by_id = {it.id: it for it in flagged.items}
+    assert by_id["planted"].reasons == (AGREE,)  # five entries: the evidence is enough
+    # the same entries less the weakest: 3 of 4 answer "Athenae", but 4 entries are not tested
+    four = analyze_items({k: ENTRIES[k] for k in five[:4]}, RECORDS)
+    assert all(it.agreement_posterior is None and it.agreement == "" for it in four.items)
+    by_id = {it.id: it for it in four.items}
+    assert (by_id["planted"].wrong_count, by_id["planted"].entries) == (3, 4)
+    # only the gold format rule flags
+    assert [(it.id, it.reasons) for it in four.flagged] == [("bad-letter", (GOLD_FORMAT,))]
+
+
+def test_the_evidence_columns_are_in_the_csv_and_the_readme():
+    evidence = ("agreement_ratio", "agreement_posterior", "agreeing_accuracy", "other_accuracy")
+    assert set(evidence) <= set(COLUMNS)
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### Item analysis", 1)[1].split("\n### ", 1)[0]
+    table = [line for line in section.splitlines() if line.startswith("| `")]
+    named = {name for line in table for name in re.findall(r"`(\w+)`", line.split("|")[1])}
+    assert named == set(COLUMNS)  # every column explained, and no column the CSV lacks
 
 
 def test_a_public_analysis_leaves_private_items_out_and_counts_them():
     public = analyze_items(ENTRIES, RECORDS, public_only=True)
     assert "secret" not in {it.id for it in public.items}
     assert (public.private_items, public.private_flagged) == (1, 1)
-    # the entries' scores are over public items only: 4/7 for the strong ones
-    assert public.entries[0].score == pytest.approx(4 / 7)
+    # the entries' scores are over public items only: entry-0 gets 8 easy items and "lure"
+    assert public.entries[0].score == pytest.approx(9 / 12)
     rows = public.rows()
     assert all(tuple(row) == COLUMNS for row in rows)
     planted = next(row for row in rows if row["id"] == "planted")
@@ -217,17 +250,21 @@ def test_a_public_analysis_leaves_private_items_out_and_counts_them():
 # -- the command ----------------------------------------------------------------------------
 
 
+WRONG_WORDS = ("nescio", "ignoro", "dubito", "erro", "fallor", "haereo", "taceo", "quaero")
+"""Each entry's own wrong answer (by its place in `wrong`): entries' wrong answers never agree."""
+
+
 def _write_reports(tmp_path: Path, gold, wrong: dict[str, set[str]], planted: str) -> list[str]:
     """One report per entry on `gold`: the gold answer everywhere except the ids in
-    `wrong[name]` ("nescio"), and the strong entries (names starting "strong") answer
-    "Athenae" on the `planted` item."""
+    `wrong[name]` (the entry's own word of `WRONG_WORDS`), and the strong entries (names
+    starting "strong") answer "Athenae" on the `planted` item."""
     paths = []
-    for name, bad in wrong.items():
+    for name, word in zip(wrong, WRONG_WORDS, strict=False):
         rows = []
         for r in gold.records:
             answer = r.answers[0]
-            if r.id in bad:
-                answer = "nescio"
+            if r.id in wrong[name]:
+                answer = word
             if r.id == planted and name.startswith("strong"):
                 answer = "Athenae"
             rows.append({"id": r.id, "answer": answer})
@@ -237,21 +274,36 @@ def _write_reports(tmp_path: Path, gold, wrong: dict[str, set[str]], planted: st
     return paths
 
 
+# graded strength: an entry with stride w is wrong on the short answers i with i % 20 < w
+STRIDES = {
+    **{f"strong-{c}": w for c, w in zip("abcd", (1, 2, 3, 4), strict=True)},
+    **{f"weak-{c}": w for c, w in zip("abcd", (6, 9, 12, 15), strict=True)},
+}
+
+
 def test_the_command_flags_a_planted_gold_error_on_real_reports(tmp_path, public_dir, public_gold):
     short = [r.id for r in public_gold.records if r.task == "short_answer"]
-    planted = short[7]
-    wrong = {
-        "strong-a": set(short[100:110]),
-        "strong-b": set(short[110:120]),
-        "weak-a": set(short[::2]),
-        "weak-b": set(short[1::2]),
-    }
+    planted = short[7]  # wrong for the four weaker weak entries, right for weak-a
+    wrong = {name: {q for i, q in enumerate(short) if i % 20 < w} for name, w in STRIDES.items()}
     paths = _write_reports(tmp_path, public_gold, wrong, planted)
     out = tmp_path / "items.csv"
     r = _cli("items", *paths, "--data-dir", str(public_dir), "-o", str(out), "--top", "3")
     assert r.returncode == 0, r.stderr
-    assert "Suspected gold errors: 1 (1 where strong entries agree on one wrong answer" in r.stdout
-    assert f"{planted}  2 of 2 strong entries answer 'Athenae'" in r.stdout
+    assert "Suspected gold errors: 1 (1 where more entries agree on one wrong answer" in r.stdout
+
+    # by hand: each entry's Laplace-smoothed share right on the other short answers,
+    # (right + 1) / (others + 2); "Athenae" is wrong for the strong ones, the gold right for
+    # weak-a, its own word wrong for the other weak entries (7 % 20 < their stride)
+    def share(name: str) -> float:
+        right = sum(1 for i in range(len(short)) if i != 7 and i % 20 >= STRIDES[name])
+        return (right + 1) / (len(short) - 1 + 2)
+
+    agreeing = statistics.mean(share(n) for n in STRIDES if n.startswith("strong"))
+    others = statistics.mean(share(n) for n in STRIDES if n.startswith("weak"))
+    assert (
+        f"{planted}  4 of 8 entries answer 'Athenae' (they average {agreeing:.0%} right on the "
+        f"task, the others {others:.0%}); likelihood ratio "
+    ) in r.stdout
     with out.open(encoding="utf-8", newline="") as fh:
         rows = list(csv.DictReader(fh))
     assert tuple(rows[0]) == COLUMNS and len(rows) == 797  # every accuracy item, no translation
@@ -259,8 +311,11 @@ def test_the_command_flags_a_planted_gold_error_on_real_reports(tmp_path, public
     assert [row["id"] for row in flagged] == [planted]
     gold = public_gold.by_id[planted]
     assert flagged[0]["gold"] == gold.answers[0] and flagged[0]["question"] == gold.question
-    assert flagged[0]["wrong_answer"] == "Athenae" and flagged[0]["wrong_count"] == "2"
+    assert flagged[0]["wrong_answer"] == "Athenae" and flagged[0]["wrong_count"] == "4"
     assert flagged[0]["question_language"] == gold.question_language
+    assert float(flagged[0]["agreement_posterior"]) >= 0.8
+    assert float(flagged[0]["agreeing_accuracy"]) == pytest.approx(agreeing)
+    assert float(flagged[0]["other_accuracy"]) == pytest.approx(others)
 
 
 def test_the_command_keeps_private_text_out_unless_asked(tmp_path):
