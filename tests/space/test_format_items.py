@@ -10,6 +10,7 @@ import io
 from pathlib import Path
 
 import pytest
+from respondeoqa_eval.analysis.items import AGREE, GOLD_FORMAT
 from respondeoqa_eval.space.admin import Admin
 from respondeoqa_eval.space.config import Limits
 from respondeoqa_eval.space.service import Space, SpaceConfig
@@ -132,11 +133,16 @@ def test_items_view_flags_a_planted_gold_error_and_lists_public_items_only(
     space: Space, private_gold, tmp_path: Path
 ) -> None:
     records = file_records(private_gold, SHORT)
-    planted = _eligible(records)[-1]  # right for nobody by construction but the weak entry
+    planted = _eligible(records)[-1]  # past every entry's right items: only the gold's answer
+    # six entries of graded strength, each with its own wrong answer: the three strongest
+    # agree on the planted item, weak-a answers its gold, the two weakest their own word
     entries = [
         ("strong-a", 500, "wronga", "plantedwrong"),
-        ("strong-b", 480, "wrongb", "plantedwrong"),
-        ("weak", 50, "wrongc", planted.answers[0]),
+        ("strong-b", 450, "wrongb", "plantedwrong"),
+        ("strong-c", 400, "wrongc", "plantedwrong"),
+        ("weak-a", 300, "wrongd", planted.answers[0]),
+        ("weak-b", 150, "wronge", "wronge"),
+        ("weak-c", 50, "wrongf", "wrongf"),
     ]
     private = _private_rows(private_gold)
     for model, right, wrong, answer in entries:
@@ -149,14 +155,16 @@ def test_items_view_flags_a_planted_gold_error_and_lists_public_items_only(
     assert len(table) == len(records)  # every public item of the covered file, nothing else
     assert set(table["Source"]) == {"Junior Scholarship"}
     flag = table.loc[planted.id, "Suspected gold error"]
-    assert flag.startswith("2 of 2 strong entries answer plantedwrong")
-    assert table.loc[planted.id, "Right %"] == round(100 / 3, 1)
+    assert flag.startswith("3 of 6 entries answer 'plantedwrong' (they average ")
+    assert "P(gold wrong) " in flag
+    assert float(flag.rsplit(" ", 1)[1]) >= 0.8
+    assert table.loc[planted.id, "Right %"] == round(100 / 6, 1)
     assert table.loc[planted.id, "Most common wrong answer"] == "plantedwrong"
-    assert table.loc[planted.id, "Given by"] == 2
+    assert table.loc[planted.id, "Given by"] == 3
     # each entry's own wrong answers never agree: nothing else is flagged by agreement
-    agree = table["Suspected gold error"].str.contains("strong entries answer")
+    agree = table["Suspected gold error"].str.contains("entries answer")
     assert list(table.index[agree]) == [planted.id]
-    # an item all three get right is the easiest; the planted one is among the hardest
+    # an item all six get right is the easiest; the planted one is among the hardest
     easy = _eligible(records)[0].id
     assert table.loc[easy, "Right %"] == 100.0
     assert list(table.index).index(planted.id) < list(table.index).index(easy)
@@ -189,5 +197,12 @@ def test_items_view_flags_a_planted_gold_error_and_lists_public_items_only(
     assert {"certamen", "jun-schol"} <= by_source
     secret = [r for r in full if r["source"] == "certamen"]
     assert all(SECRET_MARKER in r["gold"] for r in secret)
-    # every entry answered the private items with the same wrong answer: all flagged there
-    assert all(r["suspected_gold_error"] == "True" for r in secret)
+    # every entry answered the private items with the same wrong answer: the operator's view
+    # tests them too, and every private short answer is flagged by agreement; in multiple
+    # choice that answer ("z", no option's letter) is every item's, so agreement there is the
+    # task's norm, not surprising: only the gold format rule flags
+    short = [r for r in secret if r["task"] == "short_answer"]
+    assert short and all(r["reasons"] == AGREE for r in short)
+    choice = [r for r in secret if r["task"] == "multiple_choice"]
+    assert any(r["gold_problem"] for r in choice) and not all(r["gold_problem"] for r in choice)
+    assert all(r["reasons"] == (GOLD_FORMAT if r["gold_problem"] else "") for r in choice)
