@@ -9,11 +9,11 @@ word of its language, a feet gold gets one foot changed) and broken answer forma
 that is no option's, a two-word short answer); the original gold stays the "true" answer.
 
 Entries: ten synthetic entries of graded strength (Rasch abilities for accuracies 0.35 to
-0.90 on an item of middle difficulty; item difficulties vary, a tenth of the items are very
-hard). An entry that knows an item gives its true answer. One that does not answers nothing
-now and then, or picks a wrong answer from the item's own distractor attractiveness, drawn
-per item from a Dirichlet(1) (multiple choice: over its distractors, with a blind guess over
-every option a quarter of the time; short answers: three plausible wrong words of the language
+0.90 on an item of middle difficulty; item difficulties normal with sd 1.2). An entry that
+knows an item gives its true answer. One that does not answers nothing now and then, or
+picks a wrong answer from the item's own distractor attractiveness, drawn per item from a
+Dirichlet(1) (multiple choice: over its distractors, with a blind guess over every option a
+quarter of the time; short answers: three plausible wrong words of the language
 or a word of its own; feet: two plausible misreadings of the line or feet changed at random;
 meter: the line shuffled). So items hard for every entry, whose wrong answers agree by chance
 on an attractive distractor, are in the benchmark with no error planted.
