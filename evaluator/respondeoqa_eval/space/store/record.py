@@ -23,6 +23,7 @@ import zlib
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import PurePosixPath
+from types import SimpleNamespace
 from typing import Any
 
 from ... import jsonl
@@ -152,6 +153,26 @@ def to_record(entry: Any, report: Report, rows: list[PredictionRow] | None) -> d
     if getattr(entry, "evaluation", None) is not None:
         data["evaluation"] = entry.evaluation.to_dict()
     return data
+
+
+def new_record(sub: Any, report: Report, entry_id: int, created: str) -> dict[str, Any]:
+    """The record dict of a new entry (a `Submission` and its full report) given `entry_id`:
+    the same file `to_record` makes of the entry once it is stored."""
+    entry = SimpleNamespace(
+        id=entry_id,
+        created=created,
+        hidden=False,
+        flag="",
+        report=report.without_items(),
+        **{k: getattr(sub, k) for k in _SUBMISSION_FIELDS},
+    )
+    return to_record(entry, report, list(sub.rows) if sub.rows is not None else None)
+
+
+_SUBMISSION_FIELDS = (
+    "model", "link", "params", "note", "file_name", "file_sha256", "submitter",
+    "answers_extracted", "gold_fingerprint", "info", "evaluation",
+)  # fmt: skip
 
 
 def _entry_id(value: Any) -> int:

@@ -37,16 +37,19 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from typing import TypeVar
 
 from ...report import Report
 from ..metadata import TextLimits
 from . import quota, record
 from .database import IdTakenError, RecordProblem, Store, SyncedEntry
-from .hub import HeadMoved, HubRepo, HubUnavailable, RemoteFile
-from .models import DuplicateContentError, DuplicateSubmissionError, Submission
+from .groupcommit import GroupCommit
+from .hub import HeadMoved, HubRepo, HubUnavailable, RemoteFile, plain_reason
+from .models import DuplicateContentError, DuplicateSubmissionError, Entry, NewEntry, Submission
 from .record import RecordEntry, RecordError
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 Verify = Callable[[RecordEntry], tuple[Report, str]]
 """A record entry's checked report (items included) and the gold fingerprint it was scored
@@ -59,7 +62,25 @@ Extra = Callable[[str], Mapping[str, bytes]]
 """Other files for the push's commit, made for the head it commits on (after any re-read)."""
 
 OFF, READING, READY, UNAVAILABLE = "off", "reading", "ready", "unavailable"
+UNWRITABLE = "unwritable"  # read, but the last commit was refused (403, deleted repo, outage)
+DIVERGED = "diverged"  # the record is not the one this copy read: nothing applied, no writes
 PUSH_TRIES = 5  # reads and pushes again when other writers keep committing in between
+HEAD_NOTE = "record_head"  # the store's note of the last head read (survives a restart)
+MASS_REMOVAL = 5  # a read removing more entries than this, and over a quarter, is held
+
+
+class RecordDiverged(HubUnavailable):
+    """The record is not a later state of the one this copy read (its history lost the last
+    commit read, or its listing would remove many entries at once): nothing was applied."""
+
+
+class WriteRefused(HubUnavailable):
+    """The record could not be written (refused, or the Hub failed beyond retries): nothing
+    was stored. `str()` is one line for the log; `reason` the words for a visitor."""
+
+    def __init__(self, message: str, reason: str = "") -> None:
+        super().__init__(message)
+        self.reason = reason or message
 
 
 @dataclass(frozen=True)
@@ -72,7 +93,8 @@ class RecordStatus:
 
     @property
     def writable(self) -> bool:
-        return self.state in (OFF, READY)
+        """Whether a write may be tried (one to an unwritable record is tried, and says so)."""
+        return self.state in (OFF, READY, UNWRITABLE)
 
     def message(self) -> str:
         """One line for visitors ("" when there is nothing to say)."""
@@ -87,6 +109,18 @@ class RecordStatus:
                 "The leaderboard's record on the Hub cannot be read right now, so some "
                 "entries may be missing and submissions are closed; it is retried every few "
                 "minutes."
+            )
+        elif self.state == UNWRITABLE:
+            lines.append(
+                "The leaderboard cannot write its record on the Hub right now, so new "
+                "submissions and withdrawals are not stored (each says so); the entries shown "
+                "are safe, and the operator has been told."
+            )
+        elif self.state == DIVERGED:
+            lines.append(
+                "The leaderboard's record on the Hub is not the one this Space read (it was "
+                "replaced, emptied or rewritten): the Space keeps every entry it holds, shows "
+                "them, and takes no submission until the operator decides."
             )
         if self.problems:
             files = "file" if self.problems == 1 else "files"
@@ -103,6 +137,15 @@ class ReadResult:
     replaced: int = 0
     removed: int = 0
     problems: list[RecordProblem] = field(default_factory=list)
+
+
+class StoredElsewhere(Exception):
+    """The record holds the entry, but this disk could not keep it (it is read back later)."""
+
+    def __init__(self, entry_id: int, cause: BaseException) -> None:
+        self.entry_id = entry_id
+        self.cause = cause
+        super().__init__(f"entry #{entry_id}: {cause}")
 
 
 def _now() -> str:
@@ -124,6 +167,7 @@ class Syncer:
         retry_first: float = 5.0,
         retry_max: float = 300.0,
         readers: Sequence[RecordReader] = (),
+        commit_window: float = 0.0,
     ) -> None:
         self.store = store
         self.repo = repo
@@ -140,13 +184,22 @@ class Syncer:
         self._thread: threading.Thread | None = None
         self._remote_max_id = 0
         self.readers: list[RecordReader] = list(readers)
-        self._head: str | None = None  # the commit the last complete read read
+        self._head: str | None = store.note(HEAD_NOTE)  # the commit the last read read
+        self._write_error: str | None = None  # why the last commit failed (until one lands)
+        self._diverged: str | None = None  # why the record was not applied
+        self.land_entries = GroupCommit(self.land, window=commit_window)
+        """Store new entries through the record: group commit over `commit_window` seconds."""
 
     # -- status --------------------------------------------------------------------------
 
     @property
     def status(self) -> RecordStatus:
-        return self._status
+        status = self._status
+        if self._diverged is not None:
+            return RecordStatus(DIVERGED, self._diverged, status.problems)
+        if self._write_error is not None and status.state == READY:
+            return RecordStatus(UNWRITABLE, self._write_error, status.problems)
+        return status
 
     @property
     def ready(self) -> bool:
@@ -160,19 +213,44 @@ class Syncer:
         with self._lock:
             return self._read_locked()
 
-    def _read_locked(self) -> ReadResult:
+    def _read_locked(self, *, accept: bool = False, keep: bool = False) -> ReadResult:
         try:
-            result = self._read()
+            result = self._read(accept=accept, keep=keep)
+        except RecordDiverged as exc:
+            if self._diverged is None:
+                log.error("the record was not applied: %s (space admin record)", exc)
+            self._diverged = str(exc)
+            if not self.ready:
+                self._status = RecordStatus(READY, "", self._status.problems)
+            raise
         except HubUnavailable as exc:
             if not self.ready:
                 self._status = RecordStatus(UNAVAILABLE, str(exc), self._status.problems)
             raise
+        self._diverged = None
         self._status = RecordStatus(READY, "", len(result.problems))
         return result
 
-    def _read(self) -> ReadResult:
+    def _check_continues(self, head: str, tree: dict[str, RemoteFile], accept: bool) -> None:
+        """RecordDiverged unless the record at `head` is a later state of the one last read:
+        its history holds the last head read, and it removes no more than a few entries."""
+        if accept:
+            return
+        last = self._head
+        if last is not None and head != last and last not in self.repo.history(head):
+            raise RecordDiverged(
+                "its history no longer holds the last commit this copy read (the repo was "
+                "deleted and made again, force-pushed, or is another repo)"
+            )
+        local = self.store.synced()
+        gone = [p for p, e in local.items() if p not in tree and e.identity and not e.dirty]
+        if len(gone) > MASS_REMOVAL and len(gone) * 4 > len(local):
+            raise RecordDiverged(f"its listing would remove {len(gone)} of {len(local)} entries")
+
+    def _read(self, *, accept: bool = False, keep: bool = False) -> ReadResult:
         head = self.repo.head()
         tree = self.repo.list_tree(revision=head)
+        self._check_continues(head, tree, accept)
         result = ReadResult()
         if record.INDEX_PATH in tree:
             try:
@@ -201,14 +279,21 @@ class Syncer:
                 log.warning("record file %s skipped: %s", path, problem.reason)
                 result.problems.append(problem)
         for path, have in local.items():
+            if keep:
+                break
             if path not in tree and have.identity is not None and not have.dirty:
                 self.store.delete(have.id, in_record=False)  # removed elsewhere
                 result.removed += 1
         self.store.set_record_problems(result.problems)
         for reader in self.readers:
             reader(tree, head)
-        self._head = head
+        self._set_head(head)
         return result
+
+    def _set_head(self, head: str | None) -> None:
+        if head != self._head:
+            self.store.set_note(HEAD_NOTE, head)
+        self._head = head
 
     def _read_one(
         self,
@@ -365,18 +450,156 @@ class Syncer:
         to_delete = [p for p in deletes if p in tree and p not in files]
         new_head = head
         if files or to_delete:
-            new_head = self.repo.commit(
+            new_head = self._commit(
                 files,
                 f"leaderboard: {len(pushed)} entries updated, {len(to_delete)} removed",
                 delete=to_delete,
-                parent_commit=head,
             )
             self._remote_max_id = max(max_id, self._remote_max_id)
-            self._head = new_head
         after = self.repo.list_tree(revision=new_head) if paths else {}
         identities = {i: after[p].identity for i, p in paths.items() if p in after}
         self.store.mark_pushed(pushed, deletes, identities)
         return len(pushed) + len(to_delete)
+
+    # -- writes through the record -----------------------------------------------------
+
+    def _commit(self, files: Mapping[str, bytes], message: str, delete: Sequence[str] = ()) -> str:
+        """One commit on the head last read (HeadMoved when another writer committed since);
+        WriteRefused, and the status says so, when the Hub refuses or fails."""
+        if self._diverged is not None:
+            raise WriteRefused(
+                f"the record was not applied ({self._diverged})",
+                "the record on the Hub is not the one this Space read; the operator decides",
+            )
+        try:
+            new_head = self.repo.commit(files, message, delete=delete, parent_commit=self._head)
+        except HeadMoved:
+            raise
+        except HubUnavailable as exc:
+            self._write_error = str(exc)
+            log.error("the record cannot be written: %s", exc)
+            raise WriteRefused(str(exc), plain_reason(exc)) from None
+        if self._write_error is not None:
+            log.info("the record can be written again")
+        self._write_error = None
+        self._set_head(new_head)
+        return new_head
+
+    def _through_record(self, attempt: Callable[[], T]) -> T:
+        """`attempt()` under the lock, read again and retried when another writer committed
+        first (so what it commits is decided on the head it lands on)."""
+        with self._lock:
+            if not self.ready:
+                raise WriteRefused(
+                    "the record has not been read yet", "the record has not been read yet"
+                )
+            for _ in range(PUSH_TRIES):
+                try:
+                    return attempt()
+                except HeadMoved:
+                    log.info("the record changed since it was read: reading it again")
+                    self._read_locked()
+            raise WriteRefused(f"the record changed during each of {PUSH_TRIES} commits")
+
+    def land(self, new: Sequence[NewEntry]) -> list[Entry | BaseException]:
+        """Store new entries in ONE commit of the record, then in the store: each gets its id
+        from the head the commit lands on (compare-and-swap), so an id is told only once the
+        record holds it, and never changes. Per entry, its Entry or the refusal (a duplicate
+        of an entry stored meanwhile); WriteRefused for all when the record cannot be written,
+        and then nothing is stored."""
+        return self._through_record(lambda: self._land(new))
+
+    def _land(self, new: Sequence[NewEntry]) -> list[Entry | BaseException]:
+        results: list[Entry | BaseException | int | None] = [None] * len(new)
+        by_path: dict[str, int] = {}
+        by_key: dict[str, int] = {}
+        files: dict[str, bytes] = {}
+        ids: dict[int, int] = {}
+        created = _now()
+        next_id = max(self.store.max_id(), self._remote_max_id) + 1
+        for i, item in enumerate(new):
+            path = record.entry_path(item.sub.file_sha256)
+            existing = self.store.duplicate_of(item.sub.file_sha256, item.content_key)
+            if existing is not None:
+                same = existing.file_sha256 == item.sub.file_sha256
+                results[i] = (DuplicateSubmissionError if same else DuplicateContentError)(existing)
+                continue
+            earlier = by_path.get(path, by_key.get(item.content_key) if item.content_key else None)
+            if earlier is not None:  # the same predictions twice in one batch
+                results[i] = earlier
+                continue
+            by_path[path] = i
+            if item.content_key:
+                by_key[item.content_key] = i
+            ids[i] = next_id
+            next_id += 1
+            files[path] = record.pack(record.new_record(item.sub, item.report, ids[i], created))
+        if not files:
+            return [r for r in results]  # type: ignore[misc]
+        files[record.INDEX_PATH] = record.pack_index(next_id - 1)
+        head = self._commit(files, f"leaderboard: {len(ids)} entries added")
+        self._remote_max_id = max(self._remote_max_id, next_id - 1)
+        after = self.repo.list_tree(revision=head)
+        for i, entry_id in ids.items():
+            item = new[i]
+            path = record.entry_path(item.sub.file_sha256)
+            remote = after.get(path)
+            try:
+                results[i] = self.store.add(
+                    item.sub,
+                    item.report,
+                    entry_id=entry_id,
+                    created=created,
+                    record_identity=remote.identity if remote else "",
+                    reservation=item.reservation,
+                    content_key=item.content_key,
+                )
+            except Exception as exc:  # the record holds it: the next read brings it here
+                log.error("entry #%d is in the record but not on this disk (%s)", entry_id, exc)
+                results[i] = StoredElsewhere(entry_id, exc)
+        out: list[Entry | BaseException] = []
+        for result in results:
+            if isinstance(result, int):  # a repeat within the batch: the first one's entry
+                first = results[result]
+                out.append(
+                    DuplicateSubmissionError(first) if isinstance(first, Entry) else first  # type: ignore[arg-type]
+                )
+            else:
+                out.append(result)  # type: ignore[arg-type]
+        return out
+
+    def accept_record(self) -> ReadResult:
+        """The operator's choice when the record diverged: take the record as it is now (the
+        entries it does not hold leave this copy)."""
+        with self._lock:
+            return self._read_locked(accept=True)
+
+    def repush(self) -> int:
+        """The operator's other choice: keep this copy's entries and commit them all into the
+        record as it is now (its own entries are read first, none removed); how many."""
+        with self._lock:
+            last, diverged = self._head, self._diverged
+            try:
+                self._diverged = None
+                self._read_locked(accept=True, keep=True)
+                self.store.mark_all_changed()
+                return self._push(None)
+            except HubUnavailable:  # still the record it was: nothing is taken from it
+                self._set_head(last)
+                self._diverged = diverged
+                raise
+
+    def withdraw(self, entry: Entry) -> None:
+        """Remove an entry from the record (one commit), then from the store; WriteRefused
+        when the record cannot be written (then the entry stays)."""
+        path = record.entry_path(entry.file_sha256)
+
+        def attempt() -> None:
+            if path in self.repo.list_tree(revision=self._head):
+                self._commit({}, f"leaderboard: entry #{entry.id} withdrawn", delete=[path])
+            self.store.delete(entry.id, in_record=False)
+
+        self._through_record(attempt)
 
     def safe_push(self) -> int:
         """`push`, with a failure logged (the outbox keeps everything for the next try)."""
