@@ -380,8 +380,10 @@ class HubStub:
                     },
                 )
                 return
-            if method == "POST" and action in ("commit", "preupload") and (
-                f"{repo_type}:{repo_id}" in self.read_only
+            if (
+                method == "POST"
+                and action in ("commit", "preupload")
+                and (f"{repo_type}:{repo_id}" in self.read_only)
             ):
                 self._send(
                     h,

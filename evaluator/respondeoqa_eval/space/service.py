@@ -40,8 +40,8 @@ from .requests.desk import RequestDesk
 from .requests.ledger import RequestLedger
 from .rows import coverage_label, is_scored, key_of, parse_entry_id, short_label
 from .store import Entry, Store
-from .store.hub import HubRepo, HubUnavailable
 from .store.database import disk_problem
+from .store.hub import HubRepo, HubUnavailable
 from .store.sync import DIVERGED, OFF, RecordStatus, StoredElsewhere, Syncer, WriteRefused
 from .submission import Intake, NeedsConfirmation, uploaded_files
 from .views import compare, figures
