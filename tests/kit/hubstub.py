@@ -112,6 +112,28 @@ class HubStub:
     generation: dict[str, int] = field(default_factory=dict)  # "type:id" -> times deleted
     read_only: set[str] = field(default_factory=set)  # "type:id" refusing commits (403)
 
+    def hold_commits(self, after: int = 0) -> None:
+        """Let `after` more commit requests through, then keep the next ones waiting (the
+        Hub still working on them) until `release()`; `held` is set once one waits."""
+        self._hold_left = after
+        self.held = threading.Event()
+        self._released = threading.Event()
+
+    def release(self) -> None:
+        self._hold_left = None
+        if getattr(self, "_released", None) is not None:
+            self._released.set()
+
+    def _hold(self, method: str, path: str) -> None:
+        if method != "POST" or "/commit/" not in path or getattr(self, "_hold_left", None) is None:
+            return
+        with self._lock:
+            if self._hold_left > 0:
+                self._hold_left -= 1
+                return
+        self.held.set()
+        self._released.wait(timeout=120)
+
     def deny_writes(self, repo_id: str, repo_type: str = "dataset", *, on: bool = True) -> None:
         """Refuse (or, `on=False`, accept again) every commit to the repository with HTTP 403,
         as the Hub answers a token without write access."""
@@ -278,6 +300,7 @@ class HubStub:
         path = unquote(parts.path)
         length = int(h.headers.get("content-length") or 0)
         body = h.rfile.read(length) if length else b""
+        self._hold(method, path)
         with self._lock:
             self.requests.append((method, path))
             status = self._fault(method, path)

@@ -238,6 +238,23 @@ class Space:
         if self.syncer is not None:
             self.syncer.stop()
 
+    def resolve_record(self, choice: str) -> tuple[bool, str]:
+        """The operator's answer when the record diverged: "repush" commits every entry this
+        Space holds into the record as it is now; "accept" takes the record as it is (entries
+        it lacks leave the board). (done, one line saying what happened)."""
+        if self.syncer is None:
+            return False, "this Space keeps no record"
+        try:
+            if choice == "repush":
+                n = self.syncer.repush()
+                return True, f"re-pushed: {n} entry files committed into the record"
+            if choice == "accept":
+                result = self.syncer.accept_record()
+                return True, f"accepted the record: {result.removed} entries removed here"
+        except HubUnavailable as exc:
+            return False, f"not done: {exc}"
+        return False, f"unknown choice {choice[:20]!r} (repush or accept)"
+
     def record_status(self) -> RecordStatus:
         return RecordStatus(OFF) if self.syncer is None else self.syncer.status
 
