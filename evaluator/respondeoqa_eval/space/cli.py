@@ -12,6 +12,7 @@ import urllib.request
 from pathlib import Path
 
 from ..errors import InputError
+from .config import url_option
 from .rows import parse_entry_id
 
 
@@ -90,6 +91,7 @@ def _register_admin(sub: argparse._SubParsersAction) -> None:
     a.add_argument(
         "--space-url",
         default=None,
+        type=url_option,
         help="after a change, ask this running Space (e.g. https://org-name.hf.space) to read "
         "the record at once (it does every $RESPONDEOQA_SPACE_PULL_SECONDS anyway)",
     )
@@ -272,6 +274,20 @@ def _record_choice(args: argparse.Namespace, token: str | None, syncer) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    import os
+
+    from .config import ENV_PORT, SpaceConfig
+
+    # every setting checked before Gradio is imported (it reads $GRADIO_SERVER_PORT itself)
+    config = SpaceConfig.from_env(
+        data_dir=args.data_dir,
+        db=args.db,
+        host=args.host,
+        port=args.port,
+        mirror_repo=args.mirror or None,
+    )
+    config.check_host()
+    os.environ[ENV_PORT] = str(config.port)
     try:
         from .service import Space
         from .web.app import launch
@@ -281,16 +297,8 @@ def run(args: argparse.Namespace) -> int:
                 f"the space command needs {exc.name}: pip install 'respondeoqa-eval[space]'"
             ) from None
         raise
-    from .config import SpaceConfig
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
-    config = SpaceConfig.from_env(
-        data_dir=args.data_dir,
-        db=args.db,
-        host=args.host,
-        port=args.port,
-        mirror_repo=args.mirror or None,
-    )
     space = Space(config)  # the gold is loaded (or its absence reported) before the address
     print(f"RespondeoQA leaderboard on http://{config.host}:{config.port} (database {config.db})")
     launch(space)
