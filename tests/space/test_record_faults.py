@@ -218,3 +218,56 @@ def test_a_copy_that_accepts_a_new_record_takes_it_as_it_is(
     assert main([*admin, "record", "accept"]) == 0
     assert "accepted the record: 7 entries removed here" in capsys.readouterr().out
     assert Store(store.path).count() == 0
+
+
+def test_an_id_told_by_one_of_two_writers_always_names_that_entry(
+    hub: HubStub, public_gold, tmp_path: Path
+) -> None:
+    """Two Spaces on one record, three submitters each at once: every id told is the id the
+    record gives that entry, no id is told twice, and both copies agree afterwards."""
+    writers = []
+    for name in ("a", "b"):
+        store = Store(tmp_path / f"{name}.sqlite3")
+        sync = syncer_of(store, record_repo(hub, tmp_path / f"c-{name}"), public_gold)
+        sync.read()
+        intake = intake_of(store, public_gold)
+        intake.keep = sync.land_entries
+        writers.append((store, sync, intake))
+    told: dict[str, int] = {}
+
+    def one(intake, k: int) -> None:
+        told[f"m{k}"] = stored(intake, tmp_path, feet(public_gold, k), f"m{k}").id
+
+    threads = [threading.Thread(target=one, args=(writers[k % 2][2], k)) for k in range(1, 7)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert record_ids(hub) == told and sorted(told.values()) == list(range(1, 7))
+    for store, sync, _ in writers:
+        sync.read()
+        assert {e.model: e.id for e in store.entries()} == told
+
+
+def test_a_full_disk_is_one_plain_sentence(
+    hub: HubStub, public_gold, tmp_path: Path, monkeypatch
+) -> None:
+    import sqlite3
+
+    from respondeoqa_eval.space.config import SpaceConfig
+    from respondeoqa_eval.space.service import Space
+
+    space = Space(SpaceConfig(db=tmp_path / "s.sqlite3", gold=public_gold, bootstrap=20))
+    path = write_jsonl(tmp_path / "p.jsonl", feet(public_gold, 4))
+
+    def full(*args, **kwargs):
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(Store, "reserve", full)
+    out = space.submit(path, "m", client="someone")
+    assert not out.ok and out.message == "Not stored: The Space's disk is full; nothing was stored."
+    monkeypatch.setattr(Store, "add", full)
+    out = space.submit(path, "m", client=None)
+    assert out.message == "Not stored: The Space's disk is full; nothing was stored."
+    monkeypatch.undo()  # space again: the same upload is stored, nothing was half-kept
+    assert space.submit(path, "m", client="someone").message.startswith("Stored as entry #1")
