@@ -75,7 +75,7 @@ class SpaceConfig:
     hub_endpoint: str | None = None  # None: huggingface_hub's default
     sync_interval: float = 300.0
     pull_interval: float = 60.0
-    commit_window: float = 0.2  # submissions arriving within it share one record commit
+    commit_window: float = 0.1  # submissions arriving within it share one record commit
     min_coverage: float = 0.9
     gold_repo: str | None = None
     oauth: bool = False  # on a Space with hf_oauth: submitting needs a login
@@ -274,7 +274,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "RESPONDEOQA_SPACE_COMMIT_WINDOW",
         "commit_window",
-        0.2,
+        0.1,
         "seconds a new entry waits for others to share its record commit (group commit; "
         "a submission is told stored once that commit is on the record's head); 0 to 5",
         _number(0, 5, " seconds"),

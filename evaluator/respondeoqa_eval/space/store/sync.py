@@ -8,11 +8,22 @@
   the rest is read. A Hub fault (after retries) leaves the read incomplete: `HubUnavailable`.
 - **Ready**: nothing is written (no submission, withdrawal or push) until one read has been
   complete; until then the status says why, and the Space says so on its page.
-- **Outbox and push** (`Syncer.push`): an accepted entry is committed to SQLite with
-  `version != pushed_version` (a deletion as a row of `hub_deletes`) in the same transaction
-  that stores it; a push sends everything waiting, with the record's index of given-out ids, in
-  ONE commit. A push never replaces a record file this store did not read or write itself: such
-  a file belongs to an entry this copy does not hold.
+- **New entries through the record** (`Syncer.land`, batched by `land_entries`: group commit):
+  new entries are committed to the record in ONE commit on the head last read, each given its
+  id there (compare-and-swap: when another writer committed first, read again and assign
+  again), and only then kept in SQLite; the caller is told "stored" only after both. A record
+  that cannot be written (refused, deleted, failing beyond retries) raises `WriteRefused`,
+  nothing is kept, and the status says so (`UNWRITABLE`) until a commit lands. A withdrawal
+  leaves the record first (`Syncer.withdraw`).
+- **Outbox and push** (`Syncer.push`): what changes here on its own (an entry re-scored on
+  import, an operator's hide or flag) is committed to SQLite with `version != pushed_version`
+  (a deletion as a row of `hub_deletes`); a push sends everything waiting, with the record's
+  index of given-out ids, in ONE commit. A push never replaces a record file this store did not
+  read or write itself: such a file belongs to an entry this copy does not hold.
+- **Only a later state of the same record is applied**: a read whose head's history no longer
+  holds the head last read (kept in the store: `HEAD_NOTE`), or whose listing would remove
+  more than `MASS_REMOVAL` entries and a quarter of them, is not applied (`RecordDiverged`,
+  status `DIVERGED`: writes refused) until the operator chooses `repush` or `accept_record`.
 - **Several writers** (the Space, the operator's worker and `space admin`, each with its own
   copy): a read notes the head commit it read, and a push commits on that head only
   (`parent_commit`). When another writer committed meanwhile the Hub refuses (`HeadMoved`): the
@@ -31,6 +42,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import threading
 import time
@@ -537,20 +549,20 @@ class Syncer:
         if not files:
             return [r for r in results]  # type: ignore[misc]
         files[record.INDEX_PATH] = record.pack_index(next_id - 1)
-        head = self._commit(files, f"leaderboard: {len(ids)} entries added")
+        self._commit(files, f"leaderboard: {len(ids)} entries added")
         self._remote_max_id = max(self._remote_max_id, next_id - 1)
-        after = self.repo.list_tree(revision=head)
         for i, entry_id in ids.items():
             item = new[i]
             path = record.entry_path(item.sub.file_sha256)
-            remote = after.get(path)
             try:
                 results[i] = self.store.add(
                     item.sub,
                     item.report,
                     entry_id=entry_id,
                     created=created,
-                    record_identity=remote.identity if remote else "",
+                    # the Hub keeps `*.gz` in LFS: the listing will name it by its sha256 (a
+                    # listing after each commit would cost the submitter a round trip)
+                    record_identity=f"sha256:{hashlib.sha256(files[path]).hexdigest()}",
                     reservation=item.reservation,
                     content_key=item.content_key,
                 )
