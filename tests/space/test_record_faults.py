@@ -9,6 +9,7 @@ import gzip
 import json
 import re
 import signal
+import sqlite3
 import threading
 from pathlib import Path
 
@@ -252,8 +253,6 @@ def test_an_id_told_by_one_of_two_writers_always_names_that_entry(
 def test_a_full_disk_is_one_plain_sentence(
     hub: HubStub, public_gold, tmp_path: Path, monkeypatch
 ) -> None:
-    import sqlite3
-
     from respondeoqa_eval.space.config import SpaceConfig
     from respondeoqa_eval.space.service import Space
 
@@ -271,3 +270,69 @@ def test_a_full_disk_is_one_plain_sentence(
     assert out.message == "Not stored: The Space's disk is full; nothing was stored."
     monkeypatch.undo()  # space again: the same upload is stored, nothing was half-kept
     assert space.submit(path, "m", client="someone").message.startswith("Stored as entry #1")
+
+
+def test_the_genuine_entry_keeps_its_id_whatever_file_name_a_colliding_writer_picks(
+    hub: HubStub, public_gold, tmp_path: Path, capsys
+) -> None:
+    from respondeoqa_eval.space.store import entry_path, sha256_bytes
+    from respondeoqa_eval.space.store.record import pack
+
+    store = Store(tmp_path / "a.sqlite3")
+    sync = syncer_of(store, record_repo(hub, tmp_path / "c0"), public_gold)
+    sync.read()
+    intake = intake_of(store, public_gold)
+    intake.keep = sync.land_entries
+    genuine = stored(intake, tmp_path, feet(public_gold, 10), "genuine")
+    # another writer's file claiming #1, under a name that sorts before the genuine one's
+    other = Store(tmp_path / "other.sqlite3")
+    rogue_intake = intake_of(other, public_gold)
+    for k in range(1, 21):
+        rows = feet(public_gold, k)
+        path = write_jsonl(tmp_path / f"rogue-{k}.jsonl", rows)
+        if k != 10 and sha256_bytes(path.read_bytes()) < genuine.file_sha256:
+            break
+    rogue = stored(rogue_intake, tmp_path, rows, "rogue")
+    assert rogue.id == genuine.id == 1 and entry_path(rogue.file_sha256) < entry_path(
+        genuine.file_sha256
+    )
+    hub.put(RECORD_REPO, entry_path(rogue.file_sha256), pack(other.export_record(rogue.id)))
+
+    for name in ("same-disk", "new-disk"):
+        copy = store if name == "same-disk" else Store(tmp_path / "new.sqlite3")
+        s = (
+            sync
+            if name == "same-disk"
+            else syncer_of(copy, record_repo(hub, tmp_path / "c1"), public_gold)
+        )
+        s.read()
+        assert {e.model: e.id for e in copy.entries()} == {"genuine": 1}, name
+        (problem,) = copy.record_problems()
+        assert problem.path == entry_path(rogue.file_sha256) and problem.entry_id == 1
+    admin = ["space", "admin", "--db", str(tmp_path / "ops.sqlite3"), "--repo", RECORD_REPO]
+    assert main([*admin, "list"]) == 0
+    listed = capsys.readouterr().out
+    assert listed.startswith("#1\t") and "\tgenuine\t" in listed
+    assert f"#1\tunreadable record file {entry_path(rogue.file_sha256)}" in listed
+
+
+def test_an_entry_whose_commit_landed_before_a_kill_is_reconciled_not_left_waiting(
+    hub: HubStub, public_gold, tmp_path: Path
+) -> None:
+    """An outbox entry (a worker's verified run, or a copy from before records were written
+    first) whose commit landed just before a kill -9: the next read finds it in the record,
+    and nothing stays "waiting for the operator"."""
+    store = Store(tmp_path / "a.sqlite3")
+    sync = syncer_of(store, record_repo(hub, tmp_path / "c0"), public_gold)
+    sync.read()
+    entry = stored(intake_of(store, public_gold), tmp_path, feet(public_gold, 7), "outboxed")
+    assert store.pending_pushes() == [(entry.id, 1)]
+    # the disk as a kill leaves it: the commit lands after this moment, the bookkeeping never
+    with sqlite3.connect(store.path) as src, sqlite3.connect(tmp_path / "copy.sqlite3") as dst:
+        src.backup(dst)
+    landed = Store(tmp_path / "copy.sqlite3")
+    sync.push()
+    again = syncer_of(landed, record_repo(hub, tmp_path / "c1"), public_gold)
+    again.read()
+    assert landed.pending_pushes() == [] and again.push() == 0
+    assert [e.model for e in landed.entries()] == ["outboxed"]

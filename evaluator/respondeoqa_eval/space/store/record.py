@@ -92,18 +92,35 @@ def unpack(blob: bytes, max_bytes: int | None = None) -> dict[str, Any]:
     return data
 
 
-def pack_index(max_entry_id: int) -> bytes:
-    return jsonl.dumps({"format": 1, "max_entry_id": max_entry_id}).encode("utf-8")
+def pack_index(max_entry_id: int, owners: dict[int, str] | None = None) -> bytes:
+    """The index: the largest id given out and, per id, the file hash of the entry the commit
+    that first gave it out wrote (`owners`: an id belongs to that entry, whatever file names
+    another writer picks later)."""
+    data: dict[str, Any] = {"format": 1, "max_entry_id": max_entry_id}
+    if owners:
+        data["owners"] = {str(i): sha for i, sha in sorted(owners.items())}
+    return jsonl.dumps(data).encode("utf-8")
 
 
-def unpack_index(blob: bytes) -> int:
-    """The largest entry id the record has given out (RecordError when unreadable)."""
+def unpack_index(blob: bytes) -> tuple[int, dict[int, str]]:
+    """The largest entry id the record has given out, and the owner of each id it names
+    (RecordError when unreadable; owners that are not an id and a hash are left out)."""
     try:
         data = json.loads(blob.decode("utf-8"))
         value = data["max_entry_id"]
-    except (UnicodeDecodeError, ValueError, RecursionError, KeyError, TypeError):
+        raw = data.get("owners") or {}
+    except (UnicodeDecodeError, ValueError, RecursionError, KeyError, TypeError, AttributeError):
         raise RecordError("unreadable index") from None
-    return _entry_id(value)
+    owners: dict[int, str] = {}
+    if isinstance(raw, dict):
+        for key, sha in raw.items():
+            if isinstance(key, str) and key.isascii() and key.isdigit():
+                if isinstance(sha, str) and re.fullmatch(r"[0-9a-f]{64}", sha):
+                    owners[int(key)] = sha
+    return _entry_id(value), owners
+
+
+MAX_INDEX_BYTES = 16 * 1024 * 1024  # about 80 bytes per id owned
 
 
 @dataclass(frozen=True)

@@ -197,6 +197,7 @@ class Syncer:
         self._remote_max_id = 0
         self.readers: list[RecordReader] = list(readers)
         self._head: str | None = store.note(HEAD_NOTE)  # the commit the last read read
+        self._owners: dict[int, str] = {}  # the index's owner (file hash) of each id
         self._write_error: str | None = None  # why the last commit failed (until one lands)
         self._diverged: str | None = None  # why the record was not applied
         self.land_entries = GroupCommit(self.land, window=commit_window)
@@ -266,8 +267,10 @@ class Syncer:
         result = ReadResult()
         if record.INDEX_PATH in tree:
             try:
-                blob = self.repo.download(record.INDEX_PATH, max_bytes=4096, revision=head)
-                index = record.unpack_index(blob)
+                blob = self.repo.download(
+                    record.INDEX_PATH, max_bytes=record.MAX_INDEX_BYTES, revision=head
+                )
+                index, self._owners = record.unpack_index(blob)
                 self._remote_max_id = index
                 self.store.raise_id_floor(index)
             except (RecordError, HubUnavailable) as exc:
@@ -275,11 +278,17 @@ class Syncer:
         local = self.store.synced()
         waiting_deletes = set(self.store.pending_deletes())
         known = {p.path: p for p in self.store.record_problems()}
-        for path in sorted(tree):
+        # the files the index names as their id's owner first: of two files claiming one id,
+        # the one the commit that gave the id out wrote keeps it, whatever the file names
+        owned = {record.entry_path(sha) for sha in self._owners.values()}
+        for path in sorted(tree, key=lambda p: (p not in owned, p)):
             remote = tree[path]
             if record.sha_of_path(path) is None or path in waiting_deletes:
                 continue
             have = local.get(path)
+            if have is not None and have.dirty and have.identity is None and not have.pushed:
+                self._reconcile(path, remote, have, head)
+                continue
             if have is not None and (have.identity == remote.identity or have.dirty):
                 continue  # unchanged, or changed here and waiting to be pushed (this copy wins)
             earlier = known.get(path)
@@ -365,7 +374,7 @@ class Syncer:
                 try:
                     self._add(rec, sub, report, remote.identity)
                 except IdTakenError:
-                    if not self._give_way(rec.id):
+                    if not (self._give_way(rec.id) or self._owner_takes(rec, result)):
                         raise
                     self._add(rec, sub, report, remote.identity)
                 result.added += 1
@@ -390,6 +399,40 @@ class Syncer:
             new_id,
             entry_id,
         )
+        return True
+
+    def _reconcile(self, path: str, remote: RemoteFile, have: SyncedEntry, head: str) -> None:
+        """An entry this copy never saw pushed whose file the record holds (a kill right after
+        its commit landed): when the record's file gives it the same id, it is that entry,
+        pushed; it does not wait for ever."""
+        try:
+            blob = self.repo.download(path, max_bytes=record.MAX_RECORD_BYTES, revision=head)
+            claimed = record.entry_id_of(record.unpack(blob))
+        except RecordError:
+            return
+        if claimed != have.id:
+            return  # another writer's entry of the same file: the push names it
+        version = dict(self.store.pending_pushes()).get(have.id)
+        if version is not None:
+            self.store.mark_pushed([(have.id, version)], [], {have.id: remote.identity})
+            log.info("entry #%d: the record already holds it (reconciled)", have.id)
+
+    def _owner_takes(self, rec: RecordEntry, result: ReadResult) -> bool:
+        """The index gives `rec.id` to this file, but this copy holds another record file's
+        entry under it (read before the owner): that entry leaves this copy and is named as a
+        problem; the owner takes the id (True)."""
+        if self._owners.get(rec.id) != rec.file_sha256:
+            return False
+        holder = self.store.get(rec.id)
+        if holder is None or holder.file_sha256 == rec.file_sha256:
+            return False
+        path = record.entry_path(holder.file_sha256)
+        self.store.delete(holder.id, in_record=False)
+        reason = (
+            f"names id #{rec.id}, which the record gave to {record.entry_path(rec.file_sha256)}"
+        )
+        log.warning("record file %s skipped: %s", path, reason)
+        result.problems.append(RecordProblem(path, "", rec.id, reason, _now()))
         return True
 
     def _add(self, rec: RecordEntry, sub: Submission, report: Report, identity: str) -> None:
@@ -455,8 +498,11 @@ class Syncer:
             files[path] = record.pack(data)
             pushed.append((entry_id, version))
             paths[entry_id] = path
-        if max_id > self._remote_max_id:
-            files[record.INDEX_PATH] = record.pack_index(max_id)
+        owners = self._owners | {
+            i: record.sha_of_path(p) or "" for i, p in paths.items() if i not in self._owners
+        }
+        if max_id > self._remote_max_id or owners != self._owners:
+            files[record.INDEX_PATH] = record.pack_index(max_id, owners)
         if extra is not None:
             files.update(extra(head or ""))
         to_delete = [p for p in deletes if p in tree and p not in files]
@@ -468,6 +514,7 @@ class Syncer:
                 delete=to_delete,
             )
             self._remote_max_id = max(max_id, self._remote_max_id)
+            self._owners = owners
         after = self.repo.list_tree(revision=new_head) if paths else {}
         identities = {i: after[p].identity for i, p in paths.items() if p in after}
         self.store.mark_pushed(pushed, deletes, identities)
@@ -548,9 +595,11 @@ class Syncer:
             files[path] = record.pack(record.new_record(item.sub, item.report, ids[i], created))
         if not files:
             return [r for r in results]  # type: ignore[misc]
-        files[record.INDEX_PATH] = record.pack_index(next_id - 1)
+        owners = self._owners | {ids[i]: new[i].sub.file_sha256 for i in ids}
+        files[record.INDEX_PATH] = record.pack_index(next_id - 1, owners)
         self._commit(files, f"leaderboard: {len(ids)} entries added")
         self._remote_max_id = max(self._remote_max_id, next_id - 1)
+        self._owners = owners
         for i, entry_id in ids.items():
             item = new[i]
             path = record.entry_path(item.sub.file_sha256)
