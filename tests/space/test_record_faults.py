@@ -47,6 +47,16 @@ def record_ids(hub: HubStub) -> dict[str, int]:
     return out
 
 
+def writing_copy(hub: HubStub, gold, folder: Path, name: str):
+    """A writer's own copy (store, sync, intake) that stores new entries through the record."""
+    store = Store(folder / f"{name}.sqlite3")
+    sync = syncer_of(store, record_repo(hub, folder / f"c-{name}"), gold)
+    sync.read()
+    intake = intake_of(store, gold)
+    intake.keep = sync.land_entries
+    return store, sync, intake
+
+
 def submit_all(
     srv: Server, paths: dict[str, Path]
 ) -> tuple[dict[str, int], list[threading.Thread]]:
@@ -200,11 +210,7 @@ def test_a_copy_that_accepts_a_new_record_takes_it_as_it_is(
     hub: HubStub, public_gold, tmp_path: Path, capsys
 ) -> None:
     """The other choice, on an operator's copy: `record accept` takes the new record."""
-    store = Store(tmp_path / "ops.sqlite3")
-    sync = syncer_of(store, record_repo(hub, tmp_path / "c0"), public_gold)
-    sync.read()
-    intake = intake_of(store, public_gold)
-    intake.keep = sync.land_entries
+    store, sync, intake = writing_copy(hub, public_gold, tmp_path, "ops")
     for k in range(1, 8):
         stored(intake, tmp_path, feet(public_gold, k), f"m{k}")
     hub.delete_repo(RECORD_REPO)
@@ -226,14 +232,7 @@ def test_an_id_told_by_one_of_two_writers_always_names_that_entry(
 ) -> None:
     """Two Spaces on one record, three submitters each at once: every id told is the id the
     record gives that entry, no id is told twice, and both copies agree afterwards."""
-    writers = []
-    for name in ("a", "b"):
-        store = Store(tmp_path / f"{name}.sqlite3")
-        sync = syncer_of(store, record_repo(hub, tmp_path / f"c-{name}"), public_gold)
-        sync.read()
-        intake = intake_of(store, public_gold)
-        intake.keep = sync.land_entries
-        writers.append((store, sync, intake))
+    writers = [writing_copy(hub, public_gold, tmp_path, name) for name in ("a", "b")]
     told: dict[str, int] = {}
 
     def one(intake, k: int) -> None:
@@ -278,11 +277,7 @@ def test_the_genuine_entry_keeps_its_id_whatever_file_name_a_colliding_writer_pi
     from respondeoqa_eval.space.store import entry_path, sha256_bytes
     from respondeoqa_eval.space.store.record import pack
 
-    store = Store(tmp_path / "a.sqlite3")
-    sync = syncer_of(store, record_repo(hub, tmp_path / "c0"), public_gold)
-    sync.read()
-    intake = intake_of(store, public_gold)
-    intake.keep = sync.land_entries
+    store, sync, intake = writing_copy(hub, public_gold, tmp_path, "a")
     genuine = stored(intake, tmp_path, feet(public_gold, 10), "genuine")
     # another writer's file claiming #1, under a name that sorts before the genuine one's
     other = Store(tmp_path / "other.sqlite3")
