@@ -331,3 +331,28 @@ def test_an_entry_whose_commit_landed_before_a_kill_is_reconciled_not_left_waiti
     again.read()
     assert landed.pending_pushes() == [] and again.push() == 0
     assert [e.model for e in landed.entries()] == ["outboxed"]
+
+
+def test_a_burst_of_submissions_shares_one_commit(
+    hub: HubStub, public_gold, tmp_path: Path
+) -> None:
+    """Six at once: the first commit is with the Hub while the other five are scored and
+    queued; they land together in the next one, each with its own id."""
+    _, sync, intake = writing_copy(hub, public_gold, tmp_path, "a")
+    hub.hold_commits(after=0)
+    told: dict[str, int] = {}
+
+    def one(k: int) -> None:
+        told[f"m{k}"] = stored(intake, tmp_path, feet(public_gold, k), f"m{k}").id
+
+    threads = [threading.Thread(target=one, args=(k,)) for k in range(1, 7)]
+    for thread in threads:
+        thread.start()
+    assert hub.held.wait(timeout=60)
+    wait_for(lambda: len(sync.land_entries._waiting) == 5, timeout=120)
+    hub.release()
+    for thread in threads:
+        thread.join(timeout=60)
+    added = [c.message for c in hub.commits if c.message.startswith("leaderboard:")]
+    assert added == ["leaderboard: 1 entries added", "leaderboard: 5 entries added"]
+    assert record_ids(hub) == told and sorted(told.values()) == list(range(1, 7))
