@@ -149,7 +149,7 @@ def _notify(url: str, token: str | None, choice: str = "") -> str:
     except urllib.error.HTTPError as exc:
         said = exc.read().decode("utf-8", "replace")[:300]
         return f"; the Space answered HTTP {exc.code}: {said}"
-    except (urllib.error.URLError, OSError, ValueError) as exc:
+    except (urllib.error.URLError, OSError, ValueError, KeyError, TypeError) as exc:
         return f"; the Space did not take the request ({exc}); it reads the record within a minute"
 
 
