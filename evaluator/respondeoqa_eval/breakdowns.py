@@ -37,6 +37,9 @@ class Dimension:
     description: str = ""  # one sentence for legends and tooltips
     shorts: Mapping[str, str] = field(default_factory=dict, repr=False)
     """Short names for narrow table headers (the display name where there is none)."""
+    unknown: str | None = None
+    """The group of items whose source gives no value (a breakdown of only this group says
+    nothing, and the summary says so instead of printing it)."""
 
     @property
     def column(self) -> str:
@@ -145,9 +148,12 @@ _DIMENSIONS = (
         "Format",
         lambda r: r.question_format,
         FORMATS,
-        {"multiple_choice": "Multiple choice", "short_answer": "Short answer"},
-        "The upstream question format.",
-        {"multiple_choice": "MC", "short_answer": "Short"},
+        # not "Multiple choice" / "Short answer": the open format also holds the feet and meter
+        # items, so it is a larger group than the Short answer task (two rows of one name)
+        {"multiple_choice": "Options given", "short_answer": "Open answer"},
+        "The upstream question format: options given (answered with a letter) or an open "
+        "answer written out (short answers, feet and meter items alike).",
+        {"multiple_choice": "Options", "short_answer": "Open"},
     ),
     Dimension(
         "by_source",
@@ -167,6 +173,7 @@ _DIMENSIONS = (
         {d: d.capitalize() for d in DIFFICULTIES},
         "The upstream difficulty level (unknown where the source gives none).",
         {"intermediate": "Interm."},
+        unknown="unknown",
     ),
     Dimension(
         "by_multihop",
