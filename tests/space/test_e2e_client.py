@@ -69,7 +69,7 @@ def test_submit_then_row_on_leaderboard(
 @pytest.mark.parametrize(
     ("name", "content", "expected"),
     [
-        ("broken.jsonl", '{"id": "x", "answer": "a"}\n{"id": \n', "line 2: malformed JSON"),
+        ("broken.jsonl", '{"id": "x", "answer": "a"}\n{"id": \n', "line 2, column 8: malformed JSON"),
         (
             "unknown.jsonl",
             '{"id": "latin-grammar-junior-scholarship_0.0.0", "answer": "a"}\n',
