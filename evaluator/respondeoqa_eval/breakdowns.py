@@ -68,6 +68,8 @@ TASK_LABELS = {
     "meter": "Meter manipulation",
 }
 LANGUAGE_LABELS = {"english": "English", "latin": "Latin"}
+LANGUAGE_SHORTS = {"english": "En", "latin": "La"}
+"""Languages in narrow headers: "En\u2192La" (language pair), "BLEU\u2192La" (target)."""
 CONTENT_LABELS = {c: c.replace("_", " ").capitalize() for c in CONTENTS}
 PAIR_LABELS = {
     f"{q}-{a}": f"{LANGUAGE_LABELS[q]} \u2192 {LANGUAGE_LABELS[a]}"
@@ -127,8 +129,9 @@ _DIMENSIONS = (
         PAIR_LABELS,
         "Language of the question \u2192 language of the answer.",
         {
-            p: p.replace("english", "en").replace("latin", "la").replace("-", "\u2192")
-            for p in PAIR_LABELS
+            f"{q}-{a}": f"{LANGUAGE_SHORTS[q]}\u2192{LANGUAGE_SHORTS[a]}"
+            for q in LANGUAGES
+            for a in LANGUAGES
         },
     ),
     Dimension(

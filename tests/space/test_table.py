@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import re
 from dataclasses import dataclass, field, replace
 from html.parser import HTMLParser
 
@@ -138,6 +139,25 @@ def test_views_have_the_issue_columns_and_fit() -> None:
         "No ans.",
         "Fmt gap",
     ]
+
+
+def test_headers_are_cased_alike_and_claim_only_what_cells_hold() -> None:
+    # one casing of the languages in narrow headers: "En\u2192La" as "BLEU\u2192La"
+    shorts = [c.short for spec in VIEWS.values() for c in spec.columns if "\u2192" in c.short]
+    assert {"En\u2192La", "La\u2192En", "BLEU\u2192En", "BLEU\u2192La pad"} <= set(shorts)
+    for short in shorts:
+        assert re.fullmatch(r"(BLEU|chrF)?\u2192?(En|La)(\u2192(En|La))?( c\.| u\.)?( pad)?", short)
+    # the Translation view's score (a mean over the languages) has no interval, and its
+    # header's tooltip does not promise one; the Overview's does and has one
+    entry = FakeEntry(1, "a", with_overall(make_report(0.5), 0.5, 100, (0.45, 0.55)))
+    for view, promised in ((TRANSLATION_VIEW, False), ("Overview", True)):
+        spec = VIEWS[view]
+        html = board_html(leaderboard_frame([entry], view), view, "caption")
+        title = re.search(rf'data-name="{re.escape(spec.score_header)}"[^>]* title="([^"]*)"', html)
+        assert title and ("95% interval" in title.group(1)) is promised, (view, title)
+        row = parse_board(html)[1][0]
+        assert bool(row["_sub"][spec.score_header]) is promised, (view, row["_sub"])
+        assert ("95% CI" in row["_title"][spec.score_header]) is promised
 
 
 def test_scored_rows_rank_within_coverage_with_rank_ranges() -> None:
