@@ -467,3 +467,11 @@ def test_legend_explains_missing_small_and_bleu() -> None:
     assert "**Gram.** Grammar" in legend("Content type")
     assert "The paper reports no numbers" in legend("Source")
     assert "The paper reports no numbers" not in legend("Content type")
+
+
+def test_the_pickers_name_each_rows_coverage() -> None:
+    from respondeoqa_eval.space.rows import picker_label
+
+    entry = FakeEntry(12, "m", make_report(0.5), sources=("jun-schol",))
+    assert picker_label(entry) == "#12 m \u00b7 Junior Scholarship"
+    assert picker_label(PAPER_ROWS[0]) == "LLaMa 3.3 70B (reported in paper) \u00b7 all sources"

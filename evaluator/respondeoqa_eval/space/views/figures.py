@@ -101,6 +101,8 @@ def grouped_bars(series: Sequence[Series], dim: str) -> go.Figure:
         }
         label = dimension.label(g)
         names.append(f"{label} (n={counts.pop()})" if len(counts) == 1 else label)
+    # a group whose axis label says its n: the hover does not say it again
+    named = [name.endswith(")") and "(n=" in name for name in names]
     fig = go.Figure()
     for s, colour in zip(series, colours(series), strict=True):
         nodes = [_node(s.report, dim, g) for g in present]
@@ -139,8 +141,16 @@ def grouped_bars(series: Sequence[Series], dim: str) -> go.Figure:
                     },
                 },
                 customdata=[
-                    [_count(c) if not paper else "items not published", t, v]
-                    for c, t, v in zip(counts, ci_text, shown, strict=True)
+                    [
+                        " (items not published)"
+                        if paper
+                        else ""
+                        if has_n
+                        else f" ({_count(c)})",
+                        t,
+                        v,
+                    ]
+                    for c, t, v, has_n in zip(counts, ci_text, shown, named, strict=True)
                 ],
                 error_x={
                     "type": "data",
@@ -152,7 +162,7 @@ def grouped_bars(series: Sequence[Series], dim: str) -> go.Figure:
                     "width": 3,
                     "color": "#333333",
                 },
-                hovertemplate="%{y}: %{customdata[2]}% (%{customdata[0]})%{customdata[1]}"
+                hovertemplate="%{y}: %{customdata[2]}%%{customdata[0]}%{customdata[1]}"
                 "<extra>%{fullData.name}</extra>",
             )
         )
@@ -203,7 +213,12 @@ def size_scatter(points: Sequence[SizePoint], without_size: int = 0) -> go.Figur
                 name=plot_text(coverage, 80),
                 x=[p.params_b for p in mine],
                 y=[p.accuracy for p in mine],
-                mode="markers",
+                # each point named beside it: models told apart without hovering
+                mode="markers+text",
+                text=[plot_text(p.label, 24) for p in mine],
+                textposition="top center",
+                textfont={"size": 11},
+                cliponaxis=False,
                 marker={
                     "size": 11,
                     "color": PALETTE[index % len(PALETTE)],
@@ -216,15 +231,16 @@ def size_scatter(points: Sequence[SizePoint], without_size: int = 0) -> go.Figur
             )
         )
     note = (
-        f"; {without_size} {'entry gives' if without_size == 1 else 'entries give'} no size"
+        f"<br>{without_size} {'entry gives' if without_size == 1 else 'entries give'} no size"
         if without_size
         else ""
     )
     sizes = [p.params_b for p in points]
     ticks = [t for t in SIZE_TICKS if min(sizes) / 3 <= t <= max(sizes) * 3] or SIZE_TICKS
     fig.update_layout(
-        title="Overall accuracy against model size<br><sup>one colour per coverage; diamonds: "
-        f"the paper's published numbers{note}</sup>",
+        # short lines: the subtitle must fit a phone-wide chart too
+        title="Overall accuracy against model size<br><sup>one colour per coverage<br>"
+        f"diamonds: the paper's published numbers{note}</sup>",
         xaxis={
             "title": "parameters (billions, log scale)",
             "type": "log",
@@ -234,8 +250,8 @@ def size_scatter(points: Sequence[SizePoint], without_size: int = 0) -> go.Figur
         },
         yaxis={"title": "overall accuracy (%)", "range": [0, 100]},
         legend={"orientation": "h", "y": -0.25, "yanchor": "top"},
-        margin={"l": 50, "r": 20, "t": 60, "b": 40},
-        height=440,
+        margin={"l": 50, "r": 20, "t": 100, "b": 40},
+        height=480,
     )
     return fig
 
@@ -278,12 +294,13 @@ def difference_figure(diffs: Sequence[Difference], label_a: str, label_b: str) -
         )
     )
     fig.update_layout(
-        title=f"A minus B (accuracy points)<br><sup>95% paired bootstrap; A = "
-        f"{plot_text(label_a, 30)}; B = {plot_text(label_b, 30)}</sup>",
+        # one short line each: the subtitle must fit a phone-wide chart too
+        title=f"A minus B (accuracy points)<br><sup>95% paired bootstrap<br>A = "
+        f"{plot_text(label_a, 30)}<br>B = {plot_text(label_b, 30)}</sup>",
         xaxis={"title": "A \u2212 B (accuracy points)", "zeroline": True},
         yaxis={"autorange": "reversed", "automargin": True},
-        height=max(320, 26 * len(diffs) + 140),
-        margin={"l": 20, "r": 20, "t": 70, "b": 40},
+        height=max(340, 26 * len(diffs) + 170),
+        margin={"l": 20, "r": 20, "t": 100, "b": 40},
     )
     return fig
 
