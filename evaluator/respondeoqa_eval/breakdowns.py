@@ -144,7 +144,7 @@ _DIMENSIONS = (
         + ", ".join(CONTENT_LABELS[c].lower() for c in KNOWLEDGE_CONTENTS)
         + ". Skill: "
         + ", ".join(CONTENT_LABELS[c].lower() for c in SKILL_CONTENTS)
-        + " (PROTOCOL 5).",
+        + " (the paper's grouping).",
     ),
     Dimension(
         "by_format",
@@ -221,8 +221,9 @@ BLEU_VARIANT_LABELS = {"score": "paper, padded", "variable_refs": "no padding"}
 with each item's own references."""
 
 PADDING_SENTENCE = (
-    "The paper pads every item's references with empty ones up to the group's largest count "
-    "(PROTOCOL 5), so a short or empty translation costs nothing in the brevity penalty and "
+    # readers' words: no reference to PROTOCOL, a file they do not have (its section 5)
+    "The paper's scoring code pads every item's references with empty ones up to the group's "
+    "largest count, so a short or empty translation costs nothing in the brevity penalty and "
     "junk answers can raise its BLEU; BLEU without padding, each item with its own references, "
     "has no such effect: read the two side by side."
 )
