@@ -69,6 +69,8 @@ def answer_counts(report: Report) -> str:
         f"Of those {acc.n}, {acc.n - acc.answered} ({percent_text(1 - acc.answered / acc.n)}, "
         f"the board's No ans.) have no answer: {acc.missing} no prediction, {acc.unanswered} "
         "none the paper's rules could extract."
+        if acc.answered < acc.n
+        else f"All {acc.n} have an answer the paper's rules could extract."
     )
     tr = fc.by_task.get("translation")
     if tr is not None and tr.n:
@@ -505,7 +507,7 @@ class Space:
             else f"Stored as entry #{entry.id}: {entry.model}. "
         ) + (
             f"Overall accuracy {percent_text(overall.score)} on the {overall.n} non-translation "
-            f"items of its coverage ({coverage_label(entry.sources)}). {answer_counts(report)}"
+            f"items of its coverage, {coverage_label(entry.sources)}. {answer_counts(report)}"
         )
         if privacy.withheld_cells(report) or report.has_private:
             message += " " + privacy.note(self.limits.min_private_items)

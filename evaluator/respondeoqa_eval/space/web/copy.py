@@ -102,7 +102,7 @@ Certamen and NLE items are only counted here. The [whole analysis](item_analysis
 
 SIZE_HELP = """**Accuracy against model size**: one point per entry that states its parameter
 count (log scale), coloured by coverage; entries of one coverage are comparable with each other
-only. Hover a point for the model, its accuracy and its size."""
+only. Each point is named beside it; hover it for its accuracy and size."""
 
 REQUEST_HELP = """**Request an evaluation**: name a model on the Hugging Face Hub and the
 leaderboard runs it itself, on its operator's serving engine, with the paper's prompts, on every
