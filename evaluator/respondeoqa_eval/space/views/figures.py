@@ -205,9 +205,17 @@ def size_scatter(points: Sequence[SizePoint], without_size: int = 0) -> go.Figur
             + (f" ({without_size} entries without one)." if without_size else ".")
         )
     fig = go.Figure()
+    # names above and below in turn, in order of size: neighbours' names do not overlap
+    by_size = sorted(range(len(points)), key=lambda i: points[i].params_b)
+    above = {i: rank % 2 == 0 for rank, i in enumerate(by_size)}
     coverages = sorted({p.coverage for p in points})
     for index, coverage in enumerate(coverages):
         mine = [p for p in points if p.coverage == coverage]
+        places = [
+            "top center" if above[i] else "bottom center"
+            for i, p in enumerate(points)
+            if p.coverage == coverage
+        ]
         fig.add_trace(
             go.Scatter(
                 name=plot_text(coverage, 80),
@@ -216,7 +224,7 @@ def size_scatter(points: Sequence[SizePoint], without_size: int = 0) -> go.Figur
                 # each point named beside it: models told apart without hovering
                 mode="markers+text",
                 text=[plot_text(p.label, 24) for p in mine],
-                textposition="top center",
+                textposition=places,
                 textfont={"size": 11},
                 cliponaxis=False,
                 marker={
@@ -239,8 +247,8 @@ def size_scatter(points: Sequence[SizePoint], without_size: int = 0) -> go.Figur
     ticks = [t for t in SIZE_TICKS if min(sizes) / 3 <= t <= max(sizes) * 3] or SIZE_TICKS
     fig.update_layout(
         # short lines: the subtitle must fit a phone-wide chart too
-        title="Overall accuracy against model size<br><sup>one colour per coverage<br>"
-        f"diamonds: the paper's published numbers{note}</sup>",
+        title="Overall accuracy against model size<br><sup>colours: coverages; diamonds: the "
+        f"paper's rows{note}</sup>",
         xaxis={
             "title": "parameters (billions, log scale)",
             "type": "log",
@@ -250,8 +258,8 @@ def size_scatter(points: Sequence[SizePoint], without_size: int = 0) -> go.Figur
         },
         yaxis={"title": "overall accuracy (%)", "range": [0, 100]},
         legend={"orientation": "h", "y": -0.25, "yanchor": "top"},
-        margin={"l": 50, "r": 20, "t": 100, "b": 40},
-        height=480,
+        margin={"l": 50, "r": 20, "t": 90, "b": 40},
+        height=500,
     )
     return fig
 
@@ -299,8 +307,8 @@ def difference_figure(diffs: Sequence[Difference], label_a: str, label_b: str) -
         f"{plot_text(label_a, 30)}<br>B = {plot_text(label_b, 30)}</sup>",
         xaxis={"title": "A \u2212 B (accuracy points)", "zeroline": True},
         yaxis={"autorange": "reversed", "automargin": True},
-        height=max(340, 26 * len(diffs) + 170),
-        margin={"l": 20, "r": 20, "t": 100, "b": 40},
+        height=max(350, 26 * len(diffs) + 180),
+        margin={"l": 20, "r": 20, "t": 110, "b": 40},  # the title and three short lines
     )
     return fig
 
