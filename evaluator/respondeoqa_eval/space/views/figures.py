@@ -92,7 +92,8 @@ def grouped_bars(series: Sequence[Series], dim: str) -> go.Figure:
     present = [
         g for g in dimension.groups if any(_node(s.report, dim, g) is not None for s in series)
     ]
-    names = []
+    names: list[str] = []
+    named: list[bool] = []  # the axis label says the group's n: the hover does not again
     for g in present:
         counts = {
             node.n
@@ -100,9 +101,8 @@ def grouped_bars(series: Sequence[Series], dim: str) -> go.Figure:
             if s.number is not None and (node := _node(s.report, dim, g)) is not None
         }
         label = dimension.label(g)
-        names.append(f"{label} (n={counts.pop()})" if len(counts) == 1 else label)
-    # a group whose axis label says its n: the hover does not say it again
-    named = [name.endswith(")") and "(n=" in name for name in names]
+        named.append(len(counts) == 1)
+        names.append(f"{label} (n={counts.pop()})" if named[-1] else label)
     fig = go.Figure()
     for s, colour in zip(series, colours(series), strict=True):
         nodes = [_node(s.report, dim, g) for g in present]
@@ -142,11 +142,7 @@ def grouped_bars(series: Sequence[Series], dim: str) -> go.Figure:
                 },
                 customdata=[
                     [
-                        " (items not published)"
-                        if paper
-                        else ""
-                        if has_n
-                        else f" ({_count(c)})",
+                        " (items not published)" if paper else "" if has_n else f" ({_count(c)})",
                         t,
                         v,
                     ]

@@ -182,8 +182,8 @@ def leaderboard_frame(
     Entries scored on different sources are not comparable: `Rank` counts only within the same
     coverage (ties share the best rank), with the range its interval allows (`Rank low/high`);
     coverages with more rows come first, then more submitted entries (the default coverage
-    first: `default_coverage`). `coverage`
-    (a `coverage_label`) keeps only that coverage; None or ALL_COVERAGES keeps all. Scores in
+    first: `default_coverage`). `coverage` (a `coverage_label`) keeps only that coverage; None
+    or ALL_COVERAGES keeps all. Scores in
     percent (BLEU and chrF in points), one decimal, NaN where missing. Entries whose id is in
     `stale` are marked in their Type. `verified_only` keeps only the entries the leaderboard
     evaluated itself (ranked among themselves).
