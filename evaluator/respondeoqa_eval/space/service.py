@@ -30,6 +30,7 @@ from ..data.gold import GoldSet, load_gold
 from ..data.records import PRIVATE_SOURCES
 from ..errors import InputError
 from ..predictions.load import OpaqueIdsError, Predictions, load_predictions
+from ..report.model import Report
 from ..report.numbers import SMALL_GROUP, SMALL_MARK, percent_text
 from ..scoring.aggregate import Bootstrap
 from . import privacy
@@ -53,6 +54,32 @@ from .views.frames import ALL_COVERAGES, to_csv
 from .views.legend import legend_html
 
 log = logging.getLogger(__name__)
+
+
+def answer_counts(report: Report) -> str:
+    """How many items have no answer, counted as the board counts them: the accuracy items
+    (the board's No ans. column, of the same n as the accuracy) and the translations apart."""
+    fc = report.format_compliance
+    if fc is None or not fc.overall.n:  # a record from before the format counts
+        return (
+            f"{report.missing} covered items had no prediction, {report.unanswered} (with "
+            "the translations) had no extractable answer."
+        )
+    acc = fc.overall
+    text = (
+        f"Of those {acc.n}, {acc.n - acc.answered} ({percent_text(1 - acc.answered / acc.n)}, "
+        f"the board's No ans.) have no answer: {acc.missing} no prediction, {acc.unanswered} "
+        "none the paper's rules could extract."
+        if acc.answered < acc.n
+        else f"All {acc.n} have an answer the paper's rules could extract."
+    )
+    tr = fc.by_task.get("translation")
+    if tr is not None and tr.n:
+        text += (
+            f" Of the {tr.n} translations (scored by BLEU), {tr.missing} have no prediction "
+            f"and {tr.unanswered} no extractable answer."
+        )
+    return text
 
 
 @dataclass
@@ -534,9 +561,8 @@ class Space:
             if accepted.earlier
             else f"Stored as entry #{entry.id}: {entry.model}. "
         ) + (
-            f"Overall accuracy {percent_text(overall.score)} on {overall.n} items "
-            f"({coverage_label(entry.sources)}); {report.missing} covered items had no "
-            f"prediction, {report.unanswered} had no extractable answer."
+            f"Overall accuracy {percent_text(overall.score)} on the {overall.n} non-translation "
+            f"items of its coverage, {coverage_label(entry.sources)}. {answer_counts(report)}"
         )
         if privacy.withheld_cells(report) or report.has_private:
             message += " " + privacy.note(self.limits.min_private_items)
