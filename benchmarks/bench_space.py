@@ -8,6 +8,8 @@ Gold: the six public files plus synthetic Certamen/NLE stand-ins at the paper's 
 
 - submit: `gradio_client` uploads a JSONL of raw responses for every item and calls /submit; the
   clock stops when the reply (scored, stored, with the updated leaderboard table) arrives.
+  Twice: without a record (the SQLite commit is the answer), and with a record on the loopback
+  Hub stand-in (the answer waits for the record's commit: group-commit window, upload, commit).
 - http: `--clients` threads at once, each doing what a browser does: GET / (the page and its
   config), then the board's HTML from the URL the page's script fetches (read from the config),
   plus any Gradio load event the config declares. A refusal (any non-200) is counted, not retried.
@@ -159,9 +161,30 @@ def populate(db: Path, gold, entries: int) -> float:
 # -- upload to leaderboard -----------------------------------------------------------------
 
 
-def bench_submit(gold_dir: Path, gold, work: Path, repeat: int, pad: int) -> dict:
-    srv = start_server(gold_dir, work / f"submit-{pad}")
+def bench_submit(
+    gold_dir: Path, gold, work: Path, repeat: int, pad: int, record: bool = False
+) -> dict:
+    """Upload to board; with `record`, the Space keeps a record on the loopback Hub stand-in
+    and answers only once the record's commit holds the entry (issue 26)."""
+    env, hub = None, None
+    if record:
+        from kit.hubstub import RECORD_REPO, TOKEN, HubStub
+
+        hub = HubStub(work / f"hub-{pad}", token=TOKEN).start()
+        env = {
+            "HF_ENDPOINT": hub.url,
+            "HF_HUB_OFFLINE": "0",
+            "HF_TOKEN": TOKEN,
+            "RESPONDEOQA_SPACE_MIRROR": RECORD_REPO,
+            "HF_HUB_CACHE": str(work / f"hf-cache-{pad}"),
+        }
+    srv = start_server(gold_dir, work / f"submit-{pad}-{record}", env_extra=env)
     try:
+        if record:  # writes open once the record has been read
+            deadline = time.monotonic() + 60
+            while "reading its record" in httpx.get(srv.url + "board", timeout=30).text:
+                assert time.monotonic() < deadline, "the record was never read"
+                time.sleep(0.2)
         client = Client(srv.url, verbose=False)
         times, sizes = [], []
         for r in range(repeat):
@@ -189,6 +212,8 @@ def bench_submit(gold_dir: Path, gold, work: Path, repeat: int, pad: int) -> dic
         }
     finally:
         srv.stop()
+        if hub is not None:
+            hub.stop()
 
 
 # -- page load as a browser sends it -------------------------------------------------------
@@ -647,6 +672,10 @@ def main() -> None:
         gold = read_folder(gold_dir)
         if "submit" in parts:
             results["submit"] = bench_submit(gold_dir, gold, work, args.repeat, 0)
+            print(json.dumps(results), flush=True)
+            results["submit_with_record"] = bench_submit(
+                gold_dir, gold, work, args.repeat, 0, record=True
+            )
             print(json.dumps(results), flush=True)
             if args.pad:
                 results["submit_long_responses"] = bench_submit(

@@ -221,7 +221,7 @@ def test_cli_scores_and_writes_the_report(tmp_path, public_dir):
 @pytest.mark.parametrize(
     ("content", "name", "message"),
     [
-        ('{"id": "x", "response": "a"}\n{broken\n', "p.jsonl", "line 2: malformed JSON"),
+        ('{"id": "x", "response": "a"}\n{broken\n', "p.jsonl", "line 2, column 2: malformed JSON"),
         ("", "p.jsonl", "empty"),
         ("id,response\nnot-an-id,Answer: A\n", "p.csv", "1 prediction(s) name items"),
         ("x", "p.xml", "unsupported extension"),

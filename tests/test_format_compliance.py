@@ -174,7 +174,7 @@ def test_the_summary_has_a_labelled_format_section(planted):
     assert "All non-translation items 6 0 3 5 4 16.7 83.3 +66.7" in lines
     assert "Short answer 3 0 1 2 1 33.3 66.7 +33.3" in lines
     assert "Translation 1 0 0 1 — — — —" in lines
-    assert "short:marker 2 (1 right)" in " ".join(lines)
+    assert "short:marker 2 (worth 1 point)" in " ".join(lines)
     assert "it is not the paper's number" in " ".join(lines)
 
 

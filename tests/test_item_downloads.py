@@ -20,7 +20,7 @@ from respondeoqa_eval.space.store import Store, Submission, sha256_bytes  # noqa
 from respondeoqa_eval.space.views.entry import items_frame  # noqa: E402
 
 LANGUAGE = {"english": "English", "latin": "Latin"}
-FORMAT = {"multiple_choice": "Multiple choice", "short_answer": "Short answer"}
+FORMAT = {"multiple_choice": "Options given", "short_answer": "Open answer"}
 GROUPS = ("content", "language_pair", "category", "format", "difficulty", "multihop")
 
 

@@ -341,7 +341,7 @@ def test_the_command_keeps_private_text_out_unless_asked(tmp_path):
     [
         ({"a.json": "{}", "b.json": "{}"}, "a.json: not a report written by"),
         ({"a.json": "[1, 2]", "b.json": "{}"}, "a.json: not a report written by"),
-        ({"a.json": "{not json", "b.json": "{}"}, "a.json: line 1: malformed JSON"),
+        ({"a.json": "{not json", "b.json": "{}"}, "a.json: line 1, column 2: malformed JSON"),
         ({"a.json": None}, "items needs at least two reports"),
     ],
 )

@@ -142,5 +142,5 @@ def test_bad_records_are_named_without_quoting_gold(tmp_path, mutate, message):
 
 def test_malformed_json_names_line(tmp_path):
     (tmp_path / "certamen_mc.json").write_text('[\n{"a": 1},\n{oops}\n]')
-    with pytest.raises(InputError, match=r"certamen_mc.json: line 3: malformed JSON"):
+    with pytest.raises(InputError, match=r"certamen_mc.json: line 3, column \d+: malformed JSON"):
         read_folder(tmp_path)

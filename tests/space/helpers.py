@@ -319,7 +319,7 @@ def open_page(page: Any, name: str) -> None:
 
 def choose(page: Any, picker: str, text: str) -> None:
     """Pick, in the board's own picker `picker` ("view" or "coverage"), the option labelled
-    `text` (or ending in "(text)", as "... (most entries)"), and wait for the new table."""
+    `text` (or ending in "(text)"), and wait for the new table."""
     select = page.locator(f'#leaderboard-table select[data-board="{picker}"]')
     labels = [t.strip() for t in select.locator("option").all_inner_texts()]
     label = next((t for t in labels if t == text or t.endswith(f"({text})")), None)

@@ -37,6 +37,9 @@ class Dimension:
     description: str = ""  # one sentence for legends and tooltips
     shorts: Mapping[str, str] = field(default_factory=dict, repr=False)
     """Short names for narrow table headers (the display name where there is none)."""
+    unknown: str | None = None
+    """The group of items whose source gives no value (a breakdown of only this group says
+    nothing, and the summary says so instead of printing it)."""
 
     @property
     def column(self) -> str:
@@ -65,6 +68,8 @@ TASK_LABELS = {
     "meter": "Meter manipulation",
 }
 LANGUAGE_LABELS = {"english": "English", "latin": "Latin"}
+LANGUAGE_SHORTS = {"english": "En", "latin": "La"}
+"""Languages in narrow headers: "En\u2192La" (language pair), "BLEU\u2192La" (target)."""
 CONTENT_LABELS = {c: c.replace("_", " ").capitalize() for c in CONTENTS}
 PAIR_LABELS = {
     f"{q}-{a}": f"{LANGUAGE_LABELS[q]} \u2192 {LANGUAGE_LABELS[a]}"
@@ -124,8 +129,9 @@ _DIMENSIONS = (
         PAIR_LABELS,
         "Language of the question \u2192 language of the answer.",
         {
-            p: p.replace("english", "en").replace("latin", "la").replace("-", "\u2192")
-            for p in PAIR_LABELS
+            f"{q}-{a}": f"{LANGUAGE_SHORTS[q]}\u2192{LANGUAGE_SHORTS[a]}"
+            for q in LANGUAGES
+            for a in LANGUAGES
         },
     ),
     Dimension(
@@ -138,16 +144,19 @@ _DIMENSIONS = (
         + ", ".join(CONTENT_LABELS[c].lower() for c in KNOWLEDGE_CONTENTS)
         + ". Skill: "
         + ", ".join(CONTENT_LABELS[c].lower() for c in SKILL_CONTENTS)
-        + " (PROTOCOL 5).",
+        + " (the paper's grouping).",
     ),
     Dimension(
         "by_format",
         "Format",
         lambda r: r.question_format,
         FORMATS,
-        {"multiple_choice": "Multiple choice", "short_answer": "Short answer"},
-        "The upstream question format.",
-        {"multiple_choice": "MC", "short_answer": "Short"},
+        # not "Multiple choice" / "Short answer": the open format also holds the feet and meter
+        # items, so it is a larger group than the Short answer task (two rows of one name)
+        {"multiple_choice": "Options given", "short_answer": "Open answer"},
+        "The upstream question format: options given (answered with a letter) or an open "
+        "answer written out (short answers, feet and meter items alike).",
+        {"multiple_choice": "Options", "short_answer": "Open"},
     ),
     Dimension(
         "by_source",
@@ -167,6 +176,7 @@ _DIMENSIONS = (
         {d: d.capitalize() for d in DIFFICULTIES},
         "The upstream difficulty level (unknown where the source gives none).",
         {"intermediate": "Interm."},
+        unknown="unknown",
     ),
     Dimension(
         "by_multihop",
@@ -211,8 +221,9 @@ BLEU_VARIANT_LABELS = {"score": "paper, padded", "variable_refs": "no padding"}
 with each item's own references."""
 
 PADDING_SENTENCE = (
-    "The paper pads every item's references with empty ones up to the group's largest count "
-    "(PROTOCOL 5), so a short or empty translation costs nothing in the brevity penalty and "
+    # readers' words: no reference to PROTOCOL, a file they do not have (its section 5)
+    "The paper's scoring code pads every item's references with empty ones up to the group's "
+    "largest count, so a short or empty translation costs nothing in the brevity penalty and "
     "junk answers can raise its BLEU; BLEU without padding, each item with its own references, "
     "has no such effect: read the two side by side."
 )

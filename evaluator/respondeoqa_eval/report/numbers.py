@@ -2,7 +2,8 @@
 
 Scores are shown with one decimal, halves rounded up as written (17.95 -> 18.0, where float
 formatting gives 17.9 because 17.95 is stored as 17.9499...); accuracy in percent, BLEU and chrF
-in points; an interval as "55.6 to 62.3"; a missing value as an em dash.
+in points; an interval as "55.6 to 62.3" (none when it has no width); a missing value as an em
+dash.
 """
 
 from __future__ import annotations
@@ -50,9 +51,11 @@ def percent_text(fraction: float | None) -> str:
 
 def interval_text(low: float | None, high: float | None, *, tight: bool = False) -> str:
     """An interval, e.g. "55.6 to 62.3", or "55.6\u201362.3" `tight` (under a number in a
-    narrow cell); MISSING when either end is missing."""
+    narrow cell); MISSING when either end is missing, or when the interval has no width: a
+    percentile bootstrap over items that all score alike (one item, or all right) draws the
+    same score every time, and "100.0 to 100.0" would claim a certainty it does not have."""
     lo, hi = score_text(low), score_text(high)
-    if MISSING in (lo, hi):
+    if MISSING in (lo, hi) or lo == hi:
         return MISSING
     return f"{lo}\u2013{hi}" if tight else f"{lo} to {hi}"
 

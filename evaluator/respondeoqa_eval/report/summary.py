@@ -191,6 +191,10 @@ def _accuracy(report: Report, with_ci: bool) -> list[str]:
         if not groups:
             continue
         title = dim.name + (" (short-answer items)" if key == "by_multihop" else "")
+        if dim.unknown is not None and set(groups) == {dim.unknown}:
+            # one row "Unknown" the size of the whole table would say nothing
+            rows.append([f"{title}: not given for any of these items"])
+            continue
         rows.append([title])
         for group in sorted(groups, key=dim.order):
             rows.append(_accuracy_row(INDENT + dim.label(group), groups[group], with_ci))
@@ -207,17 +211,23 @@ def _accuracy(report: Report, with_ci: bool) -> list[str]:
 
 
 def _amount(value: float | None) -> str:
-    """Points summed over items: a whole number as a count, partial credit with one decimal."""
+    """Points summed over items: a whole number without decimals, partial credit with one."""
     if value is None:
         return MISSING
     return str(int(value)) if float(value).is_integer() else score_text(value)
+
+
+def _points_of(value: float) -> str:
+    amount = _amount(value)
+    return f"{amount} point" + ("" if amount == "1" else "s")
 
 
 FORMAT_LEGEND = (
     "No prediction: items the file has no answer for. Answered: the paper's rules extracted an "
     "answer from the prediction. Format failure: the paper's answer is missing or not "
     "well-formed (multiple choice: not an option letter; feet: not a list of feet) and a "
-    "lenient rule reads one; Right: what those readings would score. Lenient % scores every "
+    "lenient rule reads one; Points: what those readings would score, summed (not a count: a "
+    "feet item scores its share of feet right). Lenient % scores every "
     "item's lenient reading (the paper's answer where it is well-formed); it is not the "
     "paper's number. Rules: README, Format compliance."
 )
@@ -255,11 +265,11 @@ def _format(report: Report) -> list[str]:
             continue
         paper, easy = report.group("by_task", task), lenient.group("by_task", task)
         rows.append(row(INDENT + TASK_LABELS[task], counts, paper, easy))
-    headers = ["", "Items", "No prediction", "Answered", "Format failures", "Right", "Acc. %"]
+    headers = ["", "Items", "No prediction", "Answered", "Format failures", "Points", "Acc. %"]
     headers += ["Lenient %", "Gap"]
     right = [False] + [True] * 8
     fired = ", ".join(
-        f"{name} {c.failures}" + ("" if c.right is None else f" ({_amount(c.right)} right)")
+        f"{name} {c.failures}" + ("" if c.right is None else f" (worth {_points_of(c.right)})")
         for _, names in RULES.values()
         for name in names
         if (c := fc.by_rule.get(name)) is not None
@@ -375,8 +385,11 @@ def summarize(report: Report) -> str:
         b = report.evaluator.bootstrap
         lines += [
             "",
-            f"95% CI: percentile bootstrap over items ({b.get('resamples')} resamples, "
-            f"seed {b.get('seed')}).",
+            *_wrap(
+                f"95% CI: percentile bootstrap over items ({b.get('resamples')} resamples, "
+                f"seed {b.get('seed')}); {MISSING} where every item of a group scores alike "
+                "(one item, or all right or all wrong), which the bootstrap cannot tell from certainty."
+            ),
         ]
     flagged = False
     for table in (_accuracy(report, with_ci), _format(report), _bleu(report, with_ci)):

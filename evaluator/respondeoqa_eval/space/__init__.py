@@ -9,7 +9,8 @@ Where things live:
   worker's verified runs, re-scoring, and the check of every entry read back from the record).
 - `store/`: the SQLite working copy, its schema and blobs, quotas, the record's file format,
   the Hub repo of record and the sync between them (several writers: compare-and-swap on the
-  head), and a verified entry's `evaluation`.
+  head; a new entry is committed to the record before it is kept, by group commit:
+  `groupcommit.py`), and a verified entry's `evaluation`.
 - `requests/`: evaluation requests: their record files, the ledger that changes them by
   compare-and-swap (claims with leases), and the Space's desk (checks, limits, duplicates).
 - `worker/`: the operator's worker (`space worker`): claims requests, serves each model on an

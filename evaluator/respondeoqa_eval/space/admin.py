@@ -1,6 +1,9 @@
 """Operator tools on the leaderboard database (and its record when configured): list, add, hide,
-unhide, flag, unflag, delete, rescore, items, export. Every change is written to the audit log and, with a record,
-pushed at once (the outbox keeps it if the push fails). `space/cli.py` is the front end.
+unhide, flag, unflag, delete, rescore, items, export. Every change is written to the audit log
+and, with a record, committed at once: `add` stores an entry only once the record holds it (as a
+submission); the other changes are pushed at once, and when the push fails the answer says the
+change is NOT in the record yet (this copy keeps it for the next run). `space/cli.py` is the
+front end.
 
 With a record the local copy first reads it (`Syncer.read`): an action never works on a
 partial copy, and `list` names the record files that could not be read.
@@ -53,7 +56,9 @@ class Admin:
         try:
             self.syncer.push()
         except HubUnavailable as exc:
-            return f" (not pushed yet: {exc}; the next admin run pushes it)"
+            return (
+                f" (NOT in the record yet: {exc}; this copy keeps it, the next admin run pushes it)"
+            )
         return ""
 
     def _done(self, action: str, entry_id: int | None, detail: str = "") -> str:

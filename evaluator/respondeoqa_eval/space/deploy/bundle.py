@@ -172,7 +172,12 @@ def write_bundle(
 ) -> list[Path]:
     """Write the Space repository into `output`; the files written."""
     output = Path(output)
-    output.mkdir(parents=True, exist_ok=True)
+    if output.exists() and not output.is_dir():
+        raise InputError(f"--output {output}: is a file; give a folder (new or empty)")
+    try:
+        output.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"--output {output}: cannot create it ({exc.strerror})") from None
     files = {
         "app.py": render_app(data_repo, gold_repo),
         ".gitignore": GITIGNORE,

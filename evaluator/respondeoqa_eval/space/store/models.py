@@ -62,6 +62,16 @@ class Submission:
 
 
 @dataclass(frozen=True)
+class NewEntry:
+    """A scored submission on its way to the store (through the record when there is one)."""
+
+    sub: Submission
+    report: Report
+    content_key: str = ""
+    reservation: Any = None  # quota.Reservation of the attempt, marked stored with the entry
+
+
+@dataclass(frozen=True)
 class Entry:
     """A stored submission; `report` is the report without its `items`."""
 

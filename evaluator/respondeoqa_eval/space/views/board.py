@@ -53,7 +53,8 @@ def _heads(view: str, empty: set[str]) -> list[_Head]:
         _Head(
             spec.score_header,
             spec.score_short,
-            f"{spec.score_header}, with its 95% interval",
+            spec.score_header
+            + (", with its 95% interval" if spec.score_interval else " (no interval)"),
             "num",
             False,
         ),

@@ -124,7 +124,7 @@ def build_app(space: Space) -> gr.Blocks:
     with _page(demo, "Request an evaluation", REQUEST_PAGE):
         request_page(space, demo, READ)
     with _page(demo, "About", ABOUT_PAGE):
-        gr.Markdown(copy.ABOUT)
+        gr.Markdown(copy.ABOUT, header_links=True, elem_id="about")  # anchors: "#h-the-bound"
     return demo
 
 

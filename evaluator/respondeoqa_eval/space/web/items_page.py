@@ -40,6 +40,7 @@ def items_page(space: Space, demo: gr.Blocks, read: dict[str, Any]) -> None:
         headers=item_views.COLUMNS,
         datatype=item_views.DATATYPES,
         column_widths=item_views.WIDTHS,
+        latex_delimiters=[],  # a question's "$$" stays text
         interactive=False,
         wrap=True,
         show_search="search",
