@@ -130,6 +130,12 @@ class ItemStats:
             f"P(gold wrong) {self.agreement_posterior:.2f}"
         )
 
+    @property
+    def why(self) -> str:
+        """Why the item is a suspected gold error, in words ("" when it is not)."""
+        parts = [self.agreement] if AGREE in self.reasons else []
+        return "; ".join(parts + ([self.gold_problem] if self.gold_problem else []))
+
 
 GROUP_COLUMNS = {d.key: d.column for d in DIMENSIONS.values()}
 """Breakdown key -> its column (by_language_pair -> language_pair)."""

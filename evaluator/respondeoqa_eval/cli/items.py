@@ -95,13 +95,7 @@ def summary_text(analysis: ItemAnalysis, top: int = TOP) -> str:
         f"Suspected gold errors: {len(flagged)} ({agree} where more entries agree on one "
         f"wrong answer than chance explains, {fmt} whose gold breaks its own format rule)",
     ]
-    for it in flagged[:top]:
-        why = []
-        if AGREE in it.reasons:
-            why.append(it.agreement)
-        if it.gold_problem:
-            why.append(it.gold_problem)
-        lines.append(f"  {it.id}  {'; '.join(why)}")
+    lines += [f"  {it.id}  {it.why}" for it in flagged[:top]]
     measured = [it for it in items if it.discrimination is not None]
     negative = [it for it in measured if it.discrimination < 0]
     lines += [

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from ...analysis.items import AGREE, ItemAnalysis, ItemStats
+from ...analysis.items import ItemAnalysis, ItemStats
 from ...data.breakdowns import DIMENSIONS
 from ...report.numbers import MISSING, round1, score_text
 from .html import gold_markdown
@@ -93,16 +93,6 @@ def filter_choices(analysis: ItemAnalysis, key: str) -> list[tuple[str, str]]:
     return [(ANY, ANY), *((dim.label(g), g) for g in sorted(present, key=dim.order))]
 
 
-def why_flagged(it: ItemStats) -> str:
-    """Why an item is a suspected gold error ("" when it is not)."""
-    parts = []
-    if AGREE in it.reasons:
-        parts.append(it.agreement)
-    if it.gold_problem:
-        parts.append(it.gold_problem)
-    return "; ".join(parts)
-
-
 def _short(text: str | None) -> str:
     text = " ".join(str(text or "").split())
     return text if len(text) <= QUESTION_CHARS else text[: QUESTION_CHARS - 1] + "\u2026"
@@ -142,7 +132,7 @@ def item_table(items: Sequence[ItemStats]) -> pd.DataFrame:
             "Discrimination": None if it.discrimination is None else round(it.discrimination, 2),
             "Most common wrong answer": it.wrong_answer or "",
             "Given by": it.wrong_count or None,
-            "Suspected gold error": why_flagged(it),
+            "Suspected gold error": it.why,
         }
         for it in items
     ]
