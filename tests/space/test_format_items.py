@@ -171,6 +171,8 @@ def test_items_view_flags_a_planted_gold_error_and_lists_public_items_only(
 
     n_private = sum(1 for r in private_gold.records if r.is_private and r.task != "translation")
     assert f"{n_private:,} private (Certamen, NLE) items are counted" in view.message
+    assert "1 suspected gold error: more entries agree on one other answer" in view.message
+    assert "wrong reaches 0.8; items with 5 or more entries" in view.message
     flagged = space.items_view(flagged_only=True).table
     assert planted.id in set(flagged["Item"])
     assert (flagged["Suspected gold error"] != "").all()

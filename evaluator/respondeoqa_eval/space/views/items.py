@@ -203,8 +203,11 @@ def summary(analysis: ItemAnalysis, shown: int) -> str:
         "item right. Discrimination: how well the item separates strong entries from weak "
         f"ones (point-biserial, {MISSING if not measured else f'{measured:,} items'}: it "
         f"needs {analysis.thresholds.min_entries} entries with the item and some spread). "
-        f"{flagged:,} suspected gold errors: strong entries (the better half by score) agree "
-        "on the same other answer, or the gold breaks the item's own answer format."
+        f"{flagged:,} suspected gold error{'' if flagged == 1 else 's'}: more entries agree on one other answer, and "
+        "stronger ones, than chance explains (the posterior that the gold is wrong reaches "
+        f"{analysis.thresholds.flag_posterior:g}; items with "
+        f"{analysis.thresholds.flag_min_entries} or more entries), or the gold breaks the "
+        "item's own answer format."
     )
     if analysis.private_items:
         text += (
