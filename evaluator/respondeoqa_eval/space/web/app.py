@@ -189,7 +189,7 @@ def _serving_app(space: Space, demo: gr.Blocks) -> Any:
     from .board_page import BoardPage
     from .pagecache import AssetCache, CompressedAnswers, PageCache
 
-    page = BoardPage(space, static=static, sans=SANS, mono=MONO, api_href=f"{ABOUT_PAGE}?view=api")
+    page = BoardPage(space, static=static, sans=SANS, mono=MONO, api_href="gradio_api/info")
     middleware = [
         Middleware(
             clients.UploadGuard,
