@@ -1,5 +1,6 @@
-"""The Gradio UI: wires the pages (each in its own module) and the app's routes to
-`service.Space`, and launches the app.
+"""The Space's server: the board's own page at `/` (board_page.py) and the app's routes, with
+the Gradio app mounted on the same FastAPI app for every other page (each in its own module),
+its API and its login routes; wires them to `service.Space` and serves them (uvicorn).
 
 Every user string reaches the page as text: in plain-text components (Textbox, "str" Dataframe
 cells, Dropdown labels, escaped plotly labels) or in the board's and the entry detail's HTML,
@@ -51,7 +52,7 @@ log = logging.getLogger(__name__)
 
 @cache
 def static(name: str) -> str:
-    """A file of `static/` (the board's script, stylesheet and template)."""
+    """A file of `static/` (the page's template, scripts and stylesheets)."""
     return resources.files(__package__).joinpath("static", name).read_text(encoding="utf-8")
 
 

@@ -1,9 +1,8 @@
-// The board page's own runner for the board's and the entry detail's scripts (board.js,
-// detail.js). They are written against what an HTML component gives its script: `element`
-// its root, `props` its properties (setting `props.value` shows new HTML) and `watch(name, fn)`
-// for properties changed from outside (nothing changes them on this page). The page holds
-// each component's root with its properties as JSON (`data-props`) and its value already in
-// place: the board's default table, rendered by the server.
+// The board page's runner for the board's and the entry detail's scripts (board.js,
+// detail.js): each gets `element` its root and `props` its properties (setting `props.value`
+// shows new HTML), as an HTML component would give them. The page holds each component's root
+// with its properties as JSON (`data-props`) and its value already in place: the board's
+// default table, rendered by the server.
 // - The board's value is everything in its root after the search box (which stays, with its
 //   text and focus, when a new table arrives): a new value replaces those nodes.
 // - The entry detail's value is its `.detail-body`.
@@ -67,6 +66,6 @@
         slot.set(html);
       },
     });
-    run(element, props, () => {});
+    run(element, props);
   };
 })();
