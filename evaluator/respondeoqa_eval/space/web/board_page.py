@@ -108,7 +108,9 @@ class BoardPage:
             return kept[1]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        # a snapshot check reads the database, and a new version renders the board: both in
-        # the thread pool, never on the event loop
-        kept = await run_in_threadpool(self.current)
-        await kept.send(scope, send)
+        # the version is one small query (WAL: a reader waits for no writer), asked here; a new
+        # version's snapshot and page are built in the thread pool, never on the event loop
+        kept = self._kept
+        if kept is not None and kept[0] == self.space.reads.version():
+            return await kept[1].send(scope, send)
+        await (await run_in_threadpool(self.current)).send(scope, send)
