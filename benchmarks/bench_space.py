@@ -52,6 +52,7 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 import sqlite3
 import statistics
 import subprocess
@@ -61,7 +62,6 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
@@ -386,25 +386,23 @@ def visitor_cookies(visitor: int, round_: int) -> dict[str, str]:
     }
 
 
-class _Refs(HTMLParser):
-    """The scripts and stylesheets a page references (src / href), in order."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.refs: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        a = dict(attrs)
-        if tag == "script" and a.get("src"):
-            self.refs.append(a["src"] or "")
-        elif tag == "link" and (a.get("rel") or "") in ("stylesheet", "modulepreload"):
-            self.refs.append(a.get("href") or "")
+TAG = re.compile(r"<(script|link)\b([^>]*)>", re.IGNORECASE)
+ATTR = re.compile(r'([\w-]+)\s*=\s*"([^"]*)"')
 
 
 def page_refs(html_text: str) -> list[str]:
-    parser = _Refs()
-    parser.feed(html_text)
-    return [r for r in parser.refs if r]
+    """The scripts and stylesheets a page references (src / href), in order. A regular
+    expression, not an HTML parser: Python's own takes 0.2 s over the 290 KB board page, which
+    fifty visitors in one client process would wait for in turn (a browser's parser does it in
+    a few milliseconds)."""
+    refs = []
+    for tag, attrs in TAG.findall(html_text):
+        a = dict(ATTR.findall(attrs))
+        if tag.lower() == "script" and a.get("src"):
+            refs.append(a["src"])
+        elif tag.lower() == "link" and a.get("rel") in ("stylesheet", "modulepreload"):
+            refs.append(a.get("href", ""))
+    return [r for r in refs if r]
 
 
 @dataclass
