@@ -30,9 +30,8 @@ Gold: the six public files plus synthetic Certamen/NLE stand-ins at the paper's 
   floor (floor_apps.py `html`: the baseline plus one gr.HTML holding a one-cell table), each
   load in a new browser context (a first visit): seconds from navigation start to the first
   frame that shows the Space's table with a stored entry's row / the baseline's heading / the
-  floor's cell (shown.js, in the page); and on the Space, the first frame that shows the
-  board's component mounted (its search box, before the table): Gradio's page alone. Medians
-  of `--renders` loads each, and the ratios to the baseline.
+  floor's cell (shown.js, in the page). Medians of `--renders` loads each, and the ratios to
+  the baseline.
 - 10,000: the same single-page measures on a database of `--many` entries.
 
 Stored entries are full size (every item, kept predictions): a few are scored and stored with
@@ -288,7 +287,6 @@ def chromium_pages(url: str, pages: int, selector: str = "#leaderboard-table td:
 # the baseline (a Gradio app with one Markdown) and a floor beside it: floor_apps.py
 BASELINE_SELECTOR = "h1"  # its Markdown heading, ROW_TEXT in it
 TABLE_CELL = "#leaderboard-table td"  # the Space's board: a cell with ROW_TEXT (a stored entry)
-BOARD_MOUNTED = "#leaderboard-table .board-search"  # in the board's template, before any rows
 
 
 @contextlib.contextmanager
@@ -606,9 +604,6 @@ def bench_board(gold_dir: Path, gold, work: Path, entries: int, args, parts: set
                         sides = {
                             "baseline": (baseline, BASELINE_SELECTOR, ROW_TEXT),
                             "space": (srv.url, TABLE_CELL, ROW_TEXT),
-                            # the same page until the board's component is mounted (its search
-                            # box shows): what Gradio's page costs before the table
-                            "space_mounted": (srv.url, BOARD_MOUNTED, ""),
                             "one_html": (one_html, TABLE_CELL, ROW_TEXT),
                         }
                         out["render"] = bench_render(sides, args.renders)

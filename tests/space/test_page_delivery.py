@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from urllib.parse import urljoin
 
 import brotli
 import httpx
@@ -109,6 +110,24 @@ def test_one_compressed_page_per_data_version(public_gold, tmp_path: Path) -> No
             assert resp.headers["content-encoding"] == "br"
             assert brotli.decompress(body) == want.content
         assert len([k for k in cache._kept.keys() if k[0] == "/compare"]) == 1
+        # Gradio's own user cookie is another key (the page carries the user)
+        cookie = f"access-token-unsecure-{demo.app.cookie_id}"
+        _raw(compare, CHROME, {**_visitor_cookies(0), cookie: "t"})
+        assert len([k for k in cache._kept.keys() if k[0] == "/compare"]) == 2
+        # its script and stylesheet (Gradio's build) and the board a picker fetches
+        refs = re.findall(
+            r'<script[^>]* src="([^"]+)"|<link rel="stylesheet"[^>]* href="([^"]+)"', want.text
+        )
+        refs = [a or b for a, b in refs]
+        assert any(r.endswith(".js") for r in refs) and any(r.endswith(".css") for r in refs)
+        for ref in [*refs, "board?view=Overview"]:
+            part = urljoin(url, ref)
+            plain_part = httpx.get(part, headers=IDENTITY, timeout=60)
+            assert plain_part.status_code == 200 and "content-encoding" not in plain_part.headers
+            for _ in range(2):  # the first answer is kept, the second comes from memory
+                resp, body = _raw(part, CHROME)
+                assert resp.headers["content-encoding"] == "br", (ref, resp.headers)
+                assert brotli.decompress(body) == plain_part.content, ref
     finally:
         demo.close()
         space.close()
