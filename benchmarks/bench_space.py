@@ -8,6 +8,8 @@ Gold: the six public files plus synthetic Certamen/NLE stand-ins at the paper's 
 
 - submit: `gradio_client` uploads a JSONL of raw responses for every item and calls /submit; the
   clock stops when the reply (scored, stored, with the updated leaderboard table) arrives.
+  Twice: without a record (the SQLite commit is the answer), and with a record on the loopback
+  Hub stand-in (the answer waits for the record's commit: group-commit window, upload, commit).
 - http: `--clients` threads at once, each doing what a browser does: GET / (the page holds the
   board: web/board_page.py; it names no other part). A refusal (any non-200) is counted, not
   retried. Side by side with its floor, a static copy of the same bytes (static_copy.py: what
@@ -76,8 +78,8 @@ from kit.browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 from kit.net import free_port, stop, wait_for_http  # noqa: E402
 from kit.space_server import start_server  # noqa: E402
 from respondeoqa_eval import evaluate, load_predictions  # noqa: E402
-from respondeoqa_eval.example import example_predictions  # noqa: E402
-from respondeoqa_eval.gold import read_folder  # noqa: E402
+from respondeoqa_eval.data.gold import read_folder  # noqa: E402
+from respondeoqa_eval.predictions.example import example_predictions  # noqa: E402
 from respondeoqa_eval.space.readmodel import BOARD_MAX_ROWS  # noqa: E402
 from respondeoqa_eval.space.store import (  # noqa: E402
     Store,
@@ -157,9 +159,30 @@ def populate(db: Path, gold, entries: int) -> float:
 # -- upload to leaderboard -----------------------------------------------------------------
 
 
-def bench_submit(gold_dir: Path, gold, work: Path, repeat: int, pad: int) -> dict:
-    srv = start_server(gold_dir, work / f"submit-{pad}")
+def bench_submit(
+    gold_dir: Path, gold, work: Path, repeat: int, pad: int, record: bool = False
+) -> dict:
+    """Upload to board; with `record`, the Space keeps a record on the loopback Hub stand-in
+    and answers only once the record's commit holds the entry (issue 26)."""
+    env, hub = None, None
+    if record:
+        from kit.hubstub import RECORD_REPO, TOKEN, HubStub
+
+        hub = HubStub(work / f"hub-{pad}", token=TOKEN).start()
+        env = {
+            "HF_ENDPOINT": hub.url,
+            "HF_HUB_OFFLINE": "0",
+            "HF_TOKEN": TOKEN,
+            "RESPONDEOQA_SPACE_MIRROR": RECORD_REPO,
+            "HF_HUB_CACHE": str(work / f"hf-cache-{pad}"),
+        }
+    srv = start_server(gold_dir, work / f"submit-{pad}-{record}", env_extra=env)
     try:
+        if record:  # writes open once the record has been read
+            deadline = time.monotonic() + 60
+            while "reading its record" in httpx.get(srv.url + "board", timeout=30).text:
+                assert time.monotonic() < deadline, "the record was never read"
+                time.sleep(0.2)
         client = Client(srv.url, verbose=False)
         times, sizes = [], []
         for r in range(repeat):
@@ -187,6 +210,8 @@ def bench_submit(gold_dir: Path, gold, work: Path, repeat: int, pad: int) -> dic
         }
     finally:
         srv.stop()
+        if hub is not None:
+            hub.stop()
 
 
 # -- page load as a browser sends it -------------------------------------------------------
@@ -634,6 +659,10 @@ def main() -> None:
         gold = read_folder(gold_dir)
         if "submit" in parts:
             results["submit"] = bench_submit(gold_dir, gold, work, args.repeat, 0)
+            print(json.dumps(results), flush=True)
+            results["submit_with_record"] = bench_submit(
+                gold_dir, gold, work, args.repeat, 0, record=True
+            )
             print(json.dumps(results), flush=True)
             if args.pad:
                 results["submit_long_responses"] = bench_submit(

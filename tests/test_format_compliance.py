@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 from pathlib import Path
 
 import pytest
+from lenient_variants import SEED, measure, shipped_records, variants
 from respondeoqa_eval import evaluate
-from respondeoqa_eval.answer_format import gold_format_problem, well_formed
-from respondeoqa_eval.gold import GoldSet, read_folder
-from respondeoqa_eval.lenient import PAPER, lenient_answer
-from respondeoqa_eval.records import Record
-from respondeoqa_eval.report import Report
+from respondeoqa_eval.data.gold import GoldSet, read_folder
+from respondeoqa_eval.data.records import Record
+from respondeoqa_eval.report.model import Report
+from respondeoqa_eval.scoring.answer_format import gold_format_problem, well_formed
+from respondeoqa_eval.scoring.lenient import PAPER, lenient_answer
+from respondeoqa_eval.scoring.per_item import score_one
 from synthetic import write_private
 
 OPTIONS = ["A: Mars", "B: Venus", "C: Jupiter", "D: Juno"]
@@ -63,7 +66,7 @@ GOLD = GoldSet(
 )
 RESPONSES = {
     # the colon fallback reads "r" from the first line; the letter is on the last one
-    "mc": "Step 1: read the options\nThe answer must be B.",
+    "mc": "Step 1: read the options\nThe answer must be this one.\n(B)",
     # a trailing newline: the paper reads only the (empty) last line
     "sa-planted": "Thinking.\nAnswer: Rōma\n",
     "sa-right": "Thinking.\nAnswer: Roma",
@@ -105,12 +108,12 @@ def test_planted_format_failures_are_read_by_the_lenient_rules_only(planted):
     ]
     lenient = {k: (it.lenient.answer, it.lenient.rule, it.lenient.score) for k, it in items.items()}
     assert lenient == {
-        "mc": ("B", "mc:last-letter", 1.0),
+        "mc": ("B", "mc:letter-line", 1.0),
         "sa-planted": ("Rōma", "short:marker", 1.0),
         "sa-right": ("Roma", PAPER, 1.0),
         "sa-wrong": ("Athenae", "short:marker", 0.0),
         "feet": ("trochee, spondee", "feet:names", 1.0),
-        "meter": ("Ipse dei tollitur imâ", "meter:last-line", 1.0),
+        "meter": ("Ipse dei tollitur imâ", "meter:rearranged", 1.0),
         "tr": ("Roma est urbs.", "translation:marker", None),
     }
     assert [it.answered for it in planted.items] == [True, False, True, False, True, False, False]
@@ -135,9 +138,9 @@ def test_planted_format_failures_are_counted(planted):
         "meter": {"n": 1, "missing": 0, "answered": 0, "failures": 1, "right": 1.0},
     }
     assert {k: v.to_dict() for k, v in fc.by_rule.items()} == {
-        "mc:last-letter": {"failures": 1, "right": 1.0},
+        "mc:letter-line": {"failures": 1, "right": 1.0},
         "short:marker": {"failures": 2, "right": 1.0},
-        "meter:last-line": {"failures": 1, "right": 1.0},
+        "meter:rearranged": {"failures": 1, "right": 1.0},
         "feet:names": {"failures": 1, "right": 1.0},
         "translation:marker": {"failures": 1, "right": None},
     }
@@ -171,7 +174,7 @@ def test_the_summary_has_a_labelled_format_section(planted):
     assert "All non-translation items 6 0 3 5 4 16.7 83.3 +66.7" in lines
     assert "Short answer 3 0 1 2 1 33.3 66.7 +33.3" in lines
     assert "Translation 1 0 0 1 — — — —" in lines
-    assert "short:marker 2 (1 right)" in " ".join(lines)
+    assert "short:marker 2 (worth 1 point)" in " ".join(lines)
     assert "it is not the paper's number" in " ".join(lines)
 
 
@@ -182,44 +185,144 @@ def test_the_summary_has_a_labelled_format_section(planted):
         ("multiple_choice", "So the **final answer** is (c).", ("C", "mc:marker")),
         ("multiple_choice", "Answer: Venus", ("B", "mc:option-text")),
         ("multiple_choice", "It is Jupiter, I think.\njupiter", ("C", "mc:option-text")),
-        ("multiple_choice", "Option D fits, not B.\nB it is", ("B", "mc:last-letter")),
-        # the article "A" and the pronoun "I" are not answers
-        ("multiple_choice", "Options C or D.\nA goddess, I believe", ("D", "mc:last-letter")),
+        ("multiple_choice", "Option D fits, not B.\n**(B).**", ("B", "mc:letter-line")),
+        ("multiple_choice", "Thinking.\nOption C", ("C", "mc:letter-line")),
+        # a letter is read only standing alone on the last line: not the article "A", not a
+        # compass letter, not the last option of an option-by-option walkthrough
+        ("multiple_choice", "Options C or D.\nA goddess, I believe", (None, None)),
+        ("multiple_choice", "B.\nThe town lies E of the river.", (None, None)),
+        ("multiple_choice", "A: Mars - no.\nB: Venus - yes.\nD: Juno - no.", (None, None)),
+        ("multiple_choice", "I choose B; D is a distractor.", (None, None)),
         ("multiple_choice", "No idea at all.", (None, None)),
         ("short_answer", "Answer: Roma\n\n", ("Roma", "short:marker")),
         ("short_answer", "**Answer:**\n**Roma**", ("Roma", "short:marker")),
         ("short_answer", "Responsum: Roma", ("Roma", "short:marker")),
-        ("short_answer", "The word is surely Roma.", ("Roma", "short:last-word")),
+        ("short_answer", "I am sure of it.\n*Roma.*", ("Roma", "short:word-line")),
+        # the last word of a sentence is not read: it is as often the explanation's
+        ("short_answer", "The word is surely Roma.", (None, None)),
         ("short_answer", "", (None, None)),
         (
             "meter",
             "Final answer - Ipse dei tollitur imâ",
             ("Ipse dei tollitur imâ", "meter:marker"),
         ),
-        ("meter", "Here:\n«Ipse dei tollitur imâ»\n", ("Ipse dei tollitur imâ", "meter:last-line")),
+        (
+            "meter",
+            "Here:\n«Ipse dei tollitur imâ»\n",
+            ("Ipse dei tollitur imâ", "meter:rearranged"),
+        ),
+        # the last line that rearranges the question line's words, not an explanation after it
+        (
+            "meter",
+            "Ipse dei tollitur imâ\nThe spondee now falls last.",
+            ("Ipse dei tollitur imâ", "meter:rearranged"),
+        ),
+        ("meter", "Ipse dei tollitur urbe", (None, None)),
         ("feet", "answer: trochee, spondee", ("trochee, spondee", "feet:marker")),
         ("feet", "Answer: Trochees and a spondee.", ("trochee, spondee", "feet:names")),
-        ("feet", "First a great  ionic,\nthen dactyls", ("dactyl", "feet:names")),
+        # the line marks 2 feet: the run of lines naming feet, which has 2
+        ("feet", "First a great  ionic,\nthen dactyls", ("great ionic, dactyl", "feet:names")),
+        ("feet", "1. Trochee\n2. Spondee", ("trochee, spondee", "feet:names")),
+        # unlisted feet are feet: kept in their position
+        ("feet", "answer: cretic, spondee", ("cretic, spondee", "feet:marker")),
+        ("feet", "A cretic, then a spondee.", ("cretic, spondee", "feet:names")),
         ("feet", "I cannot scan this.", (None, None)),
         (
             "translation",
             "Translation: Rome is a city.\nExplanation: ...",
             ("Rome is a city.", "translation:marker"),
         ),
-        (
-            "translation",
-            "Let me think.\n\nRome is a city.\n",
-            ("Rome is a city.", "translation:last-line"),
-        ),
+        # no rule reads a translation's last line: as often an explanation as the translation
+        ("translation", "Let me think.\n\nRome is a city.\n", (None, None)),
     ],
 )
 def test_each_lenient_rule(task, response, expected):
-    record = rec("x", task, ["gold"], options=OPTIONS if task == "multiple_choice" else [])
+    options = OPTIONS if task == "multiple_choice" else []
+    question = {"feet": FEET_Q, "meter": METER_Q}.get(task, "q")
+    record = rec("x", task, ["gold"], options=options, question=question)
     assert lenient_answer(record, response, None) == expected
 
 
+FEET5_Q = "What is the name of each foot?\nIntĕ|gēr vī|tæ, scĕlĕ|rīsquĕ | pūrŭs,"
+FEET5 = "Trochee, Spondee, Dactyl, Trochee, Trochee"
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        "Answer: cretic, spondee, dactyl, trochee, trochee",  # the paper's answer, kept
+        "answer: cretic, spondee, dactyl, trochee, trochee",  # feet:marker
+        "The feet: a cretic, a spondee, a dactyl, a trochee, a trochee.\nThat is all.",
+        "Answer: Molossus - spondee - dactyl - trochee - trochee",  # feet:names
+    ],
+)
+def test_an_unlisted_foot_is_a_wrong_foot_in_its_position(response):
+    # issue 29: "cretic" then the gold's feet 2-5 scores 0.8 under the paper's rule; the
+    # lenient reading used to drop the cretic, shifting every later foot (0.2)
+    record = rec("f", "feet", [FEET5], question=FEET5_Q, answer_language="english")
+    item = score_one(record, response, extracted=False)
+    assert item.lenient.score == pytest.approx(0.8)
+    assert item.score in (0.0, pytest.approx(0.8))
+
+
+def test_a_lenient_reading_that_scores_less_is_not_taken():
+    # a misspelt first foot: the paper's answer is not a list of feet but gets 4 of 5
+    # positions; the foot names in it are 4, shifted one place (1 of 5): the paper's is kept
+    record = rec("f", "feet", [FEET5], question=FEET5_Q, answer_language="english")
+    response = "Thinking.\nAnswer: Trohee, Spondee, Dactyl, Trochee, Trochee"
+    item = score_one(record, response, extracted=False)
+    assert item.score == pytest.approx(0.8)  # the paper's zip: 4 of 5 positions
+    assert (item.lenient.rule, item.lenient.score) == (PAPER, pytest.approx(0.8))
+    assert item.lenient.answer == item.extracted
+
+
+def _adversarial(r: Record, rng) -> str:
+    """A response stitched from pieces that tempt a reader: the gold, other answers, foot
+    names the prompt does not list, option letters, markers, compass letters, explanations."""
+    gold = r.answers[0]
+    pieces = [gold, gold.lower(), "Answer:", "answer -", "The answer is", "**", "E", "B", "(C)"]
+    pieces += ["cretic", "molossus", "tetrabrach", "bacchius", "trochee", "spondee", "Roma"]
+    pieces += ["Explanation: because.", "A: Mars", "D: Juno", ",", "\n", "\n", " "]
+    if r.task == "feet":
+        names = [n.strip() for n in gold.split(",")]
+        names[rng.randrange(len(names))] = rng.choice(["cretic", "molossus", "bacchius"])
+        pieces += [", ".join(names), ", ".join(names[1:]), "Answer: " + ", ".join(names)]
+    return "".join(
+        rng.choice(pieces) + rng.choice(["", " ", "\n"]) for _ in range(rng.randint(1, 9))
+    )
+
+
+def test_lenient_is_never_below_the_paper_on_any_item(public_gold):
+    records = [r for r in shipped_records(public_gold.records) if r.task != "translation"]
+    # real-shaped responses (the rules' benchmark) and synthetic ones, for every item
+    cases = [(v.record, v.text) for v in variants(records)]
+    for r in records:
+        rng = random.Random(f"{SEED}:adversarial:{r.id}")
+        cases += [(r, _adversarial(r, rng)) for _ in range(8)]
+    lower = higher = 0
+    for record, text in cases:
+        item = score_one(record, text, extracted=False)
+        lower += item.lenient.score < item.score
+        higher += item.lenient.score > item.score
+    assert lower == 0
+    assert higher > 1000  # the test reads something: format failures are recovered
+
+
+def test_each_kept_rule_reads_the_intended_answer_95_percent_of_the_time(public_gold):
+    # the generator's variants (benchmarks/bench_lenient.py prints the figures the README
+    # states): every rule reads some of them, and at 95% or more the intended answer
+    from respondeoqa_eval.scoring.lenient import RULES
+
+    figures = measure(variants(shipped_records(public_gold.records)))
+    rules = [name for _, names in RULES.values() for name in names]
+    assert sorted(figures) == sorted(rules)
+    low = {f.rule: round(f.precision, 3) for f in figures.values() if f.precision < 0.95}
+    assert low == {}
+    assert all(f.read >= 100 for f in figures.values())
+
+
 def test_the_readme_documents_every_rule():
-    from respondeoqa_eval.lenient import RULES
+    from respondeoqa_eval.scoring.lenient import RULES
 
     readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
     section = readme[readme.index("### Format compliance") : readme.index("### Item analysis")]
@@ -249,7 +352,7 @@ def test_a_well_formed_paper_answer_is_kept_whatever_follows():
             rec("d", "feet", ["Trochee, Spondee, Dactyl"], question=FEET_Q),
             "has 3 feet; the line marks 2",
         ),
-        (rec("e", "feet", ["Trochee, Sponge"], question=FEET_Q), "not a foot"),
+        (rec("e", "feet", ["Trochee, Sponge"], question=FEET_Q), "not one of the listed feet"),
         (rec("f", "meter", ["Ipse dei tollitur urbe"], question=METER_Q), "not the question line"),
         (rec("g", "short_answer", [" "]), "empty"),
     ],

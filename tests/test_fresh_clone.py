@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from conftest import unavailable
 from kit.net import free_port
-from respondeoqa_eval.sources import PUBLIC_FILES, UPSTREAM_COMMIT
+from respondeoqa_eval.data.sources import PUBLIC_FILES, UPSTREAM_COMMIT
 from wheelkit import ROOT
 
 pytestmark = pytest.mark.slow
@@ -111,3 +111,18 @@ def test_a_variable_lacking_public_files_names_them(clone, tmp_path, public_dir)
     assert line.startswith(f"ERROR: RESPONDEOQA_DATA_DIR={data} lacks the public files ")
     assert "junior_scholarship_short_answer.json" in line
     assert "prosody_feet_questions_latin.json" not in line
+
+
+def test_the_quickstart_venv_is_ignored_and_says_how_to_work_offline(clone):
+    """The Quickstart's virtual environment never shows up as untracked files, and the offline
+    instruction and the cache are in the Quickstart itself."""
+    readme = (clone / "README.md").read_text(encoding="utf-8")
+    quickstart = readme[
+        readme.index("## Quickstart") : readme.index("\n## ", readme.index("## Quickstart") + 1)
+    ]
+    venv = re.search(r"python -m venv (\S+)", quickstart).group(1)
+    (clone / venv / "bin").mkdir(parents=True)
+    (clone / venv / "bin" / "python").write_text("", encoding="utf-8")
+    assert _git("status", "--porcelain", "--untracked-files=all", cwd=clone) == ""
+    assert "export RESPONDEOQA_DATA_DIR=" in quickstart
+    assert "into the cache" in quickstart and "~/.cache/respondeoqa/" in quickstart

@@ -13,14 +13,14 @@ from pathlib import Path
 
 from conftest import require
 from respondeoqa_eval import evaluate
-from respondeoqa_eval.example import example_predictions
+from respondeoqa_eval.predictions.example import example_predictions
 
 require("pandas")
 from respondeoqa_eval.space.store import Store, Submission, sha256_bytes  # noqa: E402
 from respondeoqa_eval.space.views.entry import items_frame  # noqa: E402
 
 LANGUAGE = {"english": "English", "latin": "Latin"}
-FORMAT = {"multiple_choice": "Multiple choice", "short_answer": "Short answer"}
+FORMAT = {"multiple_choice": "Options given", "short_answer": "Open answer"}
 GROUPS = ("content", "language_pair", "category", "format", "difficulty", "multihop")
 
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 from respondeoqa_eval.errors import InputError
-from respondeoqa_eval.predictions import load_predictions
+from respondeoqa_eval.predictions.load import load_predictions
 
 JS = "junior_scholarship_short_answer.json"
 FEET_EN = "prosody_feet_questions_english.json"
@@ -99,7 +99,16 @@ def _error(tmp_path, public_gold, name, content) -> str:
 def test_malformed_json_line_number(tmp_path, public_gold, first):
     good = json.dumps({"id": first[JS].id, "response": "x"})
     msg = _error(tmp_path, public_gold, "p.jsonl", f'{good}\n\n{{"id": "a", response}}\n')
-    assert "p.jsonl: line 3: malformed JSON" in msg
+    # column 13 is where "response" lacks its quotes, counted by hand from the line
+    assert msg == (
+        "p.jsonl: line 3, column 13: malformed JSON "
+        "(expecting property name enclosed in double quotes)"
+    )
+    # the reason reads as words, its place said once as line and column (json's own message
+    # is "Unterminated string starting at")
+    cut = '{"id": "a", "response": "Answer: B\n'
+    msg = _error(tmp_path, public_gold, "q.jsonl", f"{good}\n{cut}")
+    assert msg == "q.jsonl: line 2, column 25: malformed JSON (unterminated string)"
 
 
 def test_unknown_ids_count_and_first_few(tmp_path, public_gold):

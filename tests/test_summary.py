@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from respondeoqa_eval import evaluate
 from respondeoqa_eval.cli import main
-from respondeoqa_eval.report import GoldInfo, Report
-from respondeoqa_eval.sources import FILES
-from respondeoqa_eval.summary import subset_text
+from respondeoqa_eval.data.sources import FILES
+from respondeoqa_eval.report.model import GoldInfo, Report
+from respondeoqa_eval.report.summary import subset_text
 
 FEET = ("prosody_feet_questions_english.json", "prosody_feet_questions_latin.json")
 HEADLINE = "(LLaMa 3.3 70B 71.9, Qwen QwQ 32B 68.1, o3-mini 68.6) is over all four sources"
@@ -112,9 +112,31 @@ def test_covered_only_says_what_it_covers_and_prints_no_empty_table(public_gold)
     )
     assert HEADLINE in flat
     assert "WARNING" not in text  # every covered item has its prediction
-    _line(text, r"  All non-translation items +100\.0 +100\.0 to 100\.0 +40")
+    # every item right: the bootstrap draws 100.0 every time, an interval it cannot give
+    _line(text, r"  All non-translation items +100\.0 +— +40")
     assert "Translation" not in text and "sacreBLEU" not in text and "BLEU" not in text
     assert "Multihop" not in text  # no short-answer items: no such section
+
+
+def test_every_row_name_is_distinct_and_says_something(public_gold):
+    text = evaluate(_feet_right(public_gold), public_gold, bootstrap=50).summary()
+    lines = text.splitlines()
+    # Task "Short answer" (675 exact-match items) and the upstream format of all 797 items are
+    # two groups: they never share a name
+    _line(text, r"    Short answer +0\.0 +\u2014 +675")
+    fmt = lines.index("  Format")
+    assert re.fullmatch(r"    Open answer +5\.0 +\S+ to +\S+ +797", lines[fmt + 1])
+    assert lines[fmt + 2] == ""  # the public files have no options-given items
+    # the public files give no difficulty: one sentence, not a row "Unknown" of all 797 items
+    _line(text, r"  Difficulty: not given for any of these items")
+    assert not any(line.strip().startswith("Unknown") for line in lines)
+    # one History item (wrong): no "0.0 to 0.0" interval; the legend says why
+    _line(text, r"    History +0\.0 +— +1 +\*")
+    assert " 0.0 to  0.0 " not in text and " 0.0 to 0.0 " not in text
+    assert "— where every item of a group scores alike" in " ".join(text.split())
+    # the Format section sums points (feet give partial credit): its header says so
+    header = _line(text, r"  +Items +No prediction +Answered +Format failures +Points .*")
+    assert "Right" not in header
 
 
 def test_the_whole_benchmark_gets_no_banner():

@@ -7,9 +7,9 @@ import shutil
 from collections import Counter
 
 import pytest
+from respondeoqa_eval.data.gold import read_folder
+from respondeoqa_eval.data.sources import FILES, PUBLIC_FILES
 from respondeoqa_eval.errors import InputError
-from respondeoqa_eval.gold import read_folder
-from respondeoqa_eval.sources import FILES, PUBLIC_FILES
 from synthetic import SECRET_MARKER, private_records, write_private
 
 
@@ -142,5 +142,5 @@ def test_bad_records_are_named_without_quoting_gold(tmp_path, mutate, message):
 
 def test_malformed_json_names_line(tmp_path):
     (tmp_path / "certamen_mc.json").write_text('[\n{"a": 1},\n{oops}\n]')
-    with pytest.raises(InputError, match=r"certamen_mc.json: line 3: malformed JSON"):
+    with pytest.raises(InputError, match=r"certamen_mc.json: line 3, column \d+: malformed JSON"):
         read_folder(tmp_path)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import json
 import subprocess
+import sys
 import urllib.request
 import zipfile
 from pathlib import Path
@@ -61,6 +62,29 @@ def test_the_wheel_carries_every_package_file(wheel):
         assert rel in names, f"{rel} is in the package but not in the wheel"
     assert "respondeoqa_eval/dataset/templates/card.md" in names
     assert "respondeoqa_eval/py.typed" in names
+
+
+def test_the_wheel_is_ready_to_publish(wheel):
+    """What the lm-eval task README's Upstreaming section asks before the upstream PR (the
+    proposed `respondeoqa` extra names this package): `twine check --strict` passes and the
+    metadata carries the licence, classifiers, URLs and a Markdown readme."""
+    from conftest import require
+
+    require("twine")
+    proc = subprocess.run(
+        [sys.executable, "-m", "twine", "check", "--strict", str(wheel)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0 and "PASSED" in proc.stdout, proc.stdout + proc.stderr
+    with zipfile.ZipFile(wheel) as whl:
+        (meta,) = [n for n in whl.namelist() if n.endswith(".dist-info/METADATA")]
+        text = whl.read(meta).decode("utf-8")
+        assert any(n.endswith(".dist-info/licenses/LICENSE") for n in whl.namelist())
+    assert "License-Expression: MIT" in text
+    assert "Description-Content-Type: text/markdown" in text
+    assert text.count("Classifier: ") >= 8 and "Project-URL: Paper, " in text
 
 
 def test_one_version_source(wheel):

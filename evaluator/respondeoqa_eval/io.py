@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,13 @@ def decode_utf8(raw: bytes, origin: str) -> str:
         ) from None
 
 
+def _reason(msg: str) -> str:
+    """The json module's reason in plain words: "Unterminated string starting at" (the place
+    is said as line and column) -> "unterminated string"."""
+    msg = re.sub(r"\s+(starting )?at$", "", msg.strip())
+    return msg[:1].lower() + msg[1:]
+
+
 def parse_json(text: str, origin: str, line: int | None = None) -> Any:
     """`json.loads` with an error that names the line and column; the one JSON parser of every
     reader (whole files and JSONL lines: pass `line`, the line number of `text`).
@@ -48,10 +56,8 @@ def parse_json(text: str, origin: str, line: int | None = None) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        at = f"line {line if line is not None else exc.lineno}"
-        raise InputError(
-            f"{origin}: {at}: malformed JSON ({exc.msg}, column {exc.colno})"
-        ) from None
+        at = f"line {line if line is not None else exc.lineno}, column {exc.colno}"
+        raise InputError(f"{origin}: {at}: malformed JSON ({_reason(exc.msg)})") from None
     except RecursionError:
         raise InputError(f"{where}: JSON nested too deeply") from None
     except (

@@ -91,7 +91,8 @@ def test_dry_run_lists_every_file_and_size_and_contacts_nothing(public_build, hu
     assert code == 0
     printed = capsys.readouterr().out
     files = sorted(p for p in folder.rglob("*") if p.is_file())
-    assert len(files) == 2 + 7  # README.md, LICENSE.md, one Parquet per public config
+    # README.md, LICENSE.md, eval.yaml, one Parquet per public config
+    assert len(files) == 3 + 7 and (folder / "eval.yaml").is_file()
     for path in files:
         rel = path.relative_to(folder).as_posix()
         assert f"{path.stat().st_size}  {rel}" in printed, rel
@@ -141,6 +142,27 @@ def test_push_creates_the_repo_with_its_visibility_then_reports_hub_errors(publi
     assert (method, path) == ("POST", "/api/repos/create")
     assert payload["name"] == "respondeoqa" and payload["organization"] == "org"
     assert payload["type"] == "dataset" and payload["visibility"] == "public"
+
+
+def test_push_writes_the_benchmarks_eval_yaml_with_the_dataset(public_build, hub, tmp_path):
+    """An older build without eval.yaml gets it before the upload (the Hub Benchmark file)."""
+    import shutil
+
+    import yaml
+
+    folder = tmp_path / "old-build"
+    shutil.copytree(public_build.folder, folder)
+    expected = (folder / "eval.yaml").read_text("utf-8")
+    (folder / "eval.yaml").unlink()
+    push(folder, "org/respondeoqa", dry_run=True, echo=lambda _line: None)
+    assert not (folder / "eval.yaml").exists()  # a dry run writes nothing
+    hub(status=401)
+    lines: list[str] = []
+    with pytest.raises(InputError, match="HTTP 401"):
+        push(folder, "org/respondeoqa", token="hf_test_token", echo=lines.append)
+    assert (folder / "eval.yaml").read_text("utf-8") == expected
+    assert yaml.safe_load(expected)["evaluation_framework"] == "inspect-ai"
+    assert any("eval.yaml" in line for line in lines)
 
 
 def test_private_build_is_not_pushed_into_an_existing_public_repo(private_build, hub):

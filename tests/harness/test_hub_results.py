@@ -1,27 +1,28 @@
 """The Hub's results files: `.eval_results/*.yaml` read back with huggingface_hub's own parser,
-and `eval.yaml` checked against the Hub's specification and its real list of frameworks (the
-`@huggingface/tasks` npm package, whose `EVALUATION_FRAMEWORKS` the Hub validates against)."""
+and `eval.yaml` checked against the Hub's specification and its list of frameworks
+(`EVALUATION_FRAMEWORKS` of huggingface.js `packages/tasks/src/eval.ts`, copied at a pinned
+commit into data/hub_eval_frameworks.json), its task ids against the shipped Inspect tasks."""
 
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
-import tarfile
+from pathlib import Path
 
 import pytest
 import yaml
-from conftest import require, unavailable
+from conftest import require
 from respondeoqa_eval import evaluate
 from respondeoqa_eval.cli import main
 from respondeoqa_eval.harness.eval_results import (
     EVALUATION_FRAMEWORK,
-    FRAMEWORK_REGISTERED,
     eval_yaml_text,
+    results_entries,
     task_ids,
 )
 
-HF_TASKS = "@huggingface/tasks@0.21.54"
+HUB_FRAMEWORKS = json.loads(
+    (Path(__file__).parent / "data" / "hub_eval_frameworks.json").read_text("utf-8")
+)
 
 require("huggingface_hub")
 
@@ -62,75 +63,77 @@ def test_eval_results_are_hub_entries_with_revision_and_never_padded_bleu_alone(
     values = {e.task_id: e.value for e in entries}
 
     report = evaluate(rows, public_gold, bootstrap=0).to_dict()
-    assert values["public-accuracy"] == pytest.approx(100 * 40 / 797, abs=1e-4)
+    task = "respondeoqa_public"  # the Inspect task, and its metric names
+    assert values[f"{task}-accuracy"] == pytest.approx(100 * 40 / 797, abs=1e-4)
     for lang in ("english", "latin"):
         bleu = report["bleu"][lang]["overall"]
-        assert values[f"public-bleu-{lang}"] == pytest.approx(bleu["score"], abs=1e-4)
-        assert values[f"public-bleu-{lang}-unpadded"] == pytest.approx(
+        assert values[f"{task}-bleu_{lang}"] == pytest.approx(bleu["score"], abs=1e-4)
+        assert values[f"{task}-bleu_{lang}_variable_refs"] == pytest.approx(
             bleu["variable_refs"], abs=1e-4
         )
-        assert values[f"public-chrf-{lang}"] == pytest.approx(bleu["chrf"], abs=1e-4)
+        assert values[f"{task}-chrf_{lang}"] == pytest.approx(bleu["chrf"], abs=1e-4)
         # half the translations are unanswered: the padding hides it, the others do not
-        assert values[f"public-bleu-{lang}"] > values[f"public-bleu-{lang}-unpadded"]
+        assert values[f"{task}-bleu_{lang}"] > values[f"{task}-bleu_{lang}_variable_refs"]
     assert set(values) == set(task_ids("public").values())
+    assert all("produced through" not in e.notes for e in entries)  # our own predictions file
+
+    # a report of an lm-eval (or lighteval) log: the same ids, labelled with the harness
+    report["provenance"] = {"tool": "lm-evaluation-harness", "tool_version": "0.4.13"}
+    harness = results_entries(report, "org/respondeoqa")
+    assert {e.task_id for e in harness} == set(values)
+    assert all("produced through lm-evaluation-harness 0.4.13" in e.notes for e in harness)
 
 
 def test_eval_yaml_follows_the_hub_spec_and_pairs_with_the_results(tmp_path, public_dir):
     from respondeoqa_eval.dataset.export import build_folder
 
-    out = build_folder(tmp_path / "ds", data_dir=public_dir, eval_yaml=True).folder
-    text = (out / "eval.yaml").read_text("utf-8")
-    data = yaml.safe_load(text)
+    out = build_folder(tmp_path / "ds", data_dir=public_dir).folder  # written by default
+    data = yaml.safe_load((out / "eval.yaml").read_text("utf-8"))
     # https://huggingface.co/docs/hub/eval-results#evalyaml-specification
     assert set(data) == {"name", "description", "evaluation_framework", "tasks"}
     assert all(isinstance(data[k], str) and data[k] for k in ("name", "description"))
-    assert data["evaluation_framework"] == EVALUATION_FRAMEWORK
+    assert data["evaluation_framework"] in HUB_FRAMEWORKS["evaluation_frameworks"]
+    assert data["evaluation_framework"] == EVALUATION_FRAMEWORK == "inspect-ai"
     ids = [t["id"] for t in data["tasks"]]
     assert len(ids) == len(set(ids)) and set(ids) == set(task_ids("public").values())
     for task in data["tasks"]:
-        assert set(task) <= {"id", "config", "split"} and task["split"] == "test"
+        assert set(task) == {"id", "config", "split"} and task["split"] == "test"
         assert (out / task["config"]).is_dir()  # the config it names exists in the build
-    assert "NOT YET ACCEPTED BY THE HUB" in text
-    assert yaml.safe_load(eval_yaml_text(["public", "all"]))["tasks"][-1]["config"] == "all"
+    full = yaml.safe_load(eval_yaml_text(["public", "all"]))["tasks"]
+    assert {t["config"] for t in full} == {"public", "all"}
 
 
-def test_dataset_build_says_the_hub_rejects_the_framework(tmp_path, public_dir, capsys):
+def test_pinned_framework_list_is_the_hubs():
+    """The copy names its source; the list has the Hub's 30 entries at that commit."""
+    assert HUB_FRAMEWORKS["commit"] in HUB_FRAMEWORKS["source"]
+    assert HUB_FRAMEWORKS["source"].endswith("/packages/tasks/src/eval.ts")
+    names = HUB_FRAMEWORKS["evaluation_frameworks"]
+    assert len(names) == len(set(names)) == 30 and "inspect-ai" in names
+    assert not {"lm-eval", "lighteval", "respondeoqa-eval"} & set(names)
+
+
+def test_eval_yaml_task_ids_name_shipped_inspect_tasks_and_their_metrics():
+    """`<inspect task>-<metric>`: the task exists in inspect_tasks, for that config, and its
+    scorer reports that metric."""
+    require("inspect_ai")
+    from inspect_ai._util.registry import registry_info
+    from respondeoqa_eval.harness import inspect_tasks
+
+    for task in yaml.safe_load(eval_yaml_text(["public", "all"]))["tasks"]:
+        name, metric = task["id"].split("-", 1)
+        assert name == f"respondeoqa_{task['config']}"
+        assert registry_info(getattr(inspect_tasks, name)).type == "task"
+        # registry names carry the package's prefix ("respondeoqa_eval/accuracy") when the
+        # package is installed, as Inspect finds it through its entry point, and none otherwise
+        metrics = inspect_tasks._metrics(task["config"])
+        reported = {registry_info(m).name.rsplit("/", 1)[-1] for m in metrics}
+        assert metric in reported, (task["id"], reported)
+
+
+def test_dataset_build_says_eval_yaml_goes_with_the_push(tmp_path, public_dir, capsys):
     argv = ["dataset", "build", "--data-dir", str(public_dir), "--output", str(tmp_path / "ds")]
-    assert main([*argv, "--eval-yaml"]) == 0
-    printed = capsys.readouterr().out
-    assert (
-        "note: eval.yaml: evaluation_framework 'respondeoqa-eval' is not on the Hub's list"
-        in printed
+    assert main(argv) == 0
+    assert "eval.yaml: the Hub Benchmark file (evaluation_framework inspect-ai)" in (
+        capsys.readouterr().out
     )
-
-
-@pytest.fixture(scope="session")
-def hub_frameworks(tmp_path_factory) -> list[str]:
-    """The Hub's list of evaluation frameworks, from the real @huggingface/tasks package."""
-    npm, node = shutil.which("npm"), shutil.which("node")
-    if not (npm and node):
-        unavailable("npm and node are needed to read @huggingface/tasks")
-    folder = tmp_path_factory.mktemp("hf-tasks")
-    packed = subprocess.run(
-        [npm, "pack", HF_TASKS, "--silent"], cwd=folder, capture_output=True, text=True, timeout=300
-    )
-    assert packed.returncode == 0, packed.stderr[-2000:]
-    with tarfile.open(folder / packed.stdout.strip().splitlines()[-1]) as tar:
-        tar.extractall(folder, filter="data")
-    script = (
-        "console.log(JSON.stringify(Object.keys(require(process.argv[1]).EVALUATION_FRAMEWORKS)))"
-    )
-    listed = subprocess.run(
-        [node, "-e", script, str(folder / "package" / "dist" / "commonjs" / "eval.js")],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert listed.returncode == 0, listed.stderr[-2000:]
-    return json.loads(listed.stdout)
-
-
-def test_framework_registration_flag_matches_the_hubs_list(hub_frameworks):
-    assert "inspect-ai" in hub_frameworks and len(hub_frameworks) > 10
-    # FRAMEWORK_REGISTERED (and so the README's and the command's warning) says the truth
-    assert (EVALUATION_FRAMEWORK in hub_frameworks) is FRAMEWORK_REGISTERED
+    assert (tmp_path / "ds" / "eval.yaml").is_file()

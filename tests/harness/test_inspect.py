@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 from conftest import require
-from respondeoqa_eval.configs import CONFIGS
-from respondeoqa_eval.gold import read_folder
+from respondeoqa_eval.data.configs import CONFIGS
+from respondeoqa_eval.data.gold import read_folder
 from respondeoqa_eval.runner.prompts import SYSTEM_PROMPT, TEMPERATURE, user_prompt
 from synthetic import write_private
 
@@ -161,6 +161,30 @@ def test_replayed_responses_equal_score_on_the_whole_benchmark(tmp_path):
     report = score_cli(_predictions(log, tmp_path / "p.jsonl"), gold, tmp_path / "r.json")
     assert report["missing"] == 0 and report["n_items"] == len(log.samples)
     assert _check_equal(log, report) > len(log.samples)
+
+
+def test_private_exports_stay_out_of_inspects_cache_and_never_mix(tmp_path, monkeypatch):
+    """Two private exports of one folder name in one project cache: each task gets its own
+    items, and no copy goes to Inspect's `~/.cache/inspect_ai/hf_datasets`."""
+    from inspect_ai._util.appdirs import inspect_cache_dir
+    from respondeoqa_eval.data.fetch import ENV_CACHE
+    from respondeoqa_eval.dataset.export import build_folder
+
+    monkeypatch.setenv(ENV_CACHE, str(tmp_path / "cache"))
+    inspect_cache = inspect_cache_dir("hf_datasets")
+    before = set(inspect_cache.iterdir())
+    ids = []
+    for n, size in enumerate((7, 3)):
+        gold = write_private(tmp_path / f"gold{n}", with_public=True, n_nle=size)
+        export = build_folder(
+            tmp_path / f"e{n}" / "respondeoqa", data_dir=gold, include_private=True
+        ).folder
+        task = inspect_tasks.respondeoqa_nle_multiple_choice(dataset=str(export))
+        ids.append([s.id for s in task.dataset])
+        assert ids[-1] == [r.id for r in read_folder(gold).records if r.source == "nle"]
+    assert set(ids[1]) < set(ids[0])
+    assert set(inspect_cache.iterdir()) == before
+    assert any((tmp_path / "cache" / "datasets").iterdir())
 
 
 def test_mockllm_default_output_is_unanswered_everywhere(export, public_dir, tmp_path):

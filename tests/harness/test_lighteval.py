@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from respondeoqa_eval.data.gold import read_folder
+from respondeoqa_eval.data.records import Record
 from respondeoqa_eval.dataset.export import build_folder
-from respondeoqa_eval.gold import read_folder
 from respondeoqa_eval.harness import lighteval_task_arg, lighteval_tasks
-from respondeoqa_eval.records import Record
 from respondeoqa_eval.runner.prompts import SYSTEM_PROMPT, TEMPERATURE, user_prompt
 from synthetic import write_private
 
@@ -25,7 +25,11 @@ from .replies import replies
 pytestmark = pytest.mark.slow
 HERE = Path(__file__).parent
 FIXTURE = HERE / "data" / "lighteval"
-BLEU_FIELDS = {"bleu": "score", "bleu_variable_refs": "variable_refs", "chrf": "chrf"}
+BLEU_FIELDS = {
+    "bleu_{lang}": "score",
+    "bleu_{lang}_variable_refs": "variable_refs",
+    "chrf_{lang}": "chrf",
+}
 
 
 @pytest.fixture(scope="session")
@@ -82,9 +86,14 @@ def _check_equal(results: dict, details: dict, report: dict, prefix: str) -> int
     for task, lang in zip(translations, ("english", "latin"), strict=True):
         bleu = report["bleu"][lang]["overall"]
         assert bleu["n"] == len(details[task])
-        for key, field in BLEU_FIELDS.items():
+        for name, field in BLEU_FIELDS.items():
+            key = name.format(lang=lang)
             assert results[f"{task}|0"][key] == pytest.approx(bleu[field], abs=1e-9), (task, key)
+            # lighteval's automatic `all` (a mean per metric name over the tasks run) repeats
+            # each task's number: no mean of the two BLEUs
+            assert results["all"][key] == results[f"{task}|0"][key]
             compared += 1
+    assert results["all"]["acc"] == got and "bleu" not in results["all"]
     return compared
 
 
@@ -143,7 +152,18 @@ def test_replayed_responses_score_like_respondeoqa_eval_on_the_full_benchmark(
     responses.write_text(json.dumps(replies(read_folder(gold).records)), encoding="utf-8")
     args = ["custom", "replay", str(HERE / "lighteval_replay_model.py")]
     args += [lighteval_task_arg("respondeoqa_full"), "--max-samples", "40"]
-    out = run_lighteval(lighteval_python, tmp_path, args, export, RESPONDEOQA_REPLAY=str(responses))
+    cache = tmp_path / "project-cache"
+    out = run_lighteval(
+        lighteval_python,
+        tmp_path,
+        args,
+        export,
+        RESPONDEOQA_REPLAY=str(responses),
+        RESPONDEOQA_CACHE=str(cache),
+    )
+    # the private export's Arrow copy is in the project's cache, none in datasets' own
+    assert list((cache / "datasets").rglob("*.arrow"))
+    assert not list((tmp_path / "hf_home").rglob("*.arrow"))
     details = _details(out)
     assert sorted(details) == sorted(lighteval_tasks("respondeoqa_full"))
     cut = _gold_of_details(details, gold, tmp_path / "cut")

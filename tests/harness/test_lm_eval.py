@@ -21,9 +21,11 @@ import pytest
 import yaml
 from conftest import require
 from respondeoqa_eval.cli import main
+from respondeoqa_eval.data.gold import read_folder
+from respondeoqa_eval.data.records import Record
+from respondeoqa_eval.data.sources import HUB_DATASET
 from respondeoqa_eval.harness import TASKS, task_dir
 from respondeoqa_eval.harness.lm_eval_task import DATASET_ENV, plain_prompt
-from respondeoqa_eval.records import Record
 from respondeoqa_eval.runner.prompts import (
     PROMPT_VERSION,
     SYSTEM_PROMPT,
@@ -32,10 +34,10 @@ from respondeoqa_eval.runner.prompts import (
     build_messages,
     user_prompt,
 )
-from respondeoqa_eval.sources import HUB_DATASET
 from runner.tiny_model import build_tiny_model
 from synthetic import write_private
 
+from . import paper_rules
 from .lmkit import gold_of_ids, score_cli
 
 require("lm_eval")  # CI=true: a missing lm_eval fails, never skips
@@ -373,13 +375,20 @@ def _run_oracle(tmp_path: Path, manager, tasks: list[str], limit: int):
     return results, _samples(out), out, model
 
 
+@pytest.fixture(scope="module")
+def public_oracle_run(tmp_path_factory, export):
+    """`respondeoqa_greedy` over the first 30 items of each public task, the oracle answering."""
+    manager = _manager(metadata={"dataset": str(export)})
+    work = tmp_path_factory.mktemp("public-oracle")
+    return _run_oracle(work, manager, ["respondeoqa_greedy"], 30)
+
+
 def test_lm_eval_public_numbers_equal_score_and_plain_prompts_separate_the_system(
-    tmp_path, export, public_dir
+    tmp_path, public_oracle_run, public_dir
 ):
     """The real lm_eval pipeline (tasks, filter, process_results, aggregations, group weighting,
     sample logging), without a chat template and greedy: every number equals `score`."""
-    manager = _manager(metadata={"dataset": str(export)})
-    results, samples, out, model = _run_oracle(tmp_path, manager, ["respondeoqa_greedy"], 30)
+    results, samples, out, model = public_oracle_run
     assert sorted(samples) == sorted(PUBLIC_LEAVES)
     for req in model.requests:
         prompt, gen = req.args
@@ -393,6 +402,38 @@ def test_lm_eval_public_numbers_equal_score_and_plain_prompts_separate_the_syste
     assert 0.3 < report["accuracy"]["overall"]["score"] < 0.9  # not a trivial 0 or 1
     assert report["bleu"]["latin"]["overall"]["score"] > 10
     assert _check_equal(results, report, "respondeoqa_accuracy", samples) >= 9
+
+
+def test_reference_implementation_of_the_papers_rules_agrees_per_item(public_oracle_run):
+    """The task README's reference-implementation check: lm-eval's per-item extraction and
+    score, each task's BLEU and the group's accuracy against `paper_rules`, written from
+    PROTOCOL sections 3-5 without importing respondeoqa_eval's scorer."""
+    results, samples, _, _ = public_oracle_run
+    scores: list[float] = []
+    compared = 0
+    for name, rows in samples.items():
+        task = TASKS[name]
+        pairs = []
+        for row in rows:
+            doc = row["doc"]
+            answer = paper_rules.extract(doc["task"], row["resps"][0][0])
+            assert row["filtered_resps"] == [answer or ""], (name, doc["id"])
+            if task.translation:
+                pairs.append((answer or "", list(doc["answers"])))
+                continue
+            ours = paper_rules.score(doc["task"], doc["answers"], doc["answer_language"], answer)
+            assert row["acc"] == pytest.approx(ours, abs=1e-12), (name, doc["id"])
+            scores.append(ours)
+            compared += 1
+        if task.translation:
+            bleu = paper_rules.corpus_bleu(
+                [h for h, _ in pairs], [r for _, r in pairs], task.language
+            )
+            assert results["results"][name][f"bleu,{FILTER}"] == pytest.approx(bleu, abs=1e-9)
+            compared += 1
+    group = results["groups"]["respondeoqa_accuracy"][f"acc,{FILTER}"]
+    assert group == pytest.approx(sum(scores) / len(scores), abs=1e-12)
+    assert compared == 3 * 30 + 2 and 0 < sum(scores) < len(scores)
 
 
 def test_lm_eval_full_numbers_equal_score_with_the_papers_pooled_bleu(tmp_path, full, monkeypatch):
@@ -429,3 +470,33 @@ def test_private_tasks_read_metadata_data_dir(tmp_path, full, monkeypatch):
         assert task[f"bleu,{FILTER}"] == pytest.approx(
             report["bleu"][lang]["overall"]["score"], abs=1e-9
         )
+
+
+def test_two_exports_of_one_name_in_one_cache_each_give_their_own_items(
+    tmp_path, full, monkeypatch
+):
+    """The issue-30 bug: `datasets` names a local folder's cache by the folder's name, so a
+    second export called `respondeoqa` was served the first one's rows. Both run here in one
+    cache (the project's, $RESPONDEOQA_CACHE), and nothing lands in `datasets`' own cache."""
+    import datasets
+    from respondeoqa_eval.data.fetch import ENV_CACHE
+    from respondeoqa_eval.dataset.export import build_folder
+
+    monkeypatch.setenv(ENV_CACHE, str(tmp_path / "cache"))
+    hf_cache = Path(datasets.config.HF_DATASETS_CACHE)
+    before = set(hf_cache.rglob("*")) if hf_cache.is_dir() else set()
+    first_gold, first = full
+    second_gold = write_private(tmp_path / "gold-2", with_public=True, n_sa=5)
+    second = build_folder(tmp_path / "two" / first.name, data_dir=second_gold, include_private=True)
+    task = "respondeoqa_certamen_short_answer"
+    for n, (gold, export) in enumerate([(first_gold, first), (second_gold, second.folder)]):
+        manager = _manager(metadata={"dataset": str(export)})
+        _, samples, out, _ = _run_oracle(tmp_path / f"run-{n}", manager, [task], 100)
+        logged = [row["doc"]["id"] for row in samples[task]]
+        expected = [r.id for r in read_folder(gold).records if r.task == "short_answer"]
+        assert sorted(logged) == sorted(i for i in expected if "Certamen" in i), n
+        cut = _gold_of_logged(samples, gold, tmp_path / f"gold-cut-{n}")
+        assert score_cli(out, cut, tmp_path / f"r{n}.json")["missing"] == 0
+    assert len(logged) == 5
+    assert (set(hf_cache.rglob("*")) if hf_cache.is_dir() else set()) == before
+    assert any((tmp_path / "cache" / "datasets").iterdir())

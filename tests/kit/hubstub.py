@@ -15,6 +15,12 @@ the README's front matter, the parameter count read from the safetensors headers
 private model is "not found" to this token, as to any token without access, and an unknown
 revision is RevisionNotFound. And it fails on demand (`fail`): HTTP 5xx (or any status) on the
 next N requests whose method and path match, the Hub's passing outages.
+
+Beyond passing faults, the bad days of an operator: `deny_writes` refuses every commit with the
+Hub's HTTP 403 (a read-only token, a repo made read-only); `delete_repo` deletes a repository
+and its history (a `create` then makes a new, empty one whose history shares no commit with the
+old); the commit history is served (`/api/{type}s/{id}/commits/{rev}`, newest first), and any
+number of clients may write at once (two Spaces on one record: the 412 above decides).
 """
 
 from __future__ import annotations
@@ -102,6 +108,54 @@ class HubStub:
     lfs_objects: dict[str, bytes] = field(default_factory=dict)  # sha256 -> uploaded bytes
     lfs_paths: set[str] = field(default_factory=set)  # "type:id:path" stored through LFS
     gated: dict[str, str] = field(default_factory=dict)  # "model:id" -> "auto" / "manual"
+    history: dict[str, list[str]] = field(default_factory=dict)  # "type:id" -> commit ids
+    generation: dict[str, int] = field(default_factory=dict)  # "type:id" -> times deleted
+    read_only: set[str] = field(default_factory=set)  # "type:id" refusing commits (403)
+
+    def hold_commits(self, after: int = 0) -> None:
+        """Let `after` more commit requests through, then keep the next ones waiting (the
+        Hub still working on them) until `release()`; `held` is set once one waits."""
+        self._hold_left = after
+        self.held = threading.Event()
+        self._released = threading.Event()
+
+    def release(self) -> None:
+        self._hold_left = None
+        if getattr(self, "_released", None) is not None:
+            self._released.set()
+
+    def _hold(self, method: str, path: str) -> None:
+        if method != "POST" or "/commit/" not in path or getattr(self, "_hold_left", None) is None:
+            return
+        with self._lock:
+            if self._hold_left > 0:
+                self._hold_left -= 1
+                return
+        self.held.set()
+        self._released.wait(timeout=120)
+
+    def deny_writes(self, repo_id: str, repo_type: str = "dataset", *, on: bool = True) -> None:
+        """Refuse (or, `on=False`, accept again) every commit to the repository with HTTP 403,
+        as the Hub answers a token without write access."""
+        (self.read_only.add if on else self.read_only.discard)(f"{repo_type}:{repo_id}")
+
+    def delete_repo(self, repo_id: str, repo_type: str = "dataset") -> None:
+        """Delete a repository, its files and its history (as the Hub's settings page does)."""
+        import shutil
+
+        key = f"{repo_type}:{repo_id}"
+        shutil.rmtree(self.folder(repo_type, repo_id), ignore_errors=True)
+        self.history.pop(key, None)
+        self.generation[key] = self.generation.get(key, 0) + 1
+        self.lfs_paths = {p for p in self.lfs_paths if not p.startswith(key + ":")}
+
+    def _log(self, commit: Commit) -> None:
+        """A commit lands: it gets an id no other commit of any repository has."""
+        self.commits.append(commit)
+        history = self.history.setdefault(commit.repo, [])
+        generation = self.generation.get(commit.repo, 0)
+        oid = f"{commit.repo}:{generation}:{len(history) + 1}"
+        history.append(hashlib.sha1(oid.encode()).hexdigest())
 
     def fail(self, method: str, path_part: str, status: int = 500, times: int = 1) -> None:
         """Answer the next `times` requests of `method` whose path contains `path_part` with
@@ -167,7 +221,7 @@ class HubStub:
         target = self.folder(repo_type, repo_id) / path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
-        self.commits.append(Commit(f"{repo_type}:{repo_id}", "put", [path], []))
+        self._log(Commit(f"{repo_type}:{repo_id}", "put", [path], []))
 
     def add_model(
         self,
@@ -198,7 +252,7 @@ class HubStub:
         self.private[f"model:{repo_id}"] = private
         if gated:
             self.gated[f"model:{repo_id}"] = gated
-        self.commits.append(Commit(f"model:{repo_id}", "add model", added, []))
+        self._log(Commit(f"model:{repo_id}", "add model", added, []))
         return self._head("model", repo_id)
 
     def head(self, repo_id: str, repo_type: str = "dataset") -> str:
@@ -206,8 +260,14 @@ class HubStub:
         return self._head(repo_type, repo_id)
 
     def _head(self, repo_type: str, repo_id: str) -> str:
-        n = sum(1 for c in self.commits if c.repo == f"{repo_type}:{repo_id}")
-        return hashlib.sha1(f"{repo_type}:{repo_id}:{n}".encode()).hexdigest()
+        return self._history(repo_type, repo_id)[-1]
+
+    def _history(self, repo_type: str, repo_id: str) -> list[str]:
+        """The commit ids of the main branch, oldest first (the repository's first commit,
+        which the Hub makes when it creates it, included)."""
+        key = f"{repo_type}:{repo_id}"
+        first = hashlib.sha1(f"{key}:{self.generation.get(key, 0)}:0".encode()).hexdigest()
+        return [first, *self.history.get(key, [])]
 
     # -- HTTP ---------------------------------------------------------------------------
 
@@ -240,6 +300,7 @@ class HubStub:
         path = unquote(parts.path)
         length = int(h.headers.get("content-length") or 0)
         body = h.rfile.read(length) if length else b""
+        self._hold(method, path)
         with self._lock:
             self.requests.append((method, path))
             status = self._fault(method, path)
@@ -342,8 +403,50 @@ class HubStub:
                     },
                 )
                 return
+            if (
+                method == "POST"
+                and action in ("commit", "preupload")
+                and (f"{repo_type}:{repo_id}" in self.read_only)
+            ):
+                self._send(
+                    h,
+                    403,
+                    json.dumps(
+                        {"error": "You don't have the rights to create a commit on this repo"}
+                    ).encode(),
+                )
+                return
             if method == "POST" and action == "commit":
                 self._commit(h, repo_type, repo_id, base, body)
+                return
+            if method == "GET" and action == "commits":  # the history, newest first
+                history = self._history(repo_type, repo_id)
+                rev = "/".join(seg[5:])
+                if rev != "main":
+                    found = [i for i, c in enumerate(history) if c.startswith(rev)]
+                    if not found:
+                        self._send(
+                            h,
+                            404,
+                            json.dumps({"error": f"Invalid rev id: {rev}"}).encode(),
+                            X_Error_Code="RevisionNotFound",
+                        )
+                        return
+                    history = history[: found[0] + 1]
+                self._json(
+                    h,
+                    200,
+                    [
+                        {
+                            "id": c,
+                            "title": "commit",
+                            "message": "",
+                            "authors": [],
+                            "date": "2026-01-01T00:00:00.000Z",
+                        }
+                        for c in reversed(history)
+                    ],
+                )
                 return
             if method == "GET" and action == "revision":  # repo info (snapshot_download asks)
                 files = self.files(repo_id, repo_type, gitattributes=True)
@@ -490,7 +593,7 @@ class HubStub:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(data)
                 added.append(rel)
-        self.commits.append(Commit(f"{repo_type}:{repo_id}", message, added, deleted))
+        self._log(Commit(f"{repo_type}:{repo_id}", message, added, deleted))
         oid = self._head(repo_type, repo_id)
         self._json(
             h,

@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from respondeoqa_eval.breakdowns import groups_of
-from respondeoqa_eval.gold import GoldSet
-from respondeoqa_eval.records import Record
-from respondeoqa_eval.report import Accuracy, BleuScore, GoldInfo, ItemResult, Report, Score
+from respondeoqa_eval.data.breakdowns import groups_of
+from respondeoqa_eval.data.gold import GoldSet
+from respondeoqa_eval.data.records import Record
+from respondeoqa_eval.report.model import Accuracy, BleuScore, GoldInfo, ItemResult, Report, Score
 from respondeoqa_eval.space.config import Limits
 from respondeoqa_eval.space.metadata import clean_metadata
 from respondeoqa_eval.space.store import Entry, Store
@@ -324,7 +324,7 @@ def open_page(page: Any, name: str) -> None:
 
 def choose(page: Any, picker: str, text: str) -> None:
     """Pick, in the board's own picker `picker` ("view" or "coverage"), the option labelled
-    `text` (or ending in "(text)", as "... (most entries)"), and wait for the new table."""
+    `text` (or ending in "(text)"), and wait for the new table."""
     select = page.locator(f'#leaderboard-table select[data-board="{picker}"]')
     labels = [t.strip() for t in select.locator("option").all_inner_texts()]
     label = next((t for t in labels if t == text or t.endswith(f"({text})")), None)

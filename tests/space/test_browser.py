@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -176,6 +177,37 @@ def test_browser_submit_view_compare_escape(
 
 NUMBER = re.compile(r"^(\d+\.\d\*?|\u2014)$")  # one decimal (marked when small), or missing
 ALL_VIEWS = list(VIEWS)
+LAYOUT = (Path(__file__).parents[1] / "kit" / "layout.js").read_text(encoding="utf-8")
+CELLS = "th, td"  # every table's headers and cells: the board's, the detail's, Gradio's
+SHOWN = "p, label, h1, h2, h3, th, td, select, button, summary, .gtitle, .line"
+
+
+def _assert_laid_out(page, where: str) -> None:
+    """No table header or cell breaks a word across lines, and nothing sticks out of the
+    window without a scrolling box around it (tests/kit/layout.js)."""
+    broken = page.evaluate(f"(s) => ({LAYOUT}).brokenWords(s)", CELLS)
+    assert broken == [], (where, broken)
+    cut = page.evaluate(f"(s) => ({LAYOUT}).cut(s)", SHOWN)
+    assert cut == [], (where, cut)
+
+
+def _assert_detail_whole(page, where: str) -> None:
+    """The entry detail: its full breakdown as long as the page (no inner box that scrolls up
+    and down, so the page does not seem to end early), laid out whole."""
+    wrap = page.locator("#detail-breakdown").evaluate(
+        "t => [t.parentElement.scrollHeight, t.parentElement.clientHeight]"
+    )
+    assert wrap[0] <= wrap[1] + 1, (where, wrap)
+    _assert_laid_out(page, where)
+
+
+def _default_coverage(client) -> str:
+    """The coverage with most rows on the board, the paper's counted (ties: more submitted
+    entries), counted from the API's rows."""
+    rows = leaderboard(client, "Overview", "all coverages")
+    total = Counter(r["Coverage"] for r in rows)
+    submitted = Counter(r["Coverage"] for r in rows if r["Entry"] != "paper")
+    return max(total, key=lambda c: (total[c], submitted[c]))
 
 
 def _visible_rows(page):
@@ -269,8 +301,20 @@ def test_browser_leaderboard_at_a_glance(
         first = table.locator("tbody tr[data-key]").first.bounding_box()
         assert first["y"] + first["height"] <= height, (width, first)
         section = table.locator("tr.section").first
-        assert "Junior Scholarship" in section.inner_text()  # the coverage most entries share
+        default = _default_coverage(client)
+        # the coverage most entries share, the paper's rows counted, as the caption says
+        assert section.locator(".cov").inner_text() == default
+        sync_api.expect(table.locator(".board-caption")).to_contain_text(
+            f"{default} (the coverage most entries share)"
+        )
         assert table.locator("tr.section").count() == 1  # one ranking, not three interleaved
+        # the pickers look like pickers: an arrow drawn (Gradio's reset takes the native one)
+        for picker in ("view", "coverage"):
+            arrow = table.locator(f'select[data-board="{picker}"]').evaluate(
+                "s => getComputedStyle(s).backgroundImage"
+            )
+            assert "gradient" in arrow, (picker, arrow)
+        _assert_laid_out(page, f"{width} board")
         page.screenshot(path=str(shots / f"{width}-first-screen.png"))
         # the system's fonts in every weight (the theme's web font has two: bold capitals
         # mixed in a fallback font of another size), and no web font is fetched
@@ -293,6 +337,13 @@ def test_browser_leaderboard_at_a_glance(
             page.screenshot(path=str(shots / f"{width}-{tab.lower()}-empty.png"), full_page=True)
         open_page(page, "About")
         sync_api.expect(page.get_by_text("The benchmark")).to_be_visible()
+        # what it cites, it links (in the page): no PROTOCOL or README a reader cannot open
+        about = page.locator("#about")
+        target = about.locator('a[href="#h-the-bound"]').first
+        sync_api.expect(target).to_be_visible()
+        assert about.locator("#h-the-bound").count() == 1
+        assert "PROTOCOL" not in about.inner_text() and "README" not in about.inner_text()
+        _assert_laid_out(page, f"{width} about")
         page.screenshot(path=str(shots / f"{width}-about.png"), full_page=True)
         open_page(page, "Board")
 
@@ -308,8 +359,15 @@ def test_browser_leaderboard_at_a_glance(
                 )
             ]
             assert ranks[0] == "1", ranks  # every section ranks from 1
+        _assert_laid_out(page, f"{width} all coverages")
         page.screenshot(path=str(shots / f"{width}-all-coverages.png"), full_page=True)
-        choose(page, "coverage", "most entries")
+        # the longest coverage name, whole in its picker and its section line at 390 px too
+        choose(page, "coverage", "public (Junior Scholarship + Latin Prosody)")
+        _assert_laid_out(page, f"{width} public coverage")
+        page.screenshot(path=str(shots / f"{width}-public.png"))
+        # the rest on the coverage these entries share (the default is the paper's until more
+        # than three entries share one, as in a run of this test alone)
+        choose(page, "coverage", "Junior Scholarship")
         if width == 1400:  # the legend waits in its accordion
             page.locator("#legend-box").get_by_text("How to read the board").click()
 
@@ -324,6 +382,7 @@ def test_browser_leaderboard_at_a_glance(
             # compact: no view shows more than 15 columns before a reader picks more
             assert len(headers) <= 15, (view, headers)
             _assert_model_pinned(page)
+            _assert_laid_out(page, f"{width} {view}")
             page.screenshot(path=str(shots / f"{width}-view-{view.split()[0]}.png"), full_page=True)
             if width != 1400:
                 continue
@@ -437,6 +496,7 @@ def test_browser_leaderboard_at_a_glance(
             assert len(items) == len(short)
             assert not {"gold", "answer", "answers"} & set(items[0])
             assert {r["source"] for r in items} == {"Junior Scholarship"}
+            _assert_detail_whole(page, "1400 entry detail")
             page.screenshot(path=str(shots / "1400-entry-detail.png"), full_page=True)
 
             # an entry by its number, in the detail's own form
@@ -462,7 +522,23 @@ def test_browser_leaderboard_at_a_glance(
                 1, timeout=30_000
             )
             assert page.locator("#plot-size .scatterlayer .point").count() >= 3
-            page.screenshot(path=str(shots / "1400-size.png"), full_page=True)
+        else:  # a phone: the entry detail and the size chart
+            table.get_by_role("row").filter(has_text="glance-short-2").locator("td").nth(1).click()
+            sync_api.expect(page.locator("#entry-detail .detail-msg")).to_have_text(
+                re.compile(rf"^Entry #{ids[1]}"), timeout=20_000
+            )
+            page.wait_for_timeout(800)
+            _assert_detail_whole(page, "390 entry detail")
+            page.screenshot(path=str(shots / "390-entry-detail.png"), full_page=True)
+            open_page(page, "Size")
+        # every point of the size chart named beside it, its subtitle whole
+        sync_api.expect(page.locator("#plot-size .js-plotly-plot")).to_have_count(1, timeout=30_000)
+        labels = page.locator("#plot-size .scatterlayer .textpoint").evaluate_all(
+            "ps => ps.map(p => p.textContent)"
+        )
+        assert {"glance-short", "glance-short-2", "LLaMa 3.3 70B"} <= set(labels), labels
+        _assert_laid_out(page, f"{width} size")
+        page.screenshot(path=str(shots / f"{width}-size.png"), full_page=True)
 
         # Compare: a warning that matches what is drawn, n under each group, stable colours
         open_page(page, "Compare")
@@ -492,6 +568,10 @@ def test_browser_leaderboard_at_a_glance(
         # at phone width too: the table scrolls sideways, no column shrinks to a letter
         for h in page.locator("#disagreements th").all():
             assert h.bounding_box()["width"] >= 60
+        _assert_laid_out(page, f"{width} compare")
+        # the picker names each entry's coverage
+        options = page.locator("#compare-pick .token").all_inner_texts()
+        assert any("\u00b7 Junior Scholarship" in o for o in options), options
         # what the format cost each picked entry, per category
         sync_api.expect(page.locator("#format-gaps")).to_be_visible(timeout=30_000)
         assert _dataframe_headers(page, "#format-gaps")[:2] == ["Breakdown", "Group"]
@@ -510,7 +590,13 @@ def test_browser_leaderboard_at_a_glance(
             1, timeout=30_000
         )
         sync_api.expect(page.locator("#items-chart")).to_contain_text("(n=")
+        _assert_laid_out(page, f"{width} items")
         page.screenshot(path=str(shots / f"{width}-items.png"), full_page=True)
+        # the question's own Markdown emphasis in italics, not as raw asterisks
+        page.locator("#items-table input[placeholder='Search...']").fill("Thisbe")
+        sync_api.expect(page.locator("#items-table em").first).to_have_text("Thisbe")
+        assert "*Thisbe*" not in page.locator("#items-table").inner_text()
+        page.locator("#items-table input[placeholder='Search...']").fill("")
         _pick(page, "#items-content", "Scansion")
         sync_api.expect(msg).not_to_have_value(re.compile(f"; {all_shown:,} shown"), timeout=30_000)
         scansion = int(re.search(r"; ([\d,]+) shown", msg.input_value()).group(1).replace(",", ""))

@@ -25,7 +25,7 @@ from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 from respondeoqa_eval.cli import main
-from respondeoqa_eval.gold import read_folder
+from respondeoqa_eval.data.gold import read_folder
 from respondeoqa_eval.space.config import DEFAULT_DB
 from respondeoqa_eval.space.paper import PAPER_ROWS
 from respondeoqa_eval.space.store.hub import HubRepo
@@ -140,7 +140,7 @@ def test_wheel_bundle_vendors_the_package(tmp_path: Path, wheel: Path) -> None:
     assert {r.name.lower().replace("_", "-") for r in reqs} == wanted
     assert all(r.marker is None and r.url is None for r in reqs)  # nothing from the repo's files
     git(out, "init", "-q")
-    assert "vendor/respondeoqa_eval/gold.py" in untracked(out)  # not ignored by /gold/
+    assert "vendor/respondeoqa_eval/data/gold.py" in untracked(out)  # not ignored by /gold/
 
 
 def test_bad_wheel_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:

@@ -164,3 +164,49 @@ def test_withdraw_and_model_names_refuse_lookalikes(public_gold, tmp_path: Path)
         with pytest.raises(InputError, match="must not copy a paper row"):
             clean_model_name(name, 100)
     assert clean_model_name("o3\u200b-mini distilled", 100) == "o3-mini distilled"
+
+
+@pytest.mark.parametrize(
+    ("env", "args", "named"),
+    [
+        ({"GRADIO_SERVER_PORT": "abc"}, ["space"], "$GRADIO_SERVER_PORT: expected a whole"),
+        ({"GRADIO_SERVER_PORT": "\u00b2"}, ["space"], "$GRADIO_SERVER_PORT: expected a whole"),
+        ({}, ["space", "--host", "999.999.1.1"], "--host / $GRADIO_SERVER_NAME '999.999.1.1'"),
+        ({}, ["space", "--host", "no-such-host.invalid"], "'no-such-host.invalid': not an"),
+        ({}, ["space", "--mirror", "bad id"], "--mirror / --repo: expected a Hub repository"),
+        ({"RESPONDEOQA_SPACE_MIRROR": "bad id"}, ["space"], "$RESPONDEOQA_SPACE_MIRROR: exp"),
+        ({"HF_ENDPOINT": "garbage"}, ["space"], "$HF_ENDPOINT: expected an http(s):// address"),
+        ({"RESPONDEOQA_SPACE_PULL_SECONDS": "nan"}, ["space"], "$RESPONDEOQA_SPACE_PULL_SEC"),
+        ({"RESPONDEOQA_SPACE_COMMIT_WINDOW": "inf"}, ["space"], "$RESPONDEOQA_SPACE_COMMIT_W"),
+        ({}, ["space", "admin", "--space-url", "notaurl", "list"], "argument --space-url: exp"),
+        ({}, ["space", "admin", "--space-url", "http://[::1", "list"], "--space-url: expected"),
+        ({}, ["space", "worker", "--poll", "nan"], "argument --poll: expected a finite number"),
+        ({}, ["space", "worker", "--lease", "nan"], "argument --lease: expected a finite"),
+        ({}, ["space", "worker", "--timeout=-inf"], "argument --timeout: expected a finite"),
+    ],
+)
+def test_every_bad_setting_and_argument_is_one_line_exit_2(
+    env: dict, args: list[str], named: str, tmp_path: Path, monkeypatch, capsys
+) -> None:
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    if args[:2] == ["space", "admin"]:
+        args = [*args[:2], "--db", str(tmp_path / "ops.sqlite3"), "--create", *args[2:]]
+    elif args == ["space"] or args[1].startswith("--"):
+        args = [*args, "--db", str(tmp_path / "lb.sqlite3")]
+    try:
+        code = main(args)
+    except SystemExit as exc:  # argparse: a bad argument
+        code = exc.code
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and named in err, (code, err)
+    assert "Traceback" not in err
+
+
+def test_bundle_onto_an_existing_file_is_one_line(tmp_path: Path, capsys) -> None:
+    taken = tmp_path / "taken"
+    taken.write_text("mine\n", encoding="utf-8")
+    assert main(["space", "bundle", "--output", str(taken)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"--output {taken}: is a file" in err
+    assert taken.read_text(encoding="utf-8") == "mine\n"

@@ -69,7 +69,11 @@ def test_submit_then_row_on_leaderboard(
 @pytest.mark.parametrize(
     ("name", "content", "expected"),
     [
-        ("broken.jsonl", '{"id": "x", "answer": "a"}\n{"id": \n', "line 2: malformed JSON"),
+        (
+            "broken.jsonl",
+            '{"id": "x", "answer": "a"}\n{"id": \n',
+            "line 2, column 8: malformed JSON",
+        ),
         (
             "unknown.jsonl",
             '{"id": "latin-grammar-junior-scholarship_0.0.0", "answer": "a"}\n',
@@ -212,3 +216,57 @@ def test_daily_limit_and_upload_limit_on_a_strict_server(public_gold, tmp_path: 
     finally:
         srv.proc.terminate()
         srv.proc.wait(timeout=15)
+
+
+def test_the_submit_api_has_the_readme_names(client: Client, public_gold, tmp_path) -> None:
+    """`view_api` lists /submit's inputs by the README's names; only files and model are
+    required, so a client may send just those, by name."""
+    api = client.view_api(print_info=False, return_format="dict")["named_endpoints"]["/submit"]
+    optional = {p["parameter_name"]: p["parameter_has_default"] for p in api["parameters"]}
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    said = readme[readme.index("API (`/submit`): inputs") :].split("; outputs")[0]
+    names = ["files", "model", "link", "params", "note", "hub_model", "weights", "reasoning"]
+    assert list(optional) == [*names, "confirm"]
+    assert all(name in said for name in optional)
+    assert [name for name, has in optional.items() if not has] == ["files", "model"]
+    from gradio_client import handle_file
+
+    rows, _ = k_correct_predictions(
+        file_records(public_gold, "prosody_caesura_scansion_latin.json"), 3
+    )
+    path = write_jsonl(tmp_path / "kw.jsonl", rows)
+    message, *_ = client.predict(
+        files=[handle_file(str(path))], model="keyword model", api_name="/submit"
+    )
+    assert message.startswith("Stored as entry #"), message
+
+
+def test_the_submit_message_counts_as_the_board_does(client: Client, server, public_gold, tmp_path):
+    """No answer is counted over the accuracy items, as the board's No ans. column counts it;
+    the translations are counted apart (they have no accuracy)."""
+    from respondeoqa_eval.space.views.columns import UNANSWERED
+
+    short = file_records(public_gold, SHORT)  # 675 short-answer items
+    long = file_records(public_gold, "junior_scholarship_translation_long.json")
+    rows = [
+        {"id": r.id, "response": "I do not know." if i < 75 else f"Answer: {r.answers[0]}"}
+        for i, r in enumerate(short)
+    ] + [
+        {"id": r.id, "response": "I do not know." if i < 110 else f"Answer: {r.answers[0]}"}
+        for i, r in enumerate(long)
+    ]
+    path = write_jsonl(tmp_path / "counts.jsonl", rows)
+    message, *_ = submit(client, path, "counting model")
+    assert message.startswith("Stored as entry #"), message
+    # 75 of 675 = 11.11%; the 110 unreadable translations are not among them
+    assert "on the 675 non-translation items of its coverage" in message
+    assert (
+        "Of those 675, 75 (11.1%, the board's No ans.) have no answer: 0 no prediction, 75 none "
+        "the paper's rules could extract."
+    ) in message
+    assert (
+        f"Of the {len(long)} translations (scored by BLEU), 0 have no prediction and 110 no "
+        "extractable answer."
+    ) in message
+    mine = next(r for r in parse_board(page_board(server.url))[1] if r["Model"] == "counting model")
+    assert mine[UNANSWERED] == "11.1"

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from respondeoqa_eval.aggregate import Difference
+from dataclasses import replace
+
+from respondeoqa_eval.scoring.aggregate import Difference
 from respondeoqa_eval.space.paper import PAPER_ROWS
 from respondeoqa_eval.space.views import figures
 
@@ -20,7 +22,7 @@ def test_grouped_bars_by_content_and_pair() -> None:
     assert round(llama["Scansion"], 6) == 13.1  # PROTOCOL 6
     assert fig.layout.barmode == "group"
     assert all(t.marker.pattern.shape == "/" for t in fig.data)  # hatched: published
-    assert all(c[0] == "items not published" for c in fig.data[0].customdata)
+    assert all(c[0] == " (items not published)" for c in fig.data[0].customdata)
     pairs = figures.grouped_bars(PAPER, "by_language_pair")
     o3 = dict(zip(pairs.data[2].y, pairs.data[2].x, strict=True))
     assert round(o3["Latin \u2192 English"], 6) == 93.1
@@ -31,7 +33,29 @@ def test_grouped_bars_only_groups_present_with_their_counts() -> None:
     fig = figures.grouped_bars([figures.Series("a", report, 3)], "by_content")
     # the group's item count is under its name when every entry rests on the same items
     assert list(fig.data[0].y) == ["Grammar (n=10)"] and list(fig.data[0].x) == [50.0]
-    assert fig.data[0].customdata[0][0] == "n=10"
+    # ... and the hover does not say it twice ("Grammar (n=10): 50.0% (n=10)")
+    assert fig.data[0].customdata[0][0] == ""
+    hover = fig.data[0].hovertemplate.replace("%{y}", "Grammar (n=10)")
+    hover = hover.replace("%{customdata[2]}", "50.0").replace("%{customdata[0]}", "")
+    assert hover.count("n=10") == 1
+    # two entries on different items there: the label has no n, each bar's hover says its own
+    other = make_report(0.5, content={"grammar": 0.5}, n=20)
+    g = other.accuracy.breakdowns["by_content"]["grammar"]
+    other = replace(
+        other,
+        accuracy=replace(
+            other.accuracy,
+            breakdowns={
+                **other.accuracy.breakdowns,
+                "by_content": {"grammar": replace(g, n=12)},
+            },
+        ),
+    )
+    two = figures.grouped_bars(
+        [figures.Series("a", report, 3), figures.Series("b", other, 4)], "by_content"
+    )
+    assert list(two.data[0].y) == ["Grammar"]
+    assert [t.customdata[0][0] for t in two.data] == [" (n=10)", " (n=12)"]
 
 
 def test_colours_follow_the_entry_not_the_pick_order() -> None:
@@ -59,6 +83,13 @@ def test_size_chart_one_point_per_entry_on_a_log_axis() -> None:
     assert list(paper.marker.symbol) == ["diamond"] and list(paper.y) == [71.9]
     assert "&lt;b&gt;" in next(t for t in fig.data if t.name == "public").customdata[0][0]
     assert "2 entries give no size" in fig.layout.title.text
+    # every point named beside it (escaped), not only on hover
+    assert all("text" in t.mode for t in fig.data)
+    assert list(paper.text) == ["LLaMa 3.3 70B"]
+    assert list(next(t for t in fig.data if t.name == "public").text) == ["small &lt;b&gt;"]
+    # the subtitle in short lines, each fitting a phone-wide chart (about 50 characters)
+    sub = fig.layout.title.text.split("<sup>")[1].removesuffix("</sup>")
+    assert all(len(line) <= 50 for line in sub.split("<br>")), sub
     empty = figures.size_scatter([], without_size=3)
     assert "No entry states its parameter count yet (3 entries" in empty.layout.annotations[0].text
 

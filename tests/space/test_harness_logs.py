@@ -40,7 +40,7 @@ def test_lm_eval_samples_and_lighteval_details_upload(server, private_gold, tmp_
     )
     message, *_ = submit(client, samples, "lm-eval logged model")
     assert message.startswith("Stored as entry #"), message
-    assert "on 41 items" in message
+    assert "on the 41 non-translation items" in message
     entry = int(message.split()[3].rstrip(":").lstrip("#"))
     shown = _provenance(server, private_gold, entry, tmp_path)
     assert shown["Provenance: tool"] == "lm-evaluation-harness"
@@ -52,6 +52,6 @@ def test_lm_eval_samples_and_lighteval_details_upload(server, private_gold, tmp_
     )
     message, *_ = submit(client, details, "lighteval logged model")
     assert message.startswith("Stored as entry #"), message
-    assert "on 20 items" in message
+    assert "on the 20 non-translation items" in message
     entry = int(message.split()[3].rstrip(":").lstrip("#"))
     assert _provenance(server, private_gold, entry, tmp_path)["Provenance: tool"] == "lighteval"

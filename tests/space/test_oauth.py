@@ -30,7 +30,14 @@ from respondeoqa_eval.space.config import SpaceConfig
 from respondeoqa_eval.space.store import Store
 from respondeoqa_eval.space.store import entry_path as hub_path
 
-from .helpers import board_rows, file_records, k_correct_predictions, open_page, write_jsonl
+from .helpers import (
+    board_rows,
+    choose,
+    file_records,
+    k_correct_predictions,
+    open_page,
+    write_jsonl,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -142,6 +149,8 @@ def test_login_quota_submitter_withdraw(
     open_page(bob, "Board")
     table = bob.locator("#leaderboard-table")
     sync_api.expect(table.locator("th")).to_contain_text(["Submitter"], timeout=30_000)
+    # two entries: the default coverage is still the paper's (three rows); theirs is picked
+    choose(bob, "coverage", "Junior Scholarship")
     row = table.get_by_role("row").filter(has_text=f"#{alice_id}")
     sync_api.expect(row).to_contain_text("alice")
     sync_api.expect(row).to_contain_text("alice-model")
@@ -167,6 +176,7 @@ def test_login_quota_submitter_withdraw(
     alice.screenshot(path=str(screenshot_dir / "oauth-withdrawn.png"), full_page=True)
     open_page(alice, "Board")
     board = alice.locator("#leaderboard-table")
+    choose(alice, "coverage", "Junior Scholarship")  # one entry left: not the default coverage
     sync_api.expect(board).to_contain_text("bob-model")
     sync_api.expect(board).not_to_contain_text("alice-model")
 
@@ -180,7 +190,9 @@ def test_login_quota_submitter_withdraw(
     board_value = api.predict("Overview", "all coverages", api_name="/leaderboard")
     models = [r["Model"] for r in board_rows(board_value)]
     assert "bob-model" in models and "alice-model" not in models
-    csv_text = httpx.get(url + "board.csv", params={"view": "Overview"}, timeout=30).text
+    csv_text = httpx.get(
+        url + "board.csv", params={"view": "Overview", "coverage": "all coverages"}, timeout=30
+    ).text
     assert "bob-model" in csv_text and "alice-model" not in csv_text
     assert [r["Submitter"] for r in csv.DictReader(io.StringIO(csv_text)) if r["Submitter"]] == [
         "bob"

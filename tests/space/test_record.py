@@ -364,7 +364,7 @@ def test_changes_made_elsewhere_are_pulled(hub: HubStub, public_gold, tmp_path: 
     assert ops_sync.read().replaced == 1 and ops.get(c.id).hidden
 
 
-def test_withdrawal_is_pending_until_the_record_holds_it(
+def test_withdrawal_is_done_only_once_the_record_no_longer_holds_it(
     hub: HubStub, public_gold, tmp_path: Path
 ) -> None:
     space = Space(SpaceConfig(db=tmp_path / "s.sqlite3", gold=public_gold, bootstrap=20))
@@ -378,17 +378,22 @@ def test_withdrawal_is_pending_until_the_record_holds_it(
         client="hf:alice",
         submitter="alice",
     ).entry
-    space.syncer.push()
-    assert entry_path(entry.file_sha256) in hub.files(RECORD_REPO)
+    assert entry_path(entry.file_sha256) in hub.files(RECORD_REPO)  # stored = in the record
 
     hub.fail("POST", "/commit/", 503, times=100)  # the Hub refuses commits for a while
     out = space.withdraw(f"#{entry.id}", "alice")
-    assert out.ok and "removal from the record is pending" in out.message
+    assert not out.ok and out.message == (
+        "Not withdrawn: the leaderboard's record on the Hub cannot be written (the Hub did "
+        f"not answer, after retries); entry #{entry.id} stays as it is, please try again later."
+    )
     assert entry_path(entry.file_sha256) in hub.files(RECORD_REPO)  # still in the record
-    assert space.store.get(entry.id) is None  # off the board at once
+    assert space.store.get(entry.id) is not None  # and on the board: nothing told undone
+    assert space.record_status().state == "unwritable"
+    assert "cannot write its record" in space.record_status().message()
     hub.faults.clear()
-    space.syncer.safe_push()
-    assert entry_path(entry.file_sha256) not in hub.files(RECORD_REPO)
+    out = space.withdraw(f"#{entry.id}", "alice")
+    assert out.ok and entry_path(entry.file_sha256) not in hub.files(RECORD_REPO)
+    assert space.record_status().state == "ready"
 
     out = space.withdraw(f"#{second.id}", "alice")  # the Hub answering: done, and said so
     assert out.message.endswith("and removed from the record.")

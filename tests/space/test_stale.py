@@ -14,7 +14,7 @@ from respondeoqa_eval.cli import main
 from respondeoqa_eval.space.rows import SELF_REPORTED_LABEL as SCORED_LABEL
 from respondeoqa_eval.space.service import Space, SpaceConfig
 from respondeoqa_eval.space.store import Store
-from respondeoqa_eval.space.views.frames import STALE_MARK
+from respondeoqa_eval.space.views.frames import ALL_COVERAGES, STALE_MARK
 
 from .helpers import file_records, k_correct_predictions, write_jsonl
 
@@ -74,7 +74,7 @@ def test_corrected_gold_marks_until_rescored(private_dir: Path, public_gold, tmp
     assert type_of(second, entry_id) == MARKED
     assert detail_note(second, entry_id, tmp_path) == [f"scored with an {STALE_MARK}"]
     assert not store.get(entry_id).stale  # the evaluator version is current: the gold differs
-    csv_text = second.snapshot().csv("Overview", None)[1].decode("utf-8")
+    csv_text = second.snapshot().csv("Overview", ALL_COVERAGES)[1].decode("utf-8")
     assert MARKED in csv_text
     assert all(t != MARKED for t in second.table("Overview").query("Entry == 'paper'")["Type"])
 

@@ -6,12 +6,13 @@ from __future__ import annotations
 import csv
 import io
 import math
+import re
 from dataclasses import dataclass, field, replace
 from html.parser import HTMLParser
 
 import pytest
-from respondeoqa_eval.numbers import MISSING, percent_text, round1
-from respondeoqa_eval.report import Accuracy, BleuScore, Report, Score
+from respondeoqa_eval.report.model import Accuracy, BleuScore, Report, Score
+from respondeoqa_eval.report.numbers import MISSING, percent_text, round1
 from respondeoqa_eval.space.metadata import ModelInfo
 from respondeoqa_eval.space.paper import PAPER_ROWS
 from respondeoqa_eval.space.rows import PAPER_LABEL
@@ -140,6 +141,25 @@ def test_views_have_the_issue_columns_and_fit() -> None:
     ]
 
 
+def test_headers_are_cased_alike_and_claim_only_what_cells_hold() -> None:
+    # one casing of the languages in narrow headers: "En\u2192La" as "BLEU\u2192La"
+    shorts = [c.short for spec in VIEWS.values() for c in spec.columns if "\u2192" in c.short]
+    assert {"En\u2192La", "La\u2192En", "BLEU\u2192En", "BLEU\u2192La pad"} <= set(shorts)
+    for short in shorts:
+        assert re.fullmatch(r"(BLEU|chrF)?\u2192?(En|La)(\u2192(En|La))?( c\.| u\.)?( pad)?", short)
+    # the Translation view's score (a mean over the languages) has no interval, and its
+    # header's tooltip does not promise one; the Overview's does and has one
+    entry = FakeEntry(1, "a", with_overall(make_report(0.5), 0.5, 100, (0.45, 0.55)))
+    for view, promised in ((TRANSLATION_VIEW, False), ("Overview", True)):
+        spec = VIEWS[view]
+        html = board_html(leaderboard_frame([entry], view), view, "caption")
+        title = re.search(rf'data-name="{re.escape(spec.score_header)}"[^>]* title="([^"]*)"', html)
+        assert title and ("95% interval" in title.group(1)) is promised, (view, title)
+        row = parse_board(html)[1][0]
+        assert bool(row["_sub"][spec.score_header]) is promised, (view, row["_sub"])
+        assert ("95% CI" in row["_title"][spec.score_header]) is promised
+
+
 def test_scored_rows_rank_within_coverage_with_rank_ranges() -> None:
     entries = [
         FakeEntry(1, "public-low", with_overall(make_report(0.40), 0.40, 100, (0.30, 0.50))),
@@ -171,13 +191,14 @@ def test_scored_rows_rank_within_coverage_with_rank_ranges() -> None:
     # the paper's rows count as their values: full (65-75) could be below all three of them
     # (71.92, 68.61, 68.11), and above none for sure
     assert (rows["full"]["Rank low"], rows["full"]["Rank high"]) == (1, 4)
-    # the coverage with most entries first, the paper's coverage next
-    assert list(df["Model"])[:3] == ["public-high", "public-mid", "public-low"]
+    # the coverage with most rows first (all sources: the paper's three and "full"), the
+    # three public entries next
     assert list(df["Coverage"].unique()) == [
-        "public (Junior Scholarship + Latin Prosody)",
         "all sources",
+        "public (Junior Scholarship + Latin Prosody)",
         "Certamen",
     ]
+    assert list(df["Model"])[4:7] == ["public-high", "public-mid", "public-low"]
     assert rows["public-high"][OVERALL] == 80.0 and rows["public-high"]["Items"] == 100
     assert (rows["public-high"]["CI low"], rows["public-high"]["CI high"]) == (75.0, 85.0)
     assert rows["public-high"]["Entry"] == "#2" and rows["public-high"]["Date"] == "2026-05-01"
@@ -186,8 +207,15 @@ def test_scored_rows_rank_within_coverage_with_rank_ranges() -> None:
     assert list(only["Model"]) == ["certamen-only"]
     rows_all = [*PAPER_ROWS, *entries]
     assert coverage_choices(rows_all)[:3] == [MOST_ENTRIES, ALL_COVERAGES, "all sources"]
-    assert default_coverage(rows_all) == "public (Junior Scholarship + Latin Prosody)"
+    # the paper's rows count: 4 rows on all sources against 3 public entries
+    assert default_coverage(rows_all) == "all sources"
     assert default_coverage(list(PAPER_ROWS)) == "all sources"
+    # one early public upload does not hide the paper's three rows
+    assert default_coverage([*PAPER_ROWS, entries[0]]) == "all sources"
+    # a tie (4 rows each): the coverage with more submitted entries
+    public = [e for e in entries if e.model.startswith("public")]
+    more = [*public, replace(public[0], id=99, model="public-4")]
+    assert default_coverage([*PAPER_ROWS, *more]) == "public (Junior Scholarship + Latin Prosody)"
 
 
 def test_board_sections_restart_ranks_and_carry_n_and_intervals() -> None:
@@ -206,14 +234,15 @@ def test_board_sections_restart_ranks_and_carry_n_and_intervals() -> None:
     df = leaderboard_frame([*PAPER_ROWS, *entries], "Content type")
     names, rows = parse_board(board_html(df, "Content type", "Leaderboard"))
     by_model = {r["Model"]: r for r in rows}
+    # the coverage of most rows first: the paper's three before the two public entries
     assert [r["_coverage"] for r in rows] == [
+        "all sources",
+        "all sources",
+        "all sources",
         "public (Junior Scholarship + Latin Prosody)",
         "public (Junior Scholarship + Latin Prosody)",
-        "all sources",
-        "all sources",
-        "all sources",
     ]
-    assert [r["Rank"] for r in rows] == ["1", "2", "1", "2", "3"]  # restart per section
+    assert [r["Rank"] for r in rows] == ["1", "2", "3", "1", "2"]  # restart per section
     # one decimal, the interval under the score and in its tooltip with the items
     assert by_model["b"][OVERALL] == "50.0" and by_model["b"]["_sub"][OVERALL] == "45.0\u201355.0"
     assert by_model["b"]["_title"][OVERALL] == "n=100 \u00b7 95% CI 45.0 to 55.0"
@@ -277,14 +306,14 @@ def test_csv_and_api_types() -> None:
     ]
     df = leaderboard_frame([*PAPER_ROWS, *entries])
     rows = list(csv.DictReader(io.StringIO(to_csv(df))))
-    assert [r["Rank"] for r in rows] == ["1", "2", "1", "2", "3"]
-    assert rows[0]["Items"] == "100" and rows[2]["Items"] == ""
-    assert rows[0]["Knowledge n"] == "10"  # every score's items ride along
-    assert float(rows[0]["CI low"]) == 45.0 and float(rows[0]["CI high"]) == 55.0
+    assert [r["Rank"] for r in rows] == ["1", "2", "3", "1", "2"]  # the paper's section first
+    assert rows[3]["Items"] == "100" and rows[0]["Items"] == ""
+    assert rows[3]["Knowledge n"] == "10"  # every score's items ride along
+    assert float(rows[3]["CI low"]) == 45.0 and float(rows[3]["CI high"]) == 55.0
     api = records(df)
     assert api["headers"] == list(df.columns)
     at = api["headers"].index(OVERALL)
-    assert api["data"][0][at] == 50.0 and api["data"][2][api["headers"].index("CI low")] is None
+    assert api["data"][3][at] == 50.0 and api["data"][0][api["headers"].index("CI low")] is None
 
 
 def test_breakdown_frame_lists_every_group_once() -> None:
@@ -438,3 +467,11 @@ def test_legend_explains_missing_small_and_bleu() -> None:
     assert "**Gram.** Grammar" in legend("Content type")
     assert "The paper reports no numbers" in legend("Source")
     assert "The paper reports no numbers" not in legend("Content type")
+
+
+def test_the_pickers_name_each_rows_coverage() -> None:
+    from respondeoqa_eval.space.rows import picker_label
+
+    entry = FakeEntry(12, "m", make_report(0.5), sources=("jun-schol",))
+    assert picker_label(entry) == "#12 m \u00b7 Junior Scholarship"
+    assert picker_label(PAPER_ROWS[0]) == "LLaMa 3.3 70B (reported in paper) \u00b7 all sources"

@@ -9,6 +9,8 @@
 Terms per source: the two textbooks are public domain; NLE material may not be used to generate
 profit; Certamen is copyrighted and hosted by the Junior Classical League. Certamen and NLE are
 never downloaded by this builder: their configs read them from the user's own `data_dir`.
+Without a `cache_dir` the builder caches under the project's cache (`dataset.load.cache_root`),
+in a folder named by the fingerprint of the gold files it read.
 """
 
 from __future__ import annotations
@@ -19,8 +21,8 @@ from pathlib import Path
 
 import datasets
 
-from ..gold import resolve_data_dir
-from ..records import Record
+from ..data.gold import resolve_data_dir
+from ..data.records import Record
 from .features import (
     CITATION,
     CONFIGS,
@@ -31,6 +33,7 @@ from .features import (
     terms_text,
 )
 from .inputs import config_spec, input_fingerprint, load_config_gold
+from .load import cache_root
 
 _VERSION = datasets.Version("1.0.0")
 
@@ -67,6 +70,9 @@ class RespondeoQA(datasets.GeneratorBasedBuilder):
         # serves stale rows): `hash` names the cache folder; `data_dir` is in the config id.
         folder = resolve_data_dir(data_dir)
         kwargs.setdefault("dataset_name", "respondeoqa")
+        # the project's cache, not `datasets`' global one: a Certamen / NLE config's rows stay
+        # in places the user chose (dataset.load)
+        kwargs["cache_dir"] = kwargs.get("cache_dir") or str(cache_root())
         super().__init__(
             *args,
             data_dir=str(folder.resolve()) if folder else None,

@@ -24,7 +24,6 @@ def _build(args: argparse.Namespace) -> int:
         data_dir=args.data_dir,
         include_private=args.include_private,
         cache_dir=args.cache_dir,
-        eval_yaml=args.eval_yaml,
     )
     print(f"wrote {result.folder}:")
     for name, rows in result.config_rows.items():
@@ -34,11 +33,7 @@ def _build(args: argparse.Namespace) -> int:
     if not args.include_private:
         print("public configs only (Certamen and NLE need --data-dir and --include-private)")
     print(f'load with: datasets.load_dataset("{result.folder}", "<config>")')
-    if args.eval_yaml:
-        from ..harness.eval_results import FRAMEWORK_NOTE, FRAMEWORK_REGISTERED
-
-        if not FRAMEWORK_REGISTERED:
-            print(f"note: {FRAMEWORK_NOTE}")
+    print("eval.yaml: the Hub Benchmark file (evaluation_framework inspect-ai), pushed with it")
     return 0
 
 
@@ -91,13 +86,8 @@ def register(subparsers) -> None:
         metavar="DIR",
         help="keep the datasets builder cache here (default: a temporary folder)",
     )
-    build.add_argument(
-        "--eval-yaml",
-        action="store_true",
-        help="also write eval.yaml, the Hub Benchmark file whose leaderboards collect "
-        "`score --eval-results` files (the Hub accepts it only once our evaluation_framework "
-        "id is on its list: the command says so)",
-    )
+    # eval.yaml is always written now; the flag that used to ask for it is still accepted
+    build.add_argument("--eval-yaml", action="store_true", help=argparse.SUPPRESS)
     build.set_defaults(func=_build)
 
     push = sub.add_parser(

@@ -15,10 +15,10 @@ from typing import Any
 
 import datasets
 
-from ..datadir import check_data_dir
+from ..data.datadir import check_data_dir
+from ..data.gold import files_in
+from ..data.records import PRIVATE_SOURCES
 from ..errors import InputError
-from ..gold import files_in
-from ..records import PRIVATE_SOURCES
 from .builder import RespondeoQA
 from .card import render_card, render_license
 from .features import CONFIGS, PRIVATE_CONFIGS, PUBLIC_CONFIGS
@@ -89,14 +89,15 @@ def build_folder(
     data_dir: str | Path | None = None,
     include_private: bool = False,
     cache_dir: str | Path | None = None,
-    eval_yaml: bool = False,
+    eval_yaml: bool = True,
 ) -> BuildResult:
     """Write the Hub folder `out` and return what was written.
 
     Public configs come from `data_dir` (or the pinned public download); Certamen and NLE
     configs are written only with `include_private` (an operator's private repository).
     The builder cache goes to `cache_dir`, or to a temporary folder removed afterwards.
-    `eval_yaml`: also write the Hub Benchmark file `eval.yaml` (harness/eval_results.py).
+    `eval_yaml`: also write the Hub Benchmark file `eval.yaml` (harness/eval_results.py;
+    on by default, so that `dataset push` uploads it with the data).
     """
     out = Path(out)
     folder = check_data_dir(data_dir)
@@ -109,9 +110,9 @@ def build_folder(
         with tempfile.TemporaryDirectory(prefix="respondeoqa-cache-") as tmp_cache:
             result = _write(staging, names, folder, Path(cache_dir or tmp_cache))
         if eval_yaml:
-            from ..harness.eval_results import EVAL_YAML, eval_yaml_text
+            from ..harness.eval_results import write_eval_yaml
 
-            (staging / EVAL_YAML).write_text(eval_yaml_text(names), encoding="utf-8")
+            write_eval_yaml(staging)
         result.skipped = skipped
         if out.exists():
             shutil.rmtree(out)

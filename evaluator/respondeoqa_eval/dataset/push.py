@@ -8,8 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..data.records import PRIVATE_SOURCES
 from ..errors import InputError
-from ..records import PRIVATE_SOURCES
 from .features import CONFIGS
 
 _REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
@@ -64,6 +64,15 @@ def plan_upload(folder: str | Path) -> UploadPlan:
     return UploadPlan(folder, files, _private_parts(folder))
 
 
+def _ensure_eval_yaml(folder: Path, echo: Callable[[str], None]) -> None:
+    """A build without `eval.yaml` (an older build) gets it before the push:
+    the benchmark registration goes with the dataset."""
+    from ..harness.eval_results import EVAL_YAML, write_eval_yaml
+
+    if not (folder / EVAL_YAML).is_file():
+        echo(f"wrote {write_eval_yaml(folder)} (the Hub Benchmark file)")
+
+
 def _refusal(plan: UploadPlan, repo_id: str) -> str:
     return (
         f"refusing to push to {repo_id}: the folder holds Certamen / NLE material "
@@ -85,9 +94,14 @@ def push(
 
     `dry_run` prints every file and size and contacts nothing. Private material (Certamen,
     NLE) is only ever pushed with `private=True`, and never into an existing public repository.
+    A folder without `eval.yaml` gets it first (not in a dry run): the Benchmark file goes with
+    the dataset.
     """
     if not _REPO_ID.match(repo_id):
         raise InputError(f"--repo-id must look like ORG/NAME, got {repo_id!r}")
+    plan_upload(folder)  # a built folder, before anything is written into it
+    if not dry_run:
+        _ensure_eval_yaml(Path(folder), echo)
     plan = plan_upload(folder)
     if dry_run:
         visibility = "private" if private else "public"

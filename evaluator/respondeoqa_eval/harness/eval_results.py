@@ -7,18 +7,24 @@
   `evaluation_framework` and `tasks` (`id`, `config`, `split`); it makes the dataset a Benchmark
   whose leaderboards collect the models' results by task id.
 
-The task ids pair the two files. Per dataset config (`public`, or `all` with Certamen and NLE):
-`<config>-accuracy` (the paper's headline accuracy, in percent) and, per target language,
-`<config>-bleu-<lang>` (the paper's BLEU, references padded with empty ones),
-`<config>-bleu-<lang>-unpadded` (each item's own references) and `<config>-chrf-<lang>`: the
-padded BLEU is never published alone (PROTOCOL 5: the padding hides unanswered translations).
+The task ids pair the two files, and each names the shipped Inspect task and metric that
+computes it: `<inspect task>-<inspect metric>`, the task `respondeoqa_public` (both public
+textbooks) or `respondeoqa_all` (with Certamen and NLE), the metric `accuracy` (the paper's
+headline accuracy, in percent) and, per target language, `bleu_<lang>` (the paper's BLEU,
+references padded with empty ones), `bleu_<lang>_variable_refs` (each item's own references) and
+`chrf_<lang>`: the padded BLEU is never published alone (PROTOCOL 5: the padding hides
+unanswered translations). `inspect eval respondeoqa_eval/respondeoqa_public` reports exactly
+these metrics.
 
 `evaluation_framework` must be one of the Hub's fixed list (huggingface.js
-`packages/tasks/src/eval.ts`, `EVALUATION_FRAMEWORKS`). None of its entries scores RespondeoQA
-the paper's way: `inspect-ai` is on it, but an `inspect-ai` eval.yaml is run by the Hub with
-Inspect's built-in solvers and scorers (`choice`, `exact`, `match`, `model_graded_fact`), none of
-which does the paper's extraction, normalisation, partial credit for feet or corpus BLEU. So we
-write our own id and say plainly that the Hub rejects the file until that id is registered.
+`packages/tasks/src/eval.ts`, `EVALUATION_FRAMEWORKS`; a test holds a copy at a pinned commit).
+We say `inspect-ai`: this package ships the Inspect tasks that score the paper's way. The file
+carries only the Hub's fields (`id`, `config`, `split`): Inspect's own reader of an eval.yaml
+(`inspect eval hf/ORG/NAME`) composes only its built-in solvers and scorers, none of which does
+the paper's extraction, partial credit for feet or corpus BLEU, so the tasks are run by name
+(`inspect eval respondeoqa_eval/<task>`), never through `hf/`. Results from lm-eval and lighteval
+runs use the same ids (the same numbers: the tests check all three harnesses against `score`),
+their notes saying which harness produced the responses.
 """
 
 from __future__ import annotations
@@ -28,24 +34,14 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..configs import CONFIGS
+from ..data.configs import CONFIGS
 from ..errors import InputError
 from ..io import write_text_atomic
+from ..predictions.provenance import LIGHTEVAL, LM_EVAL
+from . import task_name
 
-EVALUATION_FRAMEWORK = "respondeoqa-eval"
-"""Our `evaluation_framework` id. NOT on the Hub's list (checked against huggingface.js
-`packages/tasks/src/eval.ts` at fe42e68, 2026-08-21): see `FRAMEWORK_NOTE`."""
-
-FRAMEWORK_REGISTERED = False
-"""Whether the Hub lists `EVALUATION_FRAMEWORK` (a test checks it against @huggingface/tasks)."""
-
-FRAMEWORK_NOTE = (
-    f"eval.yaml: evaluation_framework {EVALUATION_FRAMEWORK!r} is not on the Hub's list of "
-    "frameworks (huggingface.js packages/tasks/src/eval.ts), so the Hub rejects this eval.yaml "
-    "at push ('Invalid input -> at evaluation_framework') until that id is registered there (a "
-    "pull request adding it to EVALUATION_FRAMEWORKS) and the benchmark is allow-listed; every "
-    "other field follows the Hub's eval.yaml specification"
-)
+EVALUATION_FRAMEWORK = "inspect-ai"
+"""On the Hub's list (huggingface.js `packages/tasks/src/eval.ts`, checked at fe42e68)."""
 
 HEADLINE_CONFIGS = ("public", "all")
 SPLIT = "test"
@@ -54,11 +50,11 @@ EVAL_YAML = "eval.yaml"
 BENCHMARK_NAME = "RespondeoQA"
 BLEU_LANGUAGES = ("english", "latin")
 
-# report key of each BLEU-family number -> task id suffix (report.BleuScore fields)
+# report key of each BLEU-family number -> Inspect metric (inspect_tasks.CORPUS_METRICS)
 _BLEU_METRICS = {
-    "score": "bleu-{lang}",
-    "variable_refs": "bleu-{lang}-unpadded",
-    "chrf": "chrf-{lang}",
+    "score": "bleu_{lang}",
+    "variable_refs": "bleu_{lang}_variable_refs",
+    "chrf": "chrf_{lang}",
 }
 _NOTES = {
     "accuracy": "the paper's headline accuracy over every non-translation item, in percent",
@@ -76,12 +72,19 @@ def _need_hub(exc: ImportError) -> InputError:
     )
 
 
+def inspect_task(config: str) -> str:
+    """The Inspect task of a dataset config (`public` -> `respondeoqa_public`)."""
+    return task_name(config)
+
+
 def task_ids(config: str) -> dict[str, str]:
-    """The task ids of a config: metric key -> task id (`accuracy`, `<field>_<lang>`)."""
-    ids = {"accuracy": f"{config}-accuracy"}
+    """The task ids of a config: metric key (`accuracy`, `<field>_<lang>`) -> task id, which is
+    `<inspect task>-<inspect metric>`."""
+    task = inspect_task(config)
+    ids = {"accuracy": f"{task}-accuracy"}
     for lang in BLEU_LANGUAGES:
-        for field, suffix in _BLEU_METRICS.items():
-            ids[f"{field}_{lang}"] = f"{config}-{suffix.format(lang=lang)}"
+        for field, metric in _BLEU_METRICS.items():
+            ids[f"{field}_{lang}"] = f"{task}-{metric.format(lang=lang)}"
     return ids
 
 
@@ -133,6 +136,7 @@ def results_entries(
     ids = task_ids(config_of_report(report))
     version = report["evaluator"]["version"]
     date = date or dt.date.today().isoformat()
+    produced = _produced_through(report.get("provenance") or {})
     return [
         EvalResultEntry(
             dataset_id=dataset_id,
@@ -142,10 +146,21 @@ def results_entries(
             date=date,
             source_url=source_url,
             source_name=source_name if source_url else None,
-            notes=f"{note}; paper protocol, respondeoqa-eval {version}",
+            notes=f"{note}; paper protocol, {produced}scored by respondeoqa-eval {version}",
         )
         for metric, (value, note) in result_values(report).items()
     ]
+
+
+def _produced_through(provenance: Mapping[str, Any]) -> str:
+    """For a report of an lm-eval or lighteval log, the notes' label of the harness that
+    produced the responses ("responses produced through lighteval 0.13.0 ..."); else ""."""
+    tool = provenance.get("tool")
+    if tool not in (LM_EVAL, LIGHTEVAL):
+        return ""
+    version = provenance.get("tool_version")
+    named = f"{tool} {version}" if version else tool
+    return f"responses produced through {named} (its respondeoqa tasks), "
 
 
 def results_yaml(entries: Iterable[Any]) -> str:
@@ -194,18 +209,19 @@ def write_eval_results(
 
 def eval_yaml_data(configs: Iterable[str]) -> dict[str, Any]:
     """The benchmark's `eval.yaml` (as data) for a dataset build holding `configs`."""
+    present = [c for c in HEADLINE_CONFIGS if c in set(configs)]
+    runs = " or ".join(f"`inspect eval respondeoqa_eval/{inspect_task(c)}`" for c in present)
     description = (
         "RespondeoQA, the Latin-English question-answering benchmark (Hudspeth, Burns and "
-        "O'Connor, 2026, arXiv:2604.20738). Tasks: the paper's headline accuracy over every "
-        "non-translation item (percent); per target language the paper's corpus BLEU "
-        "(references padded), BLEU without the padding and chrF; scored by respondeoqa-eval "
-        "with the paper's protocol."
+        "O'Connor, 2026, arXiv:2604.20738), scored with the paper's protocol by the Inspect AI "
+        f'tasks of respondeoqa-eval (pip install "respondeoqa-eval[inspect]"; {runs}). Each task '
+        "id is <inspect task>-<inspect metric>: the paper's headline accuracy over every "
+        "non-translation item (percent) and, per target language, the paper's corpus BLEU "
+        "(references padded), BLEU without the padding and chrF."
     )
-    present = set(configs)
     tasks = [
         {"id": task_id, "config": config, "split": SPLIT}
-        for config in HEADLINE_CONFIGS
-        if config in present
+        for config in present
         for task_id in task_ids(config).values()
     ]
     return {
@@ -217,16 +233,28 @@ def eval_yaml_data(configs: Iterable[str]) -> dict[str, Any]:
 
 
 def eval_yaml_text(configs: Iterable[str]) -> str:
-    """`eval.yaml` text; a header comment says whether the Hub accepts the framework id."""
+    """`eval.yaml` text, with a header saying how the tasks are run."""
     import yaml
 
     header = [
         "# Registers this dataset as a Hub Benchmark (https://huggingface.co/docs/hub/eval-results);",
         "# models report results under these task ids with `respondeoqa-eval score --eval-results`.",
+        "# Run the tasks by name, `inspect eval respondeoqa_eval/<task>` (the part of the id",
+        "# before '-'), not `inspect eval hf/...`: Inspect's eval.yaml runner has only built-in",
+        "# scorers, none of which scores the paper's way.",
     ]
-    if not FRAMEWORK_REGISTERED:
-        header.append(
-            "# NOT YET ACCEPTED BY THE HUB: " + FRAMEWORK_NOTE.removeprefix("eval.yaml: ")
-        )
     body = yaml.safe_dump(eval_yaml_data(configs), sort_keys=False, allow_unicode=True, width=100)
     return "\n".join(header) + "\n" + body
+
+
+def configs_in(folder: str | Path) -> list[str]:
+    """The dataset configs a build folder holds (a subfolder with Parquet files each)."""
+    folder = Path(folder)
+    return [c for c in CONFIGS if any((folder / c).glob("*.parquet"))]
+
+
+def write_eval_yaml(folder: str | Path) -> Path:
+    """Write `<folder>/eval.yaml` for the configs the build folder holds; return its path."""
+    path = Path(folder) / EVAL_YAML
+    write_text_atomic(path, eval_yaml_text(configs_in(folder)))
+    return path

@@ -6,8 +6,9 @@ respondeoqa_eval exactly as `respondeoqa-eval score` scores.
 
 One `@task` per dataset config (`respondeoqa_public`, `respondeoqa_all`, `respondeoqa_lat_pros_feet`,
 ...; `respondeoqa(config=...)` takes any). Documents come from the Hub dataset
-(`sources.HUB_DATASET`) through `hf_dataset`, or from `dataset=` (a `respondeoqa-eval dataset
-build` folder or another repository; Certamen and NLE are only in your own). The solver is the
+(`sources.HUB_DATASET`) or from `dataset=` (a `respondeoqa-eval dataset build` folder or another
+repository; Certamen and NLE are only in your own), through `dataset.load` (cached in the
+project's cache by content, never in Inspect's). The solver is the
 paper's: its system message, the user message, one generation with its sampling (temperature
 0.6, top-p 0.95; `--temperature 0` for greedy). The scorer applies the paper's extraction and
 per-item score (partial credit for feet); metrics:
@@ -28,18 +29,19 @@ from collections.abc import Sequence
 from typing import Any
 
 from inspect_ai import Task, task
-from inspect_ai.dataset import Sample, hf_dataset
+from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig
 from inspect_ai.scorer import SampleScore, Score, Target, grouped, metric, scorer
 from inspect_ai.solver import TaskState, generate, system_message
 
-from ..configs import CONFIGS
+from ..data.configs import CONFIGS
+from ..data.records import Record
+from ..data.sources import HUB_DATASET
 from ..metrics import corpus_bleu
-from ..records import Record
 from ..runner.hf import DEFAULT_MAX_NEW_TOKENS
 from ..runner.prompts import SYSTEM_PROMPT, TEMPERATURE, TOP_P, user_prompt
-from ..scoring import score_one
-from ..sources import HUB_DATASET
+from ..scoring.per_item import score_one
+from . import task_name
 
 SPLIT = "test"
 TRANSLATION = "translation"
@@ -62,6 +64,20 @@ def record_to_sample(row: dict[str, Any]) -> Sample:
             "language_pair": f"{record.question_language}-{record.answer_language}",
         },
     )
+
+
+def load_samples(config: str, dataset: str | None = None, revision: str | None = None):
+    """The samples of `config` from the Hub dataset or `dataset` (an export folder or another
+    repository), through `dataset.load`: its Arrow copy in the project's cache, keyed by the
+    export's content. Not Inspect's `hf_dataset`, which keeps a copy under
+    `~/.cache/inspect_ai/hf_datasets` keyed by the path and config name only (a second folder
+    of the same name got the first one's rows, and private rows landed in Inspect's cache)."""
+    from ..dataset.load import load_config
+
+    source = str(dataset or HUB_DATASET)
+    rows = load_config(source, config, revision=revision)
+    samples = [record_to_sample(row) for row in rows]
+    return MemoryDataset(samples, name=task_name(config), location=source)
 
 
 def _fields(row: dict[str, Any]) -> dict[str, Any]:
@@ -199,13 +215,7 @@ def respondeoqa(
         raise ValueError(
             f"unknown RespondeoQA config {config!r}; choose one of {', '.join(CONFIGS)}"
         )
-    data = hf_dataset(
-        path=str(dataset or HUB_DATASET),
-        name=config,
-        split=SPLIT,
-        revision=revision,
-        sample_fields=record_to_sample,
-    )
+    data = load_samples(config, dataset, revision)
     return Task(
         dataset=data,
         solver=[system_message(SYSTEM_PROMPT), generate()],

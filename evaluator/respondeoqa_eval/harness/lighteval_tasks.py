@@ -14,8 +14,11 @@ Tasks (`harness.lighteval_task_arg()` gives the TASKS argument of a suite):
 
 - `respondeoqa_accuracy`: every public non-translation item; `acc` is our per-item score (partial
   credit for feet), its mean the paper's headline accuracy;
-- `respondeoqa_translation_<language>`: the public translations into English / Latin; `bleu`
-  (the paper's corpus BLEU, references padded), `bleu_variable_refs` (no padding) and `chrf`;
+- `respondeoqa_translation_<language>`: the public translations into English / Latin;
+  `bleu_<language>` (the paper's corpus BLEU, references padded), `bleu_<language>_variable_refs`
+  (no padding) and `chrf_<language>`: named per language, so that lighteval's automatic `all`
+  entry (a mean per metric name over the tasks run) repeats each number instead of averaging
+  the two BLEUs;
 - `respondeoqa_full_*`: the same over the whole benchmark (Certamen and NLE: your own private
   export, `$RESPONDEOQA_DATASET`), the paper's pooled BLEU per target language.
 
@@ -43,18 +46,17 @@ from lighteval.metrics.utils.metric_utils import CorpusLevelMetricGrouping, Samp
 from lighteval.tasks.lighteval_task import LightevalTaskConfig
 from lighteval.tasks.requests import Doc, SamplingMethod
 
-from ..configs import CONFIGS
+from ..data.configs import CONFIGS
+from ..data.records import Record
+from ..data.sources import HUB_DATASET
 from ..metrics import corpus_bleu
-from ..records import Record
 from ..runner.hf import DEFAULT_MAX_NEW_TOKENS
 from ..runner.prompts import SYSTEM_PROMPT, user_prompt
-from ..scoring import score_one
-from ..sources import HUB_DATASET
+from ..scoring.per_item import score_one
 from . import LIGHTEVAL_SUITES, TARGET_LANGUAGES, lighteval_tasks
 
 DATASET_ENV = "RESPONDEOQA_DATASET"
 SPLIT = "test"
-BLEU_METRICS = ("bleu", "bleu_variable_refs", "chrf")
 
 _RECORD_FIELDS = tuple(f.name for f in dataclasses.fields(Record))
 
@@ -94,15 +96,30 @@ class PaperScore(SampleLevelComputation):
         ).score
 
 
+def bleu_metric_names(language: str) -> dict[str, str]:
+    """Corpus metric -> its name in a translation task into `language` (`bleu_latin`,
+    `bleu_latin_variable_refs`, `chrf_latin`: Inspect's names). One name per task, so that
+    lighteval's automatic `all` entry, a mean per metric name over every task run, holds each
+    task's own number and never averages the two BLEUs (a mean of BLEUs is no corpus BLEU)."""
+    return {
+        "bleu": f"bleu_{language}",
+        "bleu_variable_refs": f"bleu_{language}_variable_refs",
+        "chrf": f"chrf_{language}",
+    }
+
+
 class TranslationPair(SampleLevelComputation):
     """One translation's [hypothesis, references, target language] for the corpus metrics, as
     a JSON string: lighteval stores sample values in its details Parquet, one Arrow type."""
+
+    def __init__(self, language: str) -> None:
+        self.names = list(bleu_metric_names(language).values())
 
     def compute(self, doc: Doc, model_response: Any, **kwargs: Any) -> dict[str, str]:
         record = _record(doc.specific)
         item = score_one(record, _response_text(model_response), extracted=False)
         triple = json.dumps([item.hypothesis, list(record.answers), record.answer_language])
-        return dict.fromkeys(BLEU_METRICS, triple)
+        return dict.fromkeys(self.names, triple)
 
 
 # module-level functions and partials only: lighteval pickles task configs across processes
@@ -141,17 +158,23 @@ ACCURACY = SampleLevelMetric(
     corpus_level_fn=_mean,
     higher_is_better=True,
 )
-CORPUS_BLEU = CorpusLevelMetricGrouping(
-    metric_name=list(BLEU_METRICS),
-    sample_level_fn=TranslationPair(),
-    category=SamplingMethod.GENERATIVE,
-    corpus_level_fn={
-        "bleu": corpus_bleu_paper,
-        "bleu_variable_refs": corpus_bleu_variable_refs,
-        "chrf": corpus_chrf,
-    },
-    higher_is_better=dict.fromkeys(BLEU_METRICS, True),
-)
+_CORPUS_FNS = {
+    "bleu": corpus_bleu_paper,
+    "bleu_variable_refs": corpus_bleu_variable_refs,
+    "chrf": corpus_chrf,
+}
+
+
+def corpus_bleu_metric(language: str) -> CorpusLevelMetricGrouping:
+    """The corpus metrics of a translation task into `language`, under its own names."""
+    names = bleu_metric_names(language)
+    return CorpusLevelMetricGrouping(
+        metric_name=list(names.values()),
+        sample_level_fn=TranslationPair(language),
+        category=SamplingMethod.GENERATIVE,
+        corpus_level_fn={names[key]: fn for key, fn in _CORPUS_FNS.items()},
+        higher_is_better=dict.fromkeys(names.values(), True),
+    )
 
 
 def _accuracy_item(row: Mapping[str, Any]) -> bool:
@@ -162,11 +185,28 @@ def _translation_into(language: str, row: Mapping[str, Any]) -> bool:
     return row["task"] == "translation" and row["answer_language"] == language
 
 
+def _dataset_source() -> str:
+    """`$RESPONDEOQA_DATASET`, else the Hub dataset. lighteval calls `load_dataset` itself, with
+    no `cache_dir`: for a source of the user's, `datasets`' cache is pointed at the project's,
+    keyed by the export's content (`dataset.load.cache_dir_for`), so that a second export of the
+    same folder name never gets the first one's rows and private rows stay out of
+    `~/.cache/huggingface`."""
+    source = os.environ.get(DATASET_ENV)
+    if not source:
+        return HUB_DATASET
+    import datasets
+
+    from ..dataset.load import cache_dir_for
+
+    datasets.config.HF_DATASETS_CACHE = cache_dir_for(source)
+    return source
+
+
 def _config(name: str, subset: str, keep, metric) -> LightevalTaskConfig:
     return LightevalTaskConfig(
         name=name,
         prompt_function=prompt_fn,
-        hf_repo=os.environ.get(DATASET_ENV) or HUB_DATASET,
+        hf_repo=_SOURCE,
         hf_subset=subset,
         hf_filter=keep,
         hf_avail_splits=[SPLIT],
@@ -187,8 +227,10 @@ def _tasks() -> list[LightevalTaskConfig]:
         accuracy, *translations = lighteval_tasks(prefix)
         out.append(_config(accuracy, subset, _accuracy_item, ACCURACY))
         for name, lang in zip(translations, TARGET_LANGUAGES, strict=True):
-            out.append(_config(name, subset, partial(_translation_into, lang), CORPUS_BLEU))
+            keep = partial(_translation_into, lang)
+            out.append(_config(name, subset, keep, corpus_bleu_metric(lang)))
     return out
 
 
+_SOURCE = _dataset_source()
 TASKS_TABLE = _tasks()

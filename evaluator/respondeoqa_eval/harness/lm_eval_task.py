@@ -21,15 +21,15 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..configs import CONFIGS
-from ..datadir import ENV_DATA_DIR, LM_EVAL_OPTION, NoData
+from ..data.configs import CONFIGS
+from ..data.datadir import ENV_DATA_DIR, LM_EVAL_OPTION, NoData
+from ..data.records import Record
+from ..data.sources import HUB_DATASET
 from ..errors import InputError
-from ..extract import extract_answer
 from ..metrics import corpus_bleu
-from ..records import Record
 from ..runner.prompts import PROMPT_VERSION, SYSTEM_PROMPT, user_prompt
-from ..scoring import score_one
-from ..sources import HUB_DATASET
+from ..scoring.extract import extract_answer
+from ..scoring.per_item import score_one
 
 DATASET_ENV = "RESPONDEOQA_DATASET"
 """A dataset export folder or Hub repo id for the Certamen / NLE tasks (or `--metadata` key
@@ -98,16 +98,20 @@ def load_docs(config: str, dataset: str | None = None, data_dir: str | None = No
     or `$RESPONDEOQA_DATA_DIR` (upstream files); else, for the public configs, the Hub dataset
     the YAML's `dataset_path` names (`sources.HUB_DATASET`). Certamen and NLE are never on the
     Hub: their configs need one of the first two. Other keyword arguments (lm-eval passes the
-    task metadata, e.g. `version`) are ignored.
+    task metadata, e.g. `version`) are ignored. Upstream files are read in memory; a dataset's
+    Arrow copy goes to the project's cache, keyed by its content (`dataset.load`), never to
+    `datasets`' own cache, which would serve one folder's rows for another of the same name.
     """
     import datasets
+
+    from ..dataset.load import load_config
 
     if config not in CONFIGS:
         raise InputError(f"unknown RespondeoQA config {config!r}")
     source = dataset or os.environ.get(DATASET_ENV)
     folder = data_dir or os.environ.get(ENV_DATA_DIR)
-    if source:
-        ds = datasets.load_dataset(str(source), config, split=SPLIT)
+    if source:  # cached in the project's cache, keyed by the export's content
+        ds = load_config(str(source), config)
     elif folder or CONFIGS[config].private:
         from ..dataset.features import FEATURES
         from ..runner.selection import select_items
@@ -119,7 +123,7 @@ def load_docs(config: str, dataset: str | None = None, data_dir: str | None = No
         ds = datasets.Dataset.from_list([r.to_dict() for r in records], features=FEATURES)
     else:
         try:
-            ds = datasets.load_dataset(HUB_DATASET, config, split=SPLIT)
+            ds = load_config(HUB_DATASET, config)
         except (ConnectionError, OSError, ValueError) as exc:  # offline, or not on the Hub
             problem = f"RespondeoQA config {config!r}: the Hub dataset {HUB_DATASET} cannot be read"
             detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__

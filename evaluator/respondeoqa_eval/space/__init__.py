@@ -9,7 +9,8 @@ Where things live:
   worker's verified runs, re-scoring, and the check of every entry read back from the record).
 - `store/`: the SQLite working copy, its schema and blobs, quotas, the record's file format,
   the Hub repo of record and the sync between them (several writers: compare-and-swap on the
-  head), and a verified entry's `evaluation`.
+  head; a new entry is committed to the record before it is kept, by group commit:
+  `groupcommit.py`), and a verified entry's `evaluation`.
 - `requests/`: evaluation requests: their record files, the ledger that changes them by
   compare-and-swap (claims with leases), and the Space's desk (checks, limits, duplicates).
 - `worker/`: the operator's worker (`space worker`): claims requests, serves each model on an
@@ -25,5 +26,6 @@ Where things live:
   events share in `events.py`), its routes (the board, an entry's detail, the downloads),
   client identity and upload guards, the caches (`pagecache.py`: Gradio's pages and frontend
   files and the board compressed once, from memory), page copy, static files.
-- `admin.py` and `cli.py`: the command line; `deploy/`: the Hub Space repository.
+- `admin.py` and `cli.py`: the command line (`notify.py`: asking a running Space to read its
+  record now); `deploy/`: the Hub Space repository.
 """

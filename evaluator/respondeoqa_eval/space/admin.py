@@ -1,6 +1,9 @@
 """Operator tools on the leaderboard database (and its record when configured): list, add, hide,
-unhide, flag, unflag, delete, rescore, items, export. Every change is written to the audit log and, with a record,
-pushed at once (the outbox keeps it if the push fails). `space/cli.py` is the front end.
+unhide, flag, unflag, delete, rescore, items, export. Every change is written to the audit log
+and, with a record, committed at once: `add` stores an entry only once the record holds it (as a
+submission); the other changes are pushed at once, and when the push fails the answer says the
+change is NOT in the record yet (this copy keeps it for the next run). `space/cli.py` is the
+front end.
 
 With a record the local copy first reads it (`Syncer.read`): an action never works on a
 partial copy, and `list` names the record files that could not be read.
@@ -13,12 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import jsonl
+from ..analysis.items import analyze_items
+from ..cli.items import TOP, csv_text, summary_text
 from ..errors import InputError
 from ..io import write_text_atomic
-from ..items import analyze_items
-from ..items_cli import TOP, csv_text, summary_text
-from ..numbers import percent_text
-from ..report import ItemResult
+from ..report.model import ItemResult
+from ..report.numbers import percent_text
 from .config import Limits
 from .metadata import clean_metadata
 from .rows import MAX_ENTRY_ID
@@ -53,7 +56,9 @@ class Admin:
         try:
             self.syncer.push()
         except HubUnavailable as exc:
-            return f" (not pushed yet: {exc}; the next admin run pushes it)"
+            return (
+                f" (NOT in the record yet: {exc}; this copy keeps it, the next admin run pushes it)"
+            )
         return ""
 
     def _done(self, action: str, entry_id: int | None, detail: str = "") -> str:

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import argparse
 import logging
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 from ..errors import InputError
+from .config import url_option
+from .notify import notify_space
 from .rows import parse_entry_id
 
 
@@ -89,6 +89,7 @@ def _register_admin(sub: argparse._SubParsersAction) -> None:
     a.add_argument(
         "--space-url",
         default=None,
+        type=url_option,
         help="after a change, ask this running Space (e.g. https://org-name.hf.space) to read "
         "the record at once (it does every $RESPONDEOQA_SPACE_PULL_SECONDS anyway)",
     )
@@ -115,21 +116,16 @@ def _register_admin(sub: argparse._SubParsersAction) -> None:
     items.add_argument("--top", type=int, default=None, help="items listed in the summary (10)")
     exp = acts.add_parser("export", help="every entry as JSONL")
     exp.add_argument("--output", type=Path, required=True)
-    a.set_defaults(func=run_admin)
-
-
-def _notify(url: str, token: str | None) -> str:
-    """Ask a running Space to read its record now; a note on how it went."""
-    if not token:
-        return "; --space-url needs $HF_TOKEN (the Space's own token)"
-    request = urllib.request.Request(
-        url.rstrip("/") + "/record/pull", method="POST", headers={"X-Record-Token": token}
+    rec = acts.add_parser(
+        "record",
+        help="when the record diverged (deleted and made again, force-pushed, another repo): "
+        "show it, re-push this copy's entries into it, or accept it as it is",
+        description="A copy never applies a record that is not a later state of the one it read: "
+        "it keeps its entries and refuses writes until the operator chooses. With --space-url "
+        "the running Space chooses; else this --db copy with --repo.",
     )
-    try:
-        with urllib.request.urlopen(request, timeout=30) as resp:
-            return "; the Space reads the record now" if resp.status == 202 else ""
-    except (urllib.error.URLError, OSError) as exc:
-        return f"; the Space did not take the request ({exc}); it reads the record within a minute"
+    rec.add_argument("choice", choices=("status", "repush", "accept"))
+    a.set_defaults(func=run_admin)
 
 
 def run_admin(args: argparse.Namespace) -> int:
@@ -141,7 +137,7 @@ def run_admin(args: argparse.Namespace) -> int:
     from .service import _gold_of
     from .store import Store
     from .store.hub import HubRepo, HubUnavailable
-    from .store.sync import Syncer
+    from .store.sync import RecordDiverged, Syncer
     from .submission import Intake
 
     config = SpaceConfig.from_env(db=args.db, data_dir=args.data_dir, mirror_repo=args.repo)
@@ -153,13 +149,16 @@ def run_admin(args: argparse.Namespace) -> int:
     store = Store(config.db)
 
     def make_intake() -> Intake:
-        return Intake(
+        intake = Intake(
             store,
             _gold_of(config),
             limits=config.limits,
             bootstrap=config.bootstrap,
             min_coverage=config.min_coverage,
         )
+        if syncer is not None:  # `admin add` is stored once the record holds it
+            intake.keep = syncer.land_entries
+        return intake
 
     syncer = None
     admin = Admin(
@@ -176,9 +175,18 @@ def run_admin(args: argparse.Namespace) -> int:
         # the record is the truth: an operator's local copy first reads it whole
         try:
             syncer.read()
+        except RecordDiverged as exc:
+            if args.action != "record":
+                raise InputError(
+                    f"the record is not the one this copy read: {exc}; choose with "
+                    "`space admin record repush` (keep this copy's entries) or `record accept`"
+                ) from None
         except HubUnavailable as exc:
             raise InputError(f"cannot read the record: {exc}") from None
     note = ""
+    if args.action == "record":
+        print(_record_choice(args, config.hub_token, syncer))
+        return 0
     if args.action == "list":
         print("\n".join(admin.list()) or "no entries")
     elif args.action == "add":
@@ -212,13 +220,49 @@ def run_admin(args: argparse.Namespace) -> int:
     elif args.action == "export":
         print(f"exported {admin.export(args.output)} entries to {args.output}")
     if args.space_url and args.action not in ("list", "items", "export"):
-        note += _notify(args.space_url, config.hub_token)
+        note += notify_space(args.space_url, config.hub_token)
     if note:
         print(note.lstrip("; ").strip())
     return 0
 
 
+def _record_choice(args: argparse.Namespace, token: str | None, syncer) -> str:
+    """`space admin record status|repush|accept`: on the running Space (--space-url), else on
+    this copy (--repo)."""
+    from .store.hub import HubUnavailable
+
+    if args.space_url:
+        if args.choice == "status":
+            return "the Space's page says how its record stands"
+        return notify_space(args.space_url, token, args.choice).lstrip("; ")
+    if syncer is None:
+        raise InputError("record: give --space-url (a running Space) or --repo (this copy)")
+    status = syncer.status
+    if args.choice == "status":
+        return f"record: {status.state}" + (f" ({status.detail})" if status.detail else "")
+    try:
+        if args.choice == "repush":
+            return f"re-pushed: {syncer.repush()} entry files committed into the record"
+        return f"accepted the record: {syncer.accept_record().removed} entries removed here"
+    except HubUnavailable as exc:
+        raise InputError(f"record {args.choice}: {exc}") from None
+
+
 def run(args: argparse.Namespace) -> int:
+    import os
+
+    from .config import ENV_PORT, SpaceConfig
+
+    # every setting checked before Gradio is imported (it reads $GRADIO_SERVER_PORT itself)
+    config = SpaceConfig.from_env(
+        data_dir=args.data_dir,
+        db=args.db,
+        host=args.host,
+        port=args.port,
+        mirror_repo=args.mirror or None,
+    )
+    config.check_host()
+    os.environ[ENV_PORT] = str(config.port)
     try:
         from .service import Space
         from .web.app import launch
@@ -228,16 +272,8 @@ def run(args: argparse.Namespace) -> int:
                 f"the space command needs {exc.name}: pip install 'respondeoqa-eval[space]'"
             ) from None
         raise
-    from .config import SpaceConfig
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
-    config = SpaceConfig.from_env(
-        data_dir=args.data_dir,
-        db=args.db,
-        host=args.host,
-        port=args.port,
-        mirror_repo=args.mirror or None,
-    )
     space = Space(config)  # the gold is loaded (or its absence reported) before the address
     print(f"RespondeoQA leaderboard on http://{config.host}:{config.port} (database {config.db})")
     launch(space)

@@ -9,16 +9,19 @@ fails with one line naming the variable (`InputError`; the CLI exits 2). `respon
 
 from __future__ import annotations
 
+import argparse
 import math
 import os
 import re
+import socket
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
+from ..data.gold import ENV_DATA_DIR, GoldSet
 from ..errors import InputError
-from ..gold import ENV_DATA_DIR, GoldSet
 
 DEFAULT_DB = Path("space_data") / "leaderboard.sqlite3"
 DEFAULT_PORT = 7860
@@ -72,6 +75,7 @@ class SpaceConfig:
     hub_endpoint: str | None = None  # None: huggingface_hub's default
     sync_interval: float = 300.0
     pull_interval: float = 60.0
+    commit_window: float = 0.1  # submissions arriving within it share one record commit
     min_coverage: float = 0.9
     gold_repo: str | None = None
     oauth: bool = False  # on a Space with hf_oauth: submitting needs a login
@@ -92,11 +96,37 @@ class SpaceConfig:
             (limit_values if setting.limit else values)[setting.target] = value
         values["oauth"] = bool(env.get(ENV_OAUTH, "").strip()) and on_hub
         config = cls(limits=Limits(**limit_values), **values)
-        given = {k: v for k, v in overrides.items() if v is not None}
+        given = {k: _option(k, v) for k, v in overrides.items() if v is not None}
         config = replace(config, **given)
         if not 0 < config.port < 65536:
             raise InputError(f"--port {config.port}: not a TCP port (1 to 65535)")
         return config
+
+    def check_host(self) -> None:
+        """InputError unless the host to listen on is an address (or a name that resolves):
+        asked only by the command that listens."""
+        try:
+            socket.getaddrinfo(self.host, self.port, type=socket.SOCK_STREAM)
+        except (OSError, UnicodeError):
+            raise InputError(
+                f"--host / ${ENV_HOST} {self.host[:60]!r}: not an address this machine can "
+                "listen on (no such host)"
+            ) from None
+
+
+_OPTIONS = {"mirror_repo": "--mirror / --repo", "host": "--host", "db": "--db"}
+
+
+def _option(target: str, value: Any) -> Any:
+    """A command-line override checked like its setting (a string through its parser)."""
+    setting = next((s for s in SETTINGS if s.target == target), None)
+    if setting is None or not isinstance(value, str):
+        return value
+    try:
+        return setting.parse_value(value.strip())
+    except ValueError as exc:
+        shown = value if len(value) <= 40 else value[:40] + "..."
+        raise InputError(f"{_OPTIONS.get(target, target)}: {exc}, got {shown!r}") from None
 
 
 # -- the table ---------------------------------------------------------------------------
@@ -124,6 +154,36 @@ def _number(low: float, high: float, unit: str = "") -> Callable[[str], float]:
         return value
 
     return parse
+
+
+def _url(raw: str) -> str:
+    try:
+        parts = urlsplit(raw)
+        parts.port  # noqa: B018 (raises on a port that is not a number)
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError("expected an http(s):// address")
+    return raw.rstrip("/")
+
+
+def finite_number(raw: str) -> float:
+    """A command-line number of seconds or a share: finite (NaN or infinity are refused)."""
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {raw[:40]!r}")
+    return value
+
+
+def url_option(raw: str) -> str:
+    """A command-line address of a running Space (an http(s):// URL)."""
+    try:
+        return _url(raw)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{exc}, got {raw[:60]!r}") from None
 
 
 def _repo_id(raw: str) -> str:
@@ -207,8 +267,17 @@ SETTINGS: tuple[Setting, ...] = (
         "RESPONDEOQA_SPACE_SYNC_SECONDS",
         "sync_interval",
         300.0,
-        "batched push interval of the outbox (and at shutdown); 10 to 86400",
+        "push interval of changes waiting for the record (re-scores read from it; new "
+        "entries and withdrawals are committed at once); 10 to 86400",
         _number(10, _DAY, " seconds"),
+    ),
+    Setting(
+        "RESPONDEOQA_SPACE_COMMIT_WINDOW",
+        "commit_window",
+        0.1,
+        "seconds a new entry waits for others to share its record commit (group commit; "
+        "a submission is told stored once that commit is on the record's head); 0 to 5",
+        _number(0, 5, " seconds"),
     ),
     Setting(
         "RESPONDEOQA_SPACE_PULL_SECONDS",
@@ -362,7 +431,13 @@ SETTINGS: tuple[Setting, ...] = (
         shown_default="\u2014 (public only)",
     ),
     Setting(ENV_TOKEN, "hub_token", None, "secret: writes the record repo, reads the gold repo"),
-    Setting(ENV_ENDPOINT, "hub_endpoint", None, "the Hub's address (huggingface_hub's default)"),
+    Setting(
+        ENV_ENDPOINT,
+        "hub_endpoint",
+        None,
+        "the Hub's address, an http(s):// URL (huggingface_hub's default)",
+        _url,
+    ),
     Setting(
         ENV_HOST,
         "host",

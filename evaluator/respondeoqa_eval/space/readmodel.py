@@ -118,14 +118,10 @@ class Snapshot:
         return self._once("default coverage", lambda: frames.default_coverage(self.rows))
 
     def coverage_options(self) -> list[tuple[str, str]]:
-        """The board's coverage picker: (value, label), every coverage, the default one named
-        as the coverage most entries share."""
-        default = self.default_coverage()
-        return [
-            (c, f"{c} (most entries)" if c == default else c)
-            for c in self.coverages()
-            if c != frames.MOST_ENTRIES
-        ]
+        """The board's coverage picker: (value, label), every coverage by its name alone (the
+        caption under it says which one most entries share: a suffix on the longest name
+        would not fit a phone's picker)."""
+        return [(c, c) for c in self.coverages() if c != frames.MOST_ENTRIES]
 
     def coverage_of(self, value: object) -> str:
         """The coverage a choice names (`MOST_ENTRIES`, and anything the board does not know,

@@ -10,10 +10,10 @@ from __future__ import annotations
 import re
 from typing import Protocol
 
-from ..breakdowns import SOURCE_LABELS
-from ..published import PUBLISHED_LABEL
-from ..report import Report
-from ..sources import PUBLIC_SOURCES, SOURCES
+from ..data.breakdowns import SOURCE_LABELS
+from ..data.sources import PUBLIC_SOURCES, SOURCES
+from ..report.model import Report
+from ..report.published import PUBLISHED_LABEL
 
 SCORED = "scored"
 PAPER = "paper"
@@ -72,8 +72,11 @@ def short_label(row: Row) -> str:
 
 
 def picker_label(row: Row) -> str:
-    """How the pickers list a row: "#12 Model" or "Model (reported in paper)"."""
-    return short_label(row) if is_scored(row) else f"{row.model} ({PAPER_LABEL})"
+    """How the pickers list a row, with its coverage (entries of different coverages do not
+    compare directly): "#12 Model · Junior Scholarship" or "Model (reported in paper)
+    · all sources"."""
+    name = short_label(row) if is_scored(row) else f"{row.model} ({PAPER_LABEL})"
+    return f"{name} \u00b7 {coverage_label(row.sources)}"
 
 
 def parse_entry_id(text: object) -> int | None:

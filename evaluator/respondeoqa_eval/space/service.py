@@ -23,15 +23,16 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from .. import jsonl
-from ..aggregate import Bootstrap
-from ..breakdowns import DIMENSIONS
+from ..analysis.items import COLUMNS as ITEM_COLUMNS
+from ..analysis.items import ItemAnalysis, analyze_items
+from ..data.breakdowns import DIMENSIONS
+from ..data.gold import GoldSet, load_gold
+from ..data.records import PRIVATE_SOURCES
 from ..errors import InputError
-from ..gold import GoldSet, load_gold
-from ..items import COLUMNS as ITEM_COLUMNS
-from ..items import ItemAnalysis, analyze_items
-from ..numbers import SMALL_GROUP, SMALL_MARK, percent_text
-from ..predictions import OpaqueIdsError, Predictions, load_predictions
-from ..records import PRIVATE_SOURCES
+from ..predictions.load import OpaqueIdsError, Predictions, load_predictions
+from ..report.model import Report
+from ..report.numbers import SMALL_GROUP, SMALL_MARK, percent_text
+from ..scoring.aggregate import Bootstrap
 from . import privacy
 from .config import ENV_GOLD_REPO, SpaceConfig
 from .metadata import clean_metadata, clean_model_info, suggested_fields
@@ -39,9 +40,10 @@ from .readmodel import ReadModel, Snapshot
 from .requests.desk import RequestDesk
 from .requests.ledger import RequestLedger
 from .rows import coverage_label, is_scored, key_of, parse_entry_id, short_label
-from .store import Entry, Store, entry_path
+from .store import Entry, Store
+from .store.database import disk_problem
 from .store.hub import HubRepo, HubUnavailable
-from .store.sync import OFF, RecordStatus, Syncer
+from .store.sync import DIVERGED, OFF, RecordStatus, StoredElsewhere, Syncer, WriteRefused
 from .submission import Intake, NeedsConfirmation, uploaded_files
 from .views import compare, figures
 from .views import items as item_views
@@ -52,6 +54,32 @@ from .views.frames import ALL_COVERAGES, to_csv
 from .views.legend import legend_html
 
 log = logging.getLogger(__name__)
+
+
+def answer_counts(report: Report) -> str:
+    """How many items have no answer, counted as the board counts them: the accuracy items
+    (the board's No ans. column, of the same n as the accuracy) and the translations apart."""
+    fc = report.format_compliance
+    if fc is None or not fc.overall.n:  # a record from before the format counts
+        return (
+            f"{report.missing} covered items had no prediction, {report.unanswered} (with "
+            "the translations) had no extractable answer."
+        )
+    acc = fc.overall
+    text = (
+        f"Of those {acc.n}, {acc.n - acc.answered} ({percent_text(1 - acc.answered / acc.n)}, "
+        f"the board's No ans.) have no answer: {acc.missing} no prediction, {acc.unanswered} "
+        "none the paper's rules could extract."
+        if acc.answered < acc.n
+        else f"All {acc.n} have an answer the paper's rules could extract."
+    )
+    tr = fc.by_task.get("translation")
+    if tr is not None and tr.n:
+        text += (
+            f" Of the {tr.n} translations (scored by BLEU), {tr.missing} have no prediction "
+            f"and {tr.unanswered} no extractable answer."
+        )
+    return text
 
 
 @dataclass
@@ -88,6 +116,7 @@ class CompareOutcome:
 
 EMPTY_BREAKDOWN = pd.DataFrame(columns=["Group", "Key", "Metric", "Score", "95% CI", "Items"])
 SUBMIT_REFUSED = "Not accepted"  # how every refused submission's message starts
+NOT_STORED = "Not stored"  # accepted and scored, but it could not be stored
 WITHDRAW_REFUSED = "Not withdrawn"  # how every refused withdrawal's message starts
 
 
@@ -145,6 +174,7 @@ class Space:
                 limits=self.limits,
                 push_interval=config.sync_interval,
                 pull_interval=config.pull_interval,
+                commit_window=config.commit_window,
             )
         # evaluation requests live in the record too (requests/), read at every pull
         self.requests: RequestDesk | None = None
@@ -185,6 +215,17 @@ class Space:
     # -- lifecycle -----------------------------------------------------------------------
 
     @property
+    def syncer(self) -> Syncer | None:
+        """The record's sync (None: no record, the SQLite commit is the acknowledgement)."""
+        return self._syncer
+
+    @syncer.setter
+    def syncer(self, value: Syncer | None) -> None:
+        # "Stored" means in the record: a new entry is committed there before it is kept
+        self._syncer = value
+        self.intake.keep = self.intake._keep_here if value is None else value.land_entries
+
+    @property
     def clock(self) -> Callable[[], float]:
         """The quota clock (tests set their own)."""
         return self.intake.clock
@@ -223,6 +264,23 @@ class Space:
         """Stop the record's sync and push what is waiting (shutdown)."""
         if self.syncer is not None:
             self.syncer.stop()
+
+    def resolve_record(self, choice: str) -> tuple[bool, str]:
+        """The operator's answer when the record diverged: "repush" commits every entry this
+        Space holds into the record as it is now; "accept" takes the record as it is (entries
+        it lacks leave the board). (done, one line saying what happened)."""
+        if self.syncer is None:
+            return False, "this Space keeps no record"
+        try:
+            if choice == "repush":
+                n = self.syncer.repush()
+                return True, f"re-pushed: {n} entry files committed into the record"
+            if choice == "accept":
+                result = self.syncer.accept_record()
+                return True, f"accepted the record: {result.removed} entries removed here"
+        except HubUnavailable as exc:
+            return False, f"not done: {exc}"
+        return False, f"unknown choice {choice[:20]!r} (repush or accept)"
 
     def record_status(self) -> RecordStatus:
         return RecordStatus(OFF) if self.syncer is None else self.syncer.status
@@ -290,7 +348,7 @@ class Space:
 
     @cached_property
     def _example(self) -> bytes:
-        from ..example import example_predictions
+        from ..predictions.example import example_predictions
 
         public = [r for r in self.gold.records if not r.is_private]
         return jsonl.encode(example_predictions(public, accuracy=0.6, seed=0)).encode("utf-8")
@@ -388,10 +446,16 @@ class Space:
     # -- writes ----------------------------------------------------------------------------
 
     def _closed(self) -> str | None:
-        """Why writes are refused now (the record is not read yet), or None."""
+        """Why writes are refused now (the record is not read yet, or not the one this Space
+        read), or None."""
         status = self.record_status()
         if status.writable:
             return None
+        if status.state == DIVERGED:
+            return (
+                "the leaderboard's record on the Hub is not the one this Space read, and the "
+                "operator has been asked what to keep; nothing was stored or counted."
+            )
         return (
             "the leaderboard is still reading its record from the Hub"
             if status.state == "reading"
@@ -456,7 +520,25 @@ class Space:
             )
         except InputError as exc:
             return _refused(SUBMIT_REFUSED, _without_folders(str(exc), paths))
+        except WriteRefused as exc:
+            return _refused(
+                NOT_STORED,
+                f"the leaderboard's record on the Hub cannot be written ({exc.reason}), so "
+                "nothing was stored; please try again later.",
+            )
+        except StoredElsewhere as exc:
+            return SubmitOutcome(
+                True,
+                f"Stored as entry #{exc.entry_id} in the leaderboard's record; "
+                f"{disk_problem(exc.cause) or 'this Space could not keep a copy'} here, so the "
+                "board shows it once the Space reads its record again.",
+                EMPTY_BREAKDOWN,
+            )
         except Exception as exc:  # never show a traceback (or anything it may quote)
+            disk = disk_problem(exc)
+            if disk is not None:
+                log.error("submission not stored: %s (%s)", disk, type(exc).__name__)
+                return _refused(NOT_STORED, disk[0].upper() + disk[1:] + ".")
             # where it failed, but not the message: it could quote a private gold string
             frames = traceback.extract_tb(exc.__traceback__)[-4:]
             where = " <- ".join(
@@ -479,9 +561,8 @@ class Space:
             if accepted.earlier
             else f"Stored as entry #{entry.id}: {entry.model}. "
         ) + (
-            f"Overall accuracy {percent_text(overall.score)} on {overall.n} items "
-            f"({coverage_label(entry.sources)}); {report.missing} covered items had no "
-            f"prediction, {report.unanswered} had no extractable answer."
+            f"Overall accuracy {percent_text(overall.score)} on the {overall.n} non-translation "
+            f"items of its coverage, {coverage_label(entry.sources)}. {answer_counts(report)}"
         )
         if privacy.withheld_cells(report) or report.has_private:
             message += " " + privacy.note(self.limits.min_private_items)
@@ -508,9 +589,10 @@ class Space:
     def withdraw(self, entry_id: Any, username: str) -> SubmitOutcome:
         """Delete an entry on behalf of the logged-in Hugging Face user who submitted it.
 
-        Audited with the user as actor. With a record, its removal is pushed at once: the
-        withdrawal is reported done only when the record no longer holds the entry, and as
-        pending (retried with every push) when the Hub did not answer.
+        Audited with the user as actor. With a record, the entry is removed from the record
+        first (one commit), then from this copy: the withdrawal is told done only when the
+        record no longer holds the entry; when the record cannot be written, nothing changes
+        and the answer says so.
         """
         if not username:
             return _refused(
@@ -534,24 +616,27 @@ class Space:
                 f"entry #{number} is not one of your entries (logged in as {username}); "
                 "you can withdraw only entries you submitted while logged in.",
             )
-        self.store.delete(entry.id)
-        self.store.audit(f"hf:{username}", "withdraw", entry.id, entry.model)
-        log.info("entry #%d withdrawn by its submitter", entry.id)
         done = f"Entry #{entry.id} ({entry.model}) was withdrawn: it is off the leaderboard, Compare and the CSV"
-        if self.syncer is None:
-            return SubmitOutcome(True, f"{done}.", EMPTY_BREAKDOWN, entry)
-        self.syncer.safe_push()
-        if entry_path(entry.file_sha256) not in self.store.pending_deletes():
-            return SubmitOutcome(
-                True, f"{done}, and removed from the record.", EMPTY_BREAKDOWN, entry
+        try:
+            if self.syncer is None:
+                self.store.delete(entry.id)
+            else:  # out of the record first: a withdrawal is told done only once it is
+                self.syncer.withdraw(entry)
+                done += ", and removed from the record"
+            self.store.audit(f"hf:{username}", "withdraw", entry.id, entry.model)
+        except WriteRefused as exc:
+            return _refused(
+                WITHDRAW_REFUSED,
+                f"the leaderboard's record on the Hub cannot be written ({exc.reason}); "
+                f"entry #{entry.id} stays as it is, please try again later.",
             )
-        return SubmitOutcome(
-            True,
-            f"{done}. Its removal from the record is pending (the Hub did not answer) and is "
-            "retried with every sync until it is done.",
-            EMPTY_BREAKDOWN,
-            entry,
-        )
+        except Exception as exc:
+            disk = disk_problem(exc)
+            if disk is None:
+                raise
+            return _refused(WITHDRAW_REFUSED, disk.replace("nothing was stored", "nothing changed"))
+        log.info("entry #%d withdrawn by its submitter", entry.id)
+        return SubmitOutcome(True, f"{done}.", EMPTY_BREAKDOWN, entry)
 
     # -- compare -----------------------------------------------------------------------
 

@@ -3,8 +3,9 @@ and `admin rescore`, the worker's verified runs, and every entry read back from 
 through `Intake`.
 
 A submission: the quota reservation (form only), the file's size, its predictions, the
-duplicate checks (same bytes, same content), the coverage rule, scoring, and one store
-transaction that keeps the entry with its attempt. A record entry: its kept predictions are
+duplicate checks (same bytes, same content), the coverage rule, scoring, and then `keep`: one
+store transaction that keeps the entry with its attempt, or, with a record, the record's commit
+first (`Syncer.land_entries`, group commit) and that transaction after it. A record entry: its kept predictions are
 scored again here, so no number on the board is taken on trust (`Intake.verify`).
 """
 
@@ -22,12 +23,12 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from .._version import __version__
+from ..data.gold import GoldSet
+from ..data.records import PRIVATE_SOURCES
+from ..data.sources import FILES
 from ..errors import InputError
-from ..gold import GoldSet
-from ..predictions import Opaque, OpaqueIdsError, Predictions, load_predictions
-from ..records import PRIVATE_SOURCES
-from ..report import ItemResult, Report
-from ..sources import FILES
+from ..predictions.load import Opaque, OpaqueIdsError, Predictions, load_predictions
+from ..report.model import ItemResult, Report
 from .config import Limits
 from .metadata import Metadata, ModelInfo
 from .store import (
@@ -40,6 +41,7 @@ from .store import (
     sha256_bytes,
 )
 from .store.evaluation import Evaluation
+from .store.models import NewEntry
 from .store.quota import content_key
 from .store.record import RecordEntry, RecordError
 
@@ -264,6 +266,9 @@ class Intake:
         self.bootstrap = bootstrap
         self.min_coverage = min_coverage
         self.clock = clock
+        self.keep: Callable[[NewEntry], Entry] = self._keep_here
+        """Where a new entry is stored: this store (its SQLite commit is the acknowledgement),
+        or through the record (`Syncer.land_entries`: only once the record holds it)."""
         self.gold_fingerprint = gold.fingerprint()
         self.opaque = opaque_ids(gold)
         # scoring is CPU-bound: one process-wide limit for every route (queued or direct API)
@@ -337,14 +342,21 @@ class Intake:
                     info=info or ModelInfo(),
                     evaluation=evaluation,
                 )
-                try:
-                    entry = self.store.add(sub, report, reservation=reservation, content_key=key)
-                except DuplicateSubmissionError as exc:  # stored meanwhile by a concurrent try
-                    return Accepted(self._earlier(exc.existing, digest, client, meta), True)
+                new = NewEntry(sub, report, key, reservation)
+            # outside the scoring limit: submissions scored meanwhile share the record's commit
+            try:
+                entry = self.keep(new)
+            except DuplicateSubmissionError as exc:  # stored meanwhile by a concurrent try
+                return Accepted(self._earlier(exc.existing, digest, client, meta), True)
         finally:
             if entry is None and reservation is not None:
                 self.store.release(reservation)
         return Accepted(entry)
+
+    def _keep_here(self, new: NewEntry) -> Entry:
+        return self.store.add(
+            new.sub, new.report, reservation=new.reservation, content_key=new.content_key
+        )
 
     def _earlier(self, existing: Entry, digest: str, client: str | None, meta: Metadata) -> Entry:
         """A resend of predictions already stored: the entry when this client stored it under

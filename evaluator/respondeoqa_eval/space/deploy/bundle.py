@@ -30,8 +30,8 @@ from importlib import resources
 from pathlib import Path, PurePosixPath
 
 from ..._version import __version__
+from ...data.sources import UPSTREAM_URL
 from ...errors import InputError
-from ...sources import UPSTREAM_URL
 from ..config import ENV_GOLD_REPO, ENV_MIRROR
 
 TAGS = (
@@ -174,7 +174,12 @@ def write_bundle(
 ) -> list[Path]:
     """Write the Space repository into `output`; the files written."""
     output = Path(output)
-    output.mkdir(parents=True, exist_ok=True)
+    if output.exists() and not output.is_dir():
+        raise InputError(f"--output {output}: is a file; give a folder (new or empty)")
+    try:
+        output.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"--output {output}: cannot create it ({exc.strerror})") from None
     files = {
         "app.py": render_app(data_repo, gold_repo),
         ".gitignore": GITIGNORE,

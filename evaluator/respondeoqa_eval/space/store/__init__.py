@@ -1,7 +1,8 @@
 """The leaderboard's storage: the SQLite working copy (`database`), its tables and migrations
 (`schema`), compact per-entry blobs (`compact`), submission quotas (`quota`), the record's file
 format (`record`), typed reads of the record's untrusted files (`fields`), the Hub repo of
-record (`hub`) and the sync between the two (`sync`)."""
+record (`hub`), the sync between the two (`sync`) and the group commit that batches new
+entries into one record commit (`groupcommit`)."""
 
 from .database import IdTakenError, RecordProblem, Store
 from .models import (

@@ -33,9 +33,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from ...data.records import PUBLIC_SOURCES
 from ...errors import InputError
-from ...records import PUBLIC_SOURCES
-from ...report import ItemResult, Report
+from ...report.model import ItemResult, Report
 from ..metadata import ModelInfo
 from ..privacy import private_points
 from ..rows import MAX_ENTRY_ID
@@ -147,6 +147,22 @@ def _scores_of(report: Report) -> tuple[Report, tuple[str, ...], int]:
     sources = tuple(sorted(report.gold.sources or {it.source for it in report.items}))
     n_items = report.n_items or len(report.items)
     return slim, sources, n_items
+
+
+def disk_problem(exc: BaseException) -> str | None:
+    """One sentence naming a failed write to the Space's disk (full, read-only, I/O error), or
+    None when `exc` is not one (then it is a bug, and reported as one)."""
+    import errno
+
+    code = exc.errno if isinstance(exc, OSError) else None
+    text = str(exc).lower() if isinstance(exc, sqlite3.OperationalError) else ""
+    if code in (errno.ENOSPC, errno.EDQUOT) or "disk is full" in text:
+        return "the Space's disk is full; nothing was stored"
+    if code == errno.EROFS or "readonly database" in text:
+        return "the Space's disk is read-only; nothing was stored"
+    if code == errno.EIO or "disk i/o error" in text:
+        return "the Space's disk failed to write (an I/O error); nothing was stored"
+    return None
 
 
 def open_error(path: Path) -> str | None:
@@ -300,6 +316,23 @@ class Store:
                 " DO UPDATE SET value = MAX(CAST(value AS INTEGER), CAST(? AS INTEGER))",
                 (str(max_id), str(max_id)),
             )
+
+    def note(self, key: str) -> str | None:
+        """A value the record's bookkeeping keeps in `meta` (e.g. the head last read)."""
+        with self._connect() as con:
+            row = con.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_note(self, key: str, value: str | None) -> None:
+        with self._write() as con:
+            if value is None:
+                con.execute("DELETE FROM meta WHERE key = ?", (key,))
+            else:
+                con.execute(
+                    "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key)"
+                    " DO UPDATE SET value = excluded.value",
+                    (key, value),
+                )
 
     # -- entries -------------------------------------------------------------------------
 
@@ -763,6 +796,12 @@ class Store:
             entry_path(sha): SyncedEntry(int(i), ident, bool(dirty), bool(pushed))
             for i, sha, ident, dirty, pushed in rows
         }
+
+    def mark_all_changed(self) -> None:
+        """Every entry waits to be pushed again (re-pushed into a record made anew)."""
+        with self._write() as con:
+            con.execute("UPDATE submissions SET version = version + 1")
+            self._changed(con)
 
     def mark_changed(self, entry_id: int) -> None:
         """The entry changed here (re-scored on import): the record gets it at the next push."""

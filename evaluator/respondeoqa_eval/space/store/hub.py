@@ -3,6 +3,9 @@
 - `HubRepo.commit`: one commit of several added/deleted files (`HfApi.create_commit`); with
   `parent_commit`, refused (`HeadMoved`) when the branch moved since that commit was read
 - `HubRepo.head`: the commit the main branch points to (`HfApi.repo_info`)
+- `HubRepo.history`: the commit ids of the main branch, newest first (`HfApi.list_repo_commits`):
+  whether the commit a writer read last is still in it (a repo deleted and made again, or
+  force-pushed, shares none of its history)
 - `HubRepo.list_tree`: every file with its size and content identity (`HfApi.list_repo_tree`)
 - `HubRepo.download`: one file's bytes, refused above a size (`hf_hub_download`)
 - `HubRepo.download_folder`: the files matching patterns (`snapshot_download`)
@@ -121,6 +124,16 @@ def describe(exc: BaseException) -> str:
     return f"{what}: {first}" if first else what
 
 
+def plain_reason(exc: BaseException) -> str:
+    """Why a Hub write failed, in words for a visitor (no repository name, no token)."""
+    status = _status(exc)
+    if status in (401, 403):
+        return "the Hub refuses this Space's writes (its token cannot write the record)"
+    if status == 404:
+        return "the record's repository no longer exists on the Hub"
+    return "the Hub did not answer, after retries"
+
+
 def _call(what: str, fn: Callable[[], T], attempts: int, sleep: Callable[[float], None]) -> T:
     """`fn()`, its passing faults retried with backoff; HeadMoved or HubUnavailable after."""
     retrying = Retrying(
@@ -223,6 +236,17 @@ class HubRepo:
             return str(info.sha)
 
         return self._call("head", run)
+
+    def history(self, revision: str) -> list[str]:
+        """The commit ids the branch's history holds at `revision`, newest first."""
+
+        def run() -> list[str]:
+            commits = self._api.list_repo_commits(
+                self.repo_id, repo_type=self.repo_type, revision=revision
+            )
+            return [c.commit_id for c in commits]
+
+        return self._call("history", run)
 
     def list_tree(self, revision: str | None = None) -> dict[str, RemoteFile]:
         """Every file of the repository (main branch, or `revision`) by path."""

@@ -9,8 +9,8 @@ from typing import Any
 
 from ..._version import __version__
 from ...errors import InputError
-from ...predictions import Predictions
-from ...report import Report
+from ...predictions.load import Predictions
+from ...report.model import Report
 from ..metadata import ModelInfo
 from ..rows import SCORED
 from .evaluation import Evaluation
@@ -59,6 +59,16 @@ class Submission:
             answers_extracted=any(p.extracted for p in preds.by_id.values()),
             **fields,
         )
+
+
+@dataclass(frozen=True)
+class NewEntry:
+    """A scored submission on its way to the store (through the record when there is one)."""
+
+    sub: Submission
+    report: Report
+    content_key: str = ""
+    reservation: Any = None  # quota.Reservation of the attempt, marked stored with the entry
 
 
 @dataclass(frozen=True)

@@ -8,11 +8,22 @@
   the rest is read. A Hub fault (after retries) leaves the read incomplete: `HubUnavailable`.
 - **Ready**: nothing is written (no submission, withdrawal or push) until one read has been
   complete; until then the status says why, and the Space says so on its page.
-- **Outbox and push** (`Syncer.push`): an accepted entry is committed to SQLite with
-  `version != pushed_version` (a deletion as a row of `hub_deletes`) in the same transaction
-  that stores it; a push sends everything waiting, with the record's index of given-out ids, in
-  ONE commit. A push never replaces a record file this store did not read or write itself: such
-  a file belongs to an entry this copy does not hold.
+- **New entries through the record** (`Syncer.land`, batched by `land_entries`: group commit):
+  new entries are committed to the record in ONE commit on the head last read, each given its
+  id there (compare-and-swap: when another writer committed first, read again and assign
+  again), and only then kept in SQLite; the caller is told "stored" only after both. A record
+  that cannot be written (refused, deleted, failing beyond retries) raises `WriteRefused`,
+  nothing is kept, and the status says so (`UNWRITABLE`) until a commit lands. A withdrawal
+  leaves the record first (`Syncer.withdraw`).
+- **Outbox and push** (`Syncer.push`): what changes here on its own (an entry re-scored on
+  import, an operator's hide or flag) is committed to SQLite with `version != pushed_version`
+  (a deletion as a row of `hub_deletes`); a push sends everything waiting, with the record's
+  index of given-out ids, in ONE commit. A push never replaces a record file this store did not
+  read or write itself: such a file belongs to an entry this copy does not hold.
+- **Only a later state of the same record is applied**: a read whose head's history no longer
+  holds the head last read (kept in the store: `HEAD_NOTE`), or whose listing would remove
+  more than `MASS_REMOVAL` entries and a quarter of them, is not applied (`RecordDiverged`,
+  status `DIVERGED`: writes refused) until the operator chooses `repush` or `accept_record`.
 - **Several writers** (the Space, the operator's worker and `space admin`, each with its own
   copy): a read notes the head commit it read, and a push commits on that head only
   (`parent_commit`). When another writer committed meanwhile the Hub refuses (`HeadMoved`): the
@@ -31,22 +42,26 @@
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from typing import TypeVar
 
-from ...report import Report
+from ...report.model import Report
 from ..metadata import TextLimits
 from . import quota, record
 from .database import IdTakenError, RecordProblem, Store, SyncedEntry
-from .hub import HeadMoved, HubRepo, HubUnavailable, RemoteFile
-from .models import DuplicateContentError, DuplicateSubmissionError, Submission
+from .groupcommit import GroupCommit
+from .hub import HeadMoved, HubRepo, HubUnavailable, RemoteFile, plain_reason
+from .models import DuplicateContentError, DuplicateSubmissionError, Entry, NewEntry, Submission
 from .record import RecordEntry, RecordError
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 Verify = Callable[[RecordEntry], tuple[Report, str]]
 """A record entry's checked report (items included) and the gold fingerprint it was scored
@@ -59,7 +74,25 @@ Extra = Callable[[str], Mapping[str, bytes]]
 """Other files for the push's commit, made for the head it commits on (after any re-read)."""
 
 OFF, READING, READY, UNAVAILABLE = "off", "reading", "ready", "unavailable"
+UNWRITABLE = "unwritable"  # read, but the last commit was refused (403, deleted repo, outage)
+DIVERGED = "diverged"  # the record is not the one this copy read: nothing applied, no writes
 PUSH_TRIES = 5  # reads and pushes again when other writers keep committing in between
+HEAD_NOTE = "record_head"  # the store's note of the last head read (survives a restart)
+MASS_REMOVAL = 5  # a read removing more entries than this, and over a quarter, is held
+
+
+class RecordDiverged(HubUnavailable):
+    """The record is not a later state of the one this copy read (its history lost the last
+    commit read, or its listing would remove many entries at once): nothing was applied."""
+
+
+class WriteRefused(HubUnavailable):
+    """The record could not be written (refused, or the Hub failed beyond retries): nothing
+    was stored. `str()` is one line for the log; `reason` the words for a visitor."""
+
+    def __init__(self, message: str, reason: str = "") -> None:
+        super().__init__(message)
+        self.reason = reason or message
 
 
 @dataclass(frozen=True)
@@ -72,7 +105,8 @@ class RecordStatus:
 
     @property
     def writable(self) -> bool:
-        return self.state in (OFF, READY)
+        """Whether a write may be tried (one to an unwritable record is tried, and says so)."""
+        return self.state in (OFF, READY, UNWRITABLE)
 
     def message(self) -> str:
         """One line for visitors ("" when there is nothing to say)."""
@@ -87,6 +121,18 @@ class RecordStatus:
                 "The leaderboard's record on the Hub cannot be read right now, so some "
                 "entries may be missing and submissions are closed; it is retried every few "
                 "minutes."
+            )
+        elif self.state == UNWRITABLE:
+            lines.append(
+                "The leaderboard cannot write its record on the Hub right now, so new "
+                "submissions and withdrawals are not stored (each says so); the entries shown "
+                "are safe, and the operator has been told."
+            )
+        elif self.state == DIVERGED:
+            lines.append(
+                "The leaderboard's record on the Hub is not the one this Space read (it was "
+                "replaced, emptied or rewritten): the Space keeps every entry it holds, shows "
+                "them, and takes no submission until the operator decides."
             )
         if self.problems:
             files = "file" if self.problems == 1 else "files"
@@ -103,6 +149,15 @@ class ReadResult:
     replaced: int = 0
     removed: int = 0
     problems: list[RecordProblem] = field(default_factory=list)
+
+
+class StoredElsewhere(Exception):
+    """The record holds the entry, but this disk could not keep it (it is read back later)."""
+
+    def __init__(self, entry_id: int, cause: BaseException) -> None:
+        self.entry_id = entry_id
+        self.cause = cause
+        super().__init__(f"entry #{entry_id}: {cause}")
 
 
 def _now() -> str:
@@ -124,6 +179,7 @@ class Syncer:
         retry_first: float = 5.0,
         retry_max: float = 300.0,
         readers: Sequence[RecordReader] = (),
+        commit_window: float = 0.0,
     ) -> None:
         self.store = store
         self.repo = repo
@@ -140,13 +196,23 @@ class Syncer:
         self._thread: threading.Thread | None = None
         self._remote_max_id = 0
         self.readers: list[RecordReader] = list(readers)
-        self._head: str | None = None  # the commit the last complete read read
+        self._head: str | None = store.note(HEAD_NOTE)  # the commit the last read read
+        self._owners: dict[int, str] = {}  # the index's owner (file hash) of each id
+        self._write_error: str | None = None  # why the last commit failed (until one lands)
+        self._diverged: str | None = None  # why the record was not applied
+        self.land_entries = GroupCommit(self.land, window=commit_window)
+        """Store new entries through the record: group commit over `commit_window` seconds."""
 
     # -- status --------------------------------------------------------------------------
 
     @property
     def status(self) -> RecordStatus:
-        return self._status
+        status = self._status
+        if self._diverged is not None:
+            return RecordStatus(DIVERGED, self._diverged, status.problems)
+        if self._write_error is not None and status.state == READY:
+            return RecordStatus(UNWRITABLE, self._write_error, status.problems)
+        return status
 
     @property
     def ready(self) -> bool:
@@ -160,24 +226,51 @@ class Syncer:
         with self._lock:
             return self._read_locked()
 
-    def _read_locked(self) -> ReadResult:
+    def _read_locked(self, *, accept: bool = False, keep: bool = False) -> ReadResult:
         try:
-            result = self._read()
+            result = self._read(accept=accept, keep=keep)
+        except RecordDiverged as exc:
+            if self._diverged is None:
+                log.error("the record was not applied: %s (space admin record)", exc)
+            self._diverged = str(exc)
+            if not self.ready:
+                self._status = RecordStatus(READY, "", self._status.problems)
+            raise
         except HubUnavailable as exc:
             if not self.ready:
                 self._status = RecordStatus(UNAVAILABLE, str(exc), self._status.problems)
             raise
+        self._diverged = None
         self._status = RecordStatus(READY, "", len(result.problems))
         return result
 
-    def _read(self) -> ReadResult:
+    def _check_continues(self, head: str, tree: dict[str, RemoteFile], accept: bool) -> None:
+        """RecordDiverged unless the record at `head` is a later state of the one last read:
+        its history holds the last head read, and it removes no more than a few entries."""
+        if accept:
+            return
+        last = self._head
+        if last is not None and head != last and last not in self.repo.history(head):
+            raise RecordDiverged(
+                "its history no longer holds the last commit this copy read (the repo was "
+                "deleted and made again, force-pushed, or is another repo)"
+            )
+        local = self.store.synced()
+        gone = [p for p, e in local.items() if p not in tree and e.identity and not e.dirty]
+        if len(gone) > MASS_REMOVAL and len(gone) * 4 > len(local):
+            raise RecordDiverged(f"its listing would remove {len(gone)} of {len(local)} entries")
+
+    def _read(self, *, accept: bool = False, keep: bool = False) -> ReadResult:
         head = self.repo.head()
         tree = self.repo.list_tree(revision=head)
+        self._check_continues(head, tree, accept)
         result = ReadResult()
         if record.INDEX_PATH in tree:
             try:
-                blob = self.repo.download(record.INDEX_PATH, max_bytes=4096, revision=head)
-                index = record.unpack_index(blob)
+                blob = self.repo.download(
+                    record.INDEX_PATH, max_bytes=record.MAX_INDEX_BYTES, revision=head
+                )
+                index, self._owners = record.unpack_index(blob)
                 self._remote_max_id = index
                 self.store.raise_id_floor(index)
             except (RecordError, HubUnavailable) as exc:
@@ -185,11 +278,17 @@ class Syncer:
         local = self.store.synced()
         waiting_deletes = set(self.store.pending_deletes())
         known = {p.path: p for p in self.store.record_problems()}
-        for path in sorted(tree):
+        # the files the index names as their id's owner first: of two files claiming one id,
+        # the one the commit that gave the id out wrote keeps it, whatever the file names
+        owned = {record.entry_path(sha) for sha in self._owners.values()}
+        for path in sorted(tree, key=lambda p: (p not in owned, p)):
             remote = tree[path]
             if record.sha_of_path(path) is None or path in waiting_deletes:
                 continue
             have = local.get(path)
+            if have is not None and have.dirty and have.identity is None and not have.pushed:
+                self._reconcile(path, remote, have, head)
+                continue
             if have is not None and (have.identity == remote.identity or have.dirty):
                 continue  # unchanged, or changed here and waiting to be pushed (this copy wins)
             earlier = known.get(path)
@@ -201,14 +300,21 @@ class Syncer:
                 log.warning("record file %s skipped: %s", path, problem.reason)
                 result.problems.append(problem)
         for path, have in local.items():
+            if keep:
+                break
             if path not in tree and have.identity is not None and not have.dirty:
                 self.store.delete(have.id, in_record=False)  # removed elsewhere
                 result.removed += 1
         self.store.set_record_problems(result.problems)
         for reader in self.readers:
             reader(tree, head)
-        self._head = head
+        self._set_head(head)
         return result
+
+    def _set_head(self, head: str | None) -> None:
+        if head != self._head:
+            self.store.set_note(HEAD_NOTE, head)
+        self._head = head
 
     def _read_one(
         self,
@@ -268,7 +374,7 @@ class Syncer:
                 try:
                     self._add(rec, sub, report, remote.identity)
                 except IdTakenError:
-                    if not self._give_way(rec.id):
+                    if not (self._give_way(rec.id) or self._owner_takes(rec, result)):
                         raise
                     self._add(rec, sub, report, remote.identity)
                 result.added += 1
@@ -293,6 +399,40 @@ class Syncer:
             new_id,
             entry_id,
         )
+        return True
+
+    def _reconcile(self, path: str, remote: RemoteFile, have: SyncedEntry, head: str) -> None:
+        """An entry this copy never saw pushed whose file the record holds (a kill right after
+        its commit landed): when the record's file gives it the same id, it is that entry,
+        pushed; it does not wait for ever."""
+        try:
+            blob = self.repo.download(path, max_bytes=record.MAX_RECORD_BYTES, revision=head)
+            claimed = record.entry_id_of(record.unpack(blob))
+        except RecordError:
+            return
+        if claimed != have.id:
+            return  # another writer's entry of the same file: the push names it
+        version = dict(self.store.pending_pushes()).get(have.id)
+        if version is not None:
+            self.store.mark_pushed([(have.id, version)], [], {have.id: remote.identity})
+            log.info("entry #%d: the record already holds it (reconciled)", have.id)
+
+    def _owner_takes(self, rec: RecordEntry, result: ReadResult) -> bool:
+        """The index gives `rec.id` to this file, but this copy holds another record file's
+        entry under it (read before the owner): that entry leaves this copy and is named as a
+        problem; the owner takes the id (True)."""
+        if self._owners.get(rec.id) != rec.file_sha256:
+            return False
+        holder = self.store.get(rec.id)
+        if holder is None or holder.file_sha256 == rec.file_sha256:
+            return False
+        path = record.entry_path(holder.file_sha256)
+        self.store.delete(holder.id, in_record=False)
+        reason = (
+            f"names id #{rec.id}, which the record gave to {record.entry_path(rec.file_sha256)}"
+        )
+        log.warning("record file %s skipped: %s", path, reason)
+        result.problems.append(RecordProblem(path, "", rec.id, reason, _now()))
         return True
 
     def _add(self, rec: RecordEntry, sub: Submission, report: Report, identity: str) -> None:
@@ -358,25 +498,169 @@ class Syncer:
             files[path] = record.pack(data)
             pushed.append((entry_id, version))
             paths[entry_id] = path
-        if max_id > self._remote_max_id:
-            files[record.INDEX_PATH] = record.pack_index(max_id)
+        owners = self._owners | {
+            i: record.sha_of_path(p) or "" for i, p in paths.items() if i not in self._owners
+        }
+        if max_id > self._remote_max_id or owners != self._owners:
+            files[record.INDEX_PATH] = record.pack_index(max_id, owners)
         if extra is not None:
             files.update(extra(head or ""))
         to_delete = [p for p in deletes if p in tree and p not in files]
         new_head = head
         if files or to_delete:
-            new_head = self.repo.commit(
+            new_head = self._commit(
                 files,
                 f"leaderboard: {len(pushed)} entries updated, {len(to_delete)} removed",
                 delete=to_delete,
-                parent_commit=head,
             )
             self._remote_max_id = max(max_id, self._remote_max_id)
-            self._head = new_head
+            self._owners = owners
         after = self.repo.list_tree(revision=new_head) if paths else {}
         identities = {i: after[p].identity for i, p in paths.items() if p in after}
         self.store.mark_pushed(pushed, deletes, identities)
         return len(pushed) + len(to_delete)
+
+    # -- writes through the record -----------------------------------------------------
+
+    def _commit(self, files: Mapping[str, bytes], message: str, delete: Sequence[str] = ()) -> str:
+        """One commit on the head last read (HeadMoved when another writer committed since);
+        WriteRefused, and the status says so, when the Hub refuses or fails."""
+        if self._diverged is not None:
+            raise WriteRefused(
+                f"the record was not applied ({self._diverged})",
+                "the record on the Hub is not the one this Space read; the operator decides",
+            )
+        try:
+            new_head = self.repo.commit(files, message, delete=delete, parent_commit=self._head)
+        except HeadMoved:
+            raise
+        except HubUnavailable as exc:
+            self._write_error = str(exc)
+            log.error("the record cannot be written: %s", exc)
+            raise WriteRefused(str(exc), plain_reason(exc)) from None
+        if self._write_error is not None:
+            log.info("the record can be written again")
+        self._write_error = None
+        self._set_head(new_head)
+        return new_head
+
+    def _through_record(self, attempt: Callable[[], T]) -> T:
+        """`attempt()` under the lock, read again and retried when another writer committed
+        first (so what it commits is decided on the head it lands on)."""
+        with self._lock:
+            if not self.ready:
+                raise WriteRefused(
+                    "the record has not been read yet", "the record has not been read yet"
+                )
+            for _ in range(PUSH_TRIES):
+                try:
+                    return attempt()
+                except HeadMoved:
+                    log.info("the record changed since it was read: reading it again")
+                    self._read_locked()
+            raise WriteRefused(f"the record changed during each of {PUSH_TRIES} commits")
+
+    def land(self, new: Sequence[NewEntry]) -> list[Entry | BaseException]:
+        """Store new entries in ONE commit of the record, then in the store: each gets its id
+        from the head the commit lands on (compare-and-swap), so an id is told only once the
+        record holds it, and never changes. Per entry, its Entry or the refusal (a duplicate
+        of an entry stored meanwhile); WriteRefused for all when the record cannot be written,
+        and then nothing is stored."""
+        return self._through_record(lambda: self._land(new))
+
+    def _land(self, new: Sequence[NewEntry]) -> list[Entry | BaseException]:
+        results: list[Entry | BaseException | int | None] = [None] * len(new)
+        by_path: dict[str, int] = {}
+        by_key: dict[str, int] = {}
+        files: dict[str, bytes] = {}
+        ids: dict[int, int] = {}
+        created = _now()
+        next_id = max(self.store.max_id(), self._remote_max_id) + 1
+        for i, item in enumerate(new):
+            path = record.entry_path(item.sub.file_sha256)
+            existing = self.store.duplicate_of(item.sub.file_sha256, item.content_key)
+            if existing is not None:
+                same = existing.file_sha256 == item.sub.file_sha256
+                results[i] = (DuplicateSubmissionError if same else DuplicateContentError)(existing)
+                continue
+            earlier = by_path.get(path, by_key.get(item.content_key) if item.content_key else None)
+            if earlier is not None:  # the same predictions twice in one batch
+                results[i] = earlier
+                continue
+            by_path[path] = i
+            if item.content_key:
+                by_key[item.content_key] = i
+            ids[i] = next_id
+            next_id += 1
+            files[path] = record.pack(record.new_record(item.sub, item.report, ids[i], created))
+        if not files:
+            return [r for r in results]  # type: ignore[misc]
+        owners = self._owners | {ids[i]: new[i].sub.file_sha256 for i in ids}
+        files[record.INDEX_PATH] = record.pack_index(next_id - 1, owners)
+        self._commit(files, f"leaderboard: {len(ids)} entries added")
+        self._remote_max_id = max(self._remote_max_id, next_id - 1)
+        self._owners = owners
+        for i, entry_id in ids.items():
+            item = new[i]
+            path = record.entry_path(item.sub.file_sha256)
+            try:
+                results[i] = self.store.add(
+                    item.sub,
+                    item.report,
+                    entry_id=entry_id,
+                    created=created,
+                    # the Hub keeps `*.gz` in LFS: the listing will name it by its sha256 (a
+                    # listing after each commit would cost the submitter a round trip)
+                    record_identity=f"sha256:{hashlib.sha256(files[path]).hexdigest()}",
+                    reservation=item.reservation,
+                    content_key=item.content_key,
+                )
+            except Exception as exc:  # the record holds it: the next read brings it here
+                log.error("entry #%d is in the record but not on this disk (%s)", entry_id, exc)
+                results[i] = StoredElsewhere(entry_id, exc)
+        out: list[Entry | BaseException] = []
+        for result in results:
+            if isinstance(result, int):  # a repeat within the batch: the first one's entry
+                first = results[result]
+                out.append(
+                    DuplicateSubmissionError(first) if isinstance(first, Entry) else first  # type: ignore[arg-type]
+                )
+            else:
+                out.append(result)  # type: ignore[arg-type]
+        return out
+
+    def accept_record(self) -> ReadResult:
+        """The operator's choice when the record diverged: take the record as it is now (the
+        entries it does not hold leave this copy)."""
+        with self._lock:
+            return self._read_locked(accept=True)
+
+    def repush(self) -> int:
+        """The operator's other choice: keep this copy's entries and commit them all into the
+        record as it is now (its own entries are read first, none removed); how many."""
+        with self._lock:
+            last, diverged = self._head, self._diverged
+            try:
+                self._diverged = None
+                self._read_locked(accept=True, keep=True)
+                self.store.mark_all_changed()
+                return self._push(None)
+            except HubUnavailable:  # still the record it was: nothing is taken from it
+                self._set_head(last)
+                self._diverged = diverged
+                raise
+
+    def withdraw(self, entry: Entry) -> None:
+        """Remove an entry from the record (one commit), then from the store; WriteRefused
+        when the record cannot be written (then the entry stays)."""
+        path = record.entry_path(entry.file_sha256)
+
+        def attempt() -> None:
+            if path in self.repo.list_tree(revision=self._head):
+                self._commit({}, f"leaderboard: entry #{entry.id} withdrawn", delete=[path])
+            self.store.delete(entry.id, in_record=False)
+
+        self._through_record(attempt)
 
     def safe_push(self) -> int:
         """`push`, with a failure logged (the outbox keeps everything for the next try)."""

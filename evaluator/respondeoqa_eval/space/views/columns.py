@@ -14,15 +14,16 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ...breakdowns import (
+from ...data.breakdowns import (
     BLEU_SPLIT_LABELS,
     BLEU_SPLITS,
     BLEU_TARGETS,
     BLEU_VARIANT_LABELS,
     DIMENSIONS,
     LANGUAGE_LABELS,
+    LANGUAGE_SHORTS,
 )
-from ...report import BleuScore, Report, Score
+from ...report.model import BleuScore, Report, Score
 
 
 @dataclass(frozen=True)
@@ -71,7 +72,6 @@ def _acc(dim: str, group: str) -> Column:
 
 BLEU_PAPER = BLEU_VARIANT_LABELS["score"]
 BLEU_PLAIN = BLEU_VARIANT_LABELS["variable_refs"]
-_TARGET_SHORT = {"english": "En", "latin": "La"}
 _SPLIT_SHORT = {"overall": "", "constrained": " c.", "unconstrained": " u."}
 
 
@@ -88,7 +88,7 @@ def _bleu_column(metric: str, target: str, split: str, field: str, optional: boo
     header = f"{metric} \u2192 {LANGUAGE_LABELS[target]}"
     if split != "overall":
         header += f", {BLEU_SPLIT_LABELS[split]}"
-    short = f"{metric}\u2192{_TARGET_SHORT[target]}{_SPLIT_SHORT[split]}"
+    short = f"{metric}\u2192{LANGUAGE_SHORTS[target]}{_SPLIT_SHORT[split]}"
     if metric == "BLEU":
         variant = BLEU_PAPER if field == "score" else BLEU_PLAIN
         header += f" ({variant})"
@@ -130,6 +130,7 @@ class View:
     score_short: str
     score: Callable[[Report], Cell]
     columns: list[Column]
+    score_interval: bool = True  # whether the ranking score has a 95% interval
 
 
 UNANSWERED = "Unanswered (% of accuracy items, beyond the paper)"
@@ -206,6 +207,7 @@ VIEWS: dict[str, View] = {
             for s in BLEU_SPLITS
             for c in bleu_columns(t, s, chrf=s == "overall", optional=s != "overall")
         ],
+        score_interval=False,  # a mean over the target languages: no bootstrap of its own
     ),
 }
 """View name -> its ranking score and columns (one view per breakdown dimension)."""

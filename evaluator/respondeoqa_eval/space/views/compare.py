@@ -14,11 +14,20 @@ from typing import Any
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from ...aggregate import Bootstrap, Difference, paired_differences
-from ...breakdowns import DIMENSIONS, SOURCE_LABELS, TASK_LABELS
-from ...gold import GoldSet
-from ...numbers import MISSING, SMALL_MARK, interval_text, is_small, round1, score_text, signed_text
-from ...report import ItemResult, Report
+from ...data.breakdowns import DIMENSIONS, SOURCE_LABELS, TASK_LABELS
+from ...data.gold import GoldSet
+from ...report.model import ItemResult, Report
+from ...report.numbers import (
+    MISSING,
+    SMALL_MARK,
+    interval_text,
+    is_small,
+    round1,
+    score_text,
+    signed_text,
+)
+from ...scoring.aggregate import Bootstrap, Difference, paired_differences
+from .html import gold_markdown
 
 
 def paired(
@@ -92,7 +101,8 @@ DISAGREEMENT_COLUMNS = [
     "Item",
 ]
 # pixels, not shares: on a phone the table scrolls sideways instead of squeezing each column
-# to one letter a line (about the width of the page at 1400 px)
+# to one letter a line (about the width of the page at 1400 px); each as wide as its longest
+# word (the browser tests check that no word breaks)
 DISAGREEMENT_WIDTHS = [
     "320px",
     "110px",
@@ -100,13 +110,13 @@ DISAGREEMENT_WIDTHS = [
     "110px",
     "64px",
     "64px",
-    "100px",
-    "100px",
-    "100px",
+    "150px",  # "Scholarship" whole
+    "110px",
+    "130px",  # "comprehension" whole
     "120px",
 ]
 DISAGREEMENT_DATATYPES = [
-    "str",
+    "markdown",  # the question's own emphasis in italics (html.gold_markdown)
     "str",
     "str",
     "str",
@@ -169,6 +179,12 @@ def disagreements(
         if len(rows) >= limit:
             break
     return pd.DataFrame(rows, columns=DISAGREEMENT_COLUMNS)
+
+
+def disagreements_display(df: pd.DataFrame) -> Styler:
+    """`disagreements` as the page shows it: the question as escaped Markdown (its emphasis in
+    italics); API clients get the plain text."""
+    return df.style.format(gold_markdown, subset=["Question"])
 
 
 FORMAT_GAP_DIMENSIONS = ("by_task", "by_content", "by_language_pair")

@@ -15,10 +15,10 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from ...aggregate import Difference
-from ...breakdowns import DIMENSIONS
-from ...numbers import interval_text, score_text, signed_text
-from ...report import Report
+from ...data.breakdowns import DIMENSIONS
+from ...report.model import Report
+from ...report.numbers import interval_text, score_text, signed_text
+from ...scoring.aggregate import Difference
 from .items import Difficulty
 
 log = logging.getLogger(__name__)
@@ -92,7 +92,8 @@ def grouped_bars(series: Sequence[Series], dim: str) -> go.Figure:
     present = [
         g for g in dimension.groups if any(_node(s.report, dim, g) is not None for s in series)
     ]
-    names = []
+    names: list[str] = []
+    named: list[bool] = []  # the axis label says the group's n: the hover does not again
     for g in present:
         counts = {
             node.n
@@ -100,7 +101,8 @@ def grouped_bars(series: Sequence[Series], dim: str) -> go.Figure:
             if s.number is not None and (node := _node(s.report, dim, g)) is not None
         }
         label = dimension.label(g)
-        names.append(f"{label} (n={counts.pop()})" if len(counts) == 1 else label)
+        named.append(len(counts) == 1)
+        names.append(f"{label} (n={counts.pop()})" if named[-1] else label)
     fig = go.Figure()
     for s, colour in zip(series, colours(series), strict=True):
         nodes = [_node(s.report, dim, g) for g in present]
@@ -139,8 +141,12 @@ def grouped_bars(series: Sequence[Series], dim: str) -> go.Figure:
                     },
                 },
                 customdata=[
-                    [_count(c) if not paper else "items not published", t, v]
-                    for c, t, v in zip(counts, ci_text, shown, strict=True)
+                    [
+                        " (items not published)" if paper else "" if has_n else f" ({_count(c)})",
+                        t,
+                        v,
+                    ]
+                    for c, t, v, has_n in zip(counts, ci_text, shown, named, strict=True)
                 ],
                 error_x={
                     "type": "data",
@@ -152,7 +158,7 @@ def grouped_bars(series: Sequence[Series], dim: str) -> go.Figure:
                     "width": 3,
                     "color": "#333333",
                 },
-                hovertemplate="%{y}: %{customdata[2]}% (%{customdata[0]})%{customdata[1]}"
+                hovertemplate="%{y}: %{customdata[2]}%%{customdata[0]}%{customdata[1]}"
                 "<extra>%{fullData.name}</extra>",
             )
         )
@@ -195,15 +201,28 @@ def size_scatter(points: Sequence[SizePoint], without_size: int = 0) -> go.Figur
             + (f" ({without_size} entries without one)." if without_size else ".")
         )
     fig = go.Figure()
+    # names above and below in turn, in order of size: neighbours' names do not overlap
+    by_size = sorted(range(len(points)), key=lambda i: points[i].params_b)
+    above = {i: rank % 2 == 0 for rank, i in enumerate(by_size)}
     coverages = sorted({p.coverage for p in points})
     for index, coverage in enumerate(coverages):
         mine = [p for p in points if p.coverage == coverage]
+        places = [
+            "top center" if above[i] else "bottom center"
+            for i, p in enumerate(points)
+            if p.coverage == coverage
+        ]
         fig.add_trace(
             go.Scatter(
                 name=plot_text(coverage, 80),
                 x=[p.params_b for p in mine],
                 y=[p.accuracy for p in mine],
-                mode="markers",
+                # each point named beside it: models told apart without hovering
+                mode="markers+text",
+                text=[plot_text(p.label, 24) for p in mine],
+                textposition=places,
+                textfont={"size": 11},
+                cliponaxis=False,
                 marker={
                     "size": 11,
                     "color": PALETTE[index % len(PALETTE)],
@@ -216,15 +235,16 @@ def size_scatter(points: Sequence[SizePoint], without_size: int = 0) -> go.Figur
             )
         )
     note = (
-        f"; {without_size} {'entry gives' if without_size == 1 else 'entries give'} no size"
+        f"<br>{without_size} {'entry gives' if without_size == 1 else 'entries give'} no size"
         if without_size
         else ""
     )
     sizes = [p.params_b for p in points]
     ticks = [t for t in SIZE_TICKS if min(sizes) / 3 <= t <= max(sizes) * 3] or SIZE_TICKS
     fig.update_layout(
-        title="Overall accuracy against model size<br><sup>one colour per coverage; diamonds: "
-        f"the paper's published numbers{note}</sup>",
+        # short lines: the subtitle must fit a phone-wide chart too
+        title="Overall accuracy against model size<br><sup>colours: coverages; diamonds: the "
+        f"paper's rows{note}</sup>",
         xaxis={
             "title": "parameters (billions, log scale)",
             "type": "log",
@@ -234,8 +254,8 @@ def size_scatter(points: Sequence[SizePoint], without_size: int = 0) -> go.Figur
         },
         yaxis={"title": "overall accuracy (%)", "range": [0, 100]},
         legend={"orientation": "h", "y": -0.25, "yanchor": "top"},
-        margin={"l": 50, "r": 20, "t": 60, "b": 40},
-        height=440,
+        margin={"l": 50, "r": 20, "t": 90, "b": 40},
+        height=500,
     )
     return fig
 
@@ -278,12 +298,13 @@ def difference_figure(diffs: Sequence[Difference], label_a: str, label_b: str) -
         )
     )
     fig.update_layout(
-        title=f"A minus B (accuracy points)<br><sup>95% paired bootstrap; A = "
-        f"{plot_text(label_a, 30)}; B = {plot_text(label_b, 30)}</sup>",
+        # one short line each: the subtitle must fit a phone-wide chart too
+        title=f"A minus B (accuracy points)<br><sup>95% paired bootstrap<br>A = "
+        f"{plot_text(label_a, 30)}<br>B = {plot_text(label_b, 30)}</sup>",
         xaxis={"title": "A \u2212 B (accuracy points)", "zeroline": True},
         yaxis={"autorange": "reversed", "automargin": True},
-        height=max(320, 26 * len(diffs) + 140),
-        margin={"l": 20, "r": 20, "t": 70, "b": 40},
+        height=max(350, 26 * len(diffs) + 180),
+        margin={"l": 20, "r": 20, "t": 110, "b": 40},  # the title and three short lines
     )
     return fig
 

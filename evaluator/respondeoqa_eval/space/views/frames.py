@@ -17,8 +17,8 @@ from typing import Any
 
 import pandas as pd
 
-from ...numbers import round1
-from ...provenance import LIGHTEVAL, LM_EVAL, RUNNER
+from ...predictions.provenance import LIGHTEVAL, LM_EVAL, RUNNER
+from ...report.numbers import round1
 from ..metadata import WEIGHTS, ModelInfo
 from ..rows import (
     ALL_SOURCES,
@@ -181,8 +181,9 @@ def leaderboard_frame(
 
     Entries scored on different sources are not comparable: `Rank` counts only within the same
     coverage (ties share the best rank), with the range its interval allows (`Rank low/high`);
-    coverages with more submitted entries come first (the default coverage first). `coverage`
-    (a `coverage_label`) keeps only that coverage; None or ALL_COVERAGES keeps all. Scores in
+    coverages with more rows come first, then more submitted entries (the default coverage
+    first: `default_coverage`). `coverage` (a `coverage_label`) keeps only that coverage; None
+    or ALL_COVERAGES keeps all. Scores in
     percent (BLEU and chrF in points), one decimal, NaN where missing. Entries whose id is in
     `stale` are marked in their Type. `verified_only` keeps only the entries the leaderboard
     evaluated itself (ranked among themselves).
@@ -206,7 +207,7 @@ def leaderboard_frame(
     size = df.groupby("Coverage")["Model"].transform("size")
     order = df.assign(_submitted=submitted, _size=size, _paper=paper)
     order = order.sort_values(
-        ["_submitted", "_size", "Coverage", "_score", "_paper"],
+        ["_size", "_submitted", "Coverage", "_score", "_paper"],
         ascending=[False, False, True, False, False],
         na_position="last",
         kind="stable",
@@ -225,13 +226,18 @@ def leaderboard_frame(
 
 
 def default_coverage(rows: Sequence[Row]) -> str:
-    """The coverage most submitted entries share (ties: the one with more sources, then by
-    name); all sources when only the paper's rows exist."""
-    counts = Counter(coverage_label(r.sources) for r in rows if r.kind == SCORED)
+    """The coverage most entries share, the paper's rows counted (ties: more submitted
+    entries, then more sources, then by name); all sources when there are no rows.
+
+    The paper's rows count as entries: what the board shows first, with the caption "the
+    coverage most entries share", has the most rows, so one early public upload does not
+    hide the paper's three rows behind a section of one entry."""
+    counts = Counter(coverage_label(r.sources) for r in rows)
     if not counts:
         return ALL_SOURCES
+    submitted = Counter(coverage_label(r.sources) for r in rows if r.kind == SCORED)
     sizes = {coverage_label(r.sources): len(r.sources) for r in rows}
-    return min(counts, key=lambda c: (-counts[c], -sizes.get(c, 0), c))
+    return min(counts, key=lambda c: (-counts[c], -submitted[c], -sizes.get(c, 0), c))
 
 
 def coverage_choices(rows: Sequence[Row]) -> list[str]:

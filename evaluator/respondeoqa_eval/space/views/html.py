@@ -4,6 +4,7 @@ are given; only our own Markdown (`legend.py`) goes in as markup, rendered here.
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from typing import Any
 
@@ -37,3 +38,23 @@ def _markdown() -> MarkdownIt:
 def own_markdown(text: str) -> Markup:
     """Our own Markdown text (never a user's string) as markup for a template."""
     return Markup(_markdown().render(text))
+
+
+_EMPHASIS = re.compile(r"\*([^*\n]+)\*")
+_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~$<>&])")
+
+
+def _escaped(text: str) -> str:
+    return _SPECIAL.sub(r"\\\1", text)
+
+
+def gold_markdown(text: str) -> str:
+    """A public question as Markdown for a Dataframe cell of datatype "markdown": its own
+    emphasis (upstream writes a Latin word as *Thisbe*) shown in italics, every other
+    character escaped, so the text shows as written and no markup in it ever runs."""
+    out, at = [], 0
+    for match in _EMPHASIS.finditer(text):
+        out += [_escaped(text[at : match.start()]), f"*{_escaped(match.group(1))}*"]
+        at = match.end()
+    out.append(_escaped(text[at:]))
+    return " ".join("".join(out).split())

@@ -15,9 +15,10 @@ from dataclasses import dataclass
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from ...breakdowns import DIMENSIONS
-from ...items import STRONG_AGREE, ItemAnalysis, ItemStats
-from ...numbers import MISSING, round1, score_text
+from ...analysis.items import STRONG_AGREE, ItemAnalysis, ItemStats
+from ...data.breakdowns import DIMENSIONS
+from ...report.numbers import MISSING, round1, score_text
+from .html import gold_markdown
 
 ANY = "any"
 """The filters' choice that keeps every item."""
@@ -42,7 +43,7 @@ COLUMNS = [
     "Item",
 ]
 DATATYPES = [
-    "str",
+    "markdown",  # the question's own emphasis in italics (html.gold_markdown)
     "str",
     "number",
     "number",
@@ -56,19 +57,20 @@ DATATYPES = [
     "str",
     "str",
 ]
-# pixels: on a phone the table scrolls sideways instead of squeezing the question
+# pixels: on a phone the table scrolls sideways instead of squeezing the question; each
+# column as wide as its longest word (the browser tests check that no word breaks)
 WIDTHS = [
     "300px",
     "120px",
     "70px",
-    "70px",
-    "100px",
+    "76px",
+    "130px",  # "Discrimination" whole
     "140px",
     "70px",
     "220px",
-    "120px",
+    "150px",  # "Scholarship" whole
     "110px",
-    "110px",
+    "130px",  # "comprehension" whole
     "110px",
     "200px",
 ]
@@ -153,10 +155,12 @@ def item_table(items: Sequence[ItemStats]) -> pd.DataFrame:
 
 
 def items_display(df: pd.DataFrame) -> Styler:
-    """`item_table` as the page shows it: one decimal for the share right, two for the
-    discrimination with its sign, "—" where it is undefined."""
+    """`item_table` as the page shows it: the question as escaped Markdown (its emphasis in
+    italics), one decimal for the share right, two for the discrimination with its sign, "—"
+    where it is undefined."""
     return (
-        df.style.format(score_text, subset=["Right %"])
+        df.style.format(gold_markdown, subset=["Question"])
+        .format(score_text, subset=["Right %"])
         .format(
             lambda v: MISSING if v is None or pd.isna(v) else f"{v:+.2f}",
             subset=["Discrimination"],

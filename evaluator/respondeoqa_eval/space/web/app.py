@@ -97,7 +97,8 @@ def build_app(space: Space) -> gr.Blocks:
         SIZE_PAGE: lambda: _size_page(space, demo),
         SUBMIT_PAGE: lambda: submit_page(space),
         REQUEST_PAGE: lambda: request_page(space, demo, READ),
-        ABOUT_PAGE: lambda: gr.Markdown(copy.ABOUT),
+        # anchors: "#h-the-bound"
+        ABOUT_PAGE: lambda: gr.Markdown(copy.ABOUT, header_links=True, elem_id="about"),
     }
     for name, path in PAGES:
         with demo.route(name, path):

@@ -61,6 +61,7 @@ def compare_page(space: Space, read: dict[str, Any]) -> None:
         interactive=False,
         datatype=compare.DISAGREEMENT_DATATYPES,
         column_widths=compare.DISAGREEMENT_WIDTHS,
+        latex_delimiters=[],  # a question's "$$" stays text
         show_search="search",
         wrap=True,
         visible=False,
@@ -76,7 +77,7 @@ def compare_page(space: Space, read: dict[str, Any]) -> None:
             out.by_pair,
             out.difference,
             compare.differences_display(out.differences),
-            out.disagreements,
+            compare.disagreements_display(out.disagreements),
             out.format_gaps,
         )
 

@@ -3,8 +3,8 @@ only: no user string is ever formatted into these."""
 
 from __future__ import annotations
 
-from ...breakdowns import PADDING_SENTENCE
-from ...sources import PAPER_BIBTEX
+from ...data.breakdowns import PADDING_SENTENCE
+from ...data.sources import PAPER_BIBTEX
 
 HEADER = """# RespondeoQA leaderboard"""
 
@@ -39,13 +39,23 @@ Certamen and NLE questions are not redistributed.
   paired bootstrap over the public items both entries were scored on.
 - Values that rest on Certamen or NLE items are released with their private part in steps of k
   items (k = 10 unless the operator sets another) and a Wilson interval from their counts, and
-  hidden when they rest on fewer than k: probing the board cannot read single private answers
-  (the README's Safety section states the bound). `respondeoqa-eval score` on your own copy
-  gives the exact numbers.
+  hidden when they rest on fewer than k: probing the board cannot read single private answers,
+  because a released value moves only when about k/2 of its private items are right together
+  (the [bound](#h-the-bound) below). `respondeoqa-eval score` on your own copy gives the exact
+  numbers.
 - Numbers: accuracy in %, BLEU and chrF in points, one decimal everywhere (the CSV too);
   "\u2014" marks a value that is not reported in the paper, not covered by the entry's sources,
   or hidden because it rests on too few private items.
 - The paper's overall accuracy for LLaMa 3.3 70B is 71.92; its released notebook prints 71.29.
+
+## The bound
+A stored entry is a probe of the private answers (its submitter chose every answer). Released
+as above, the numbers of one stored entry can take at most 2^N combinations, N the sum over each
+value resting on private items of log2 of its number of steps (plus 6.66 bits for each private
+BLEU and chrF number): at the paper's sizes and k = 10, at most 254 bits per stored entry, and
+with the daily quota of 5 stored entries at most 1,269 bits per account per day. A Certamen or
+NLE multiple-choice answer is 2 bits or more, and reading one needs about k/2 answers of the same
+value known already. The Space logs its own N, computed from its gold, when it starts.
 
 ## Data terms
 Certamen questions are copyrighted and hosted by the Junior Classical League; the National Latin
@@ -92,7 +102,7 @@ Certamen and NLE items are only counted here. The [whole analysis](item_analysis
 
 SIZE_HELP = """**Accuracy against model size**: one point per entry that states its parameter
 count (log scale), coloured by coverage; entries of one coverage are comparable with each other
-only. Hover a point for the model, its accuracy and its size."""
+only. Each point is named beside it; hover it for its accuracy and size."""
 
 REQUEST_HELP = """**Request an evaluation**: name a model on the Hugging Face Hub and the
 leaderboard runs it itself, on its operator's serving engine, with the paper's prompts, on every

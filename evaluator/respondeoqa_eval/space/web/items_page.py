@@ -11,7 +11,7 @@ from typing import Any
 
 import gradio as gr
 
-from ...breakdowns import DIMENSIONS
+from ...data.breakdowns import DIMENSIONS
 from ..service import Space
 from ..views import items as item_views
 from . import copy
@@ -40,6 +40,7 @@ def items_page(space: Space, demo: gr.Blocks, read: dict[str, Any]) -> None:
         headers=item_views.COLUMNS,
         datatype=item_views.DATATYPES,
         column_widths=item_views.WIDTHS,
+        latex_delimiters=[],  # a question's "$$" stays text
         interactive=False,
         wrap=True,
         show_search="search",

@@ -11,7 +11,9 @@
 - `GET /example.jsonl`: an example submission on the public items (synthetic responses, about
   60% right): the format to follow;
 - `POST /record/pull`: read the record again now (the operator, after `space admin --repo`;
-  needs the Space's own Hub token in `X-Record-Token`; 404 when the Space keeps no record).
+  needs the Space's own Hub token in `X-Record-Token`; 404 when the Space keeps no record);
+  with `?choice=repush` or `?choice=accept`, the operator's answer when the record diverged
+  (`space admin record`, `Space.resolve_record`).
 
 Handlers are plain functions: Starlette runs them in its thread pool, never on the event loop.
 """
@@ -111,6 +113,10 @@ def read_routes(space: Space) -> list[Any]:
         given = request.headers.get(TOKEN_HEADER, "")
         if not hmac.compare_digest(given.encode(), token.encode()):
             return PlainTextResponse("forbidden", status_code=403)
+        choice = request.query_params.get("choice")
+        if choice:
+            ok, said = space.resolve_record(choice)
+            return JSONResponse({"record": said}, status_code=200 if ok else 409)
         space.syncer.request_pull()
         return JSONResponse({"pull": "requested"}, status_code=202)
 

@@ -39,7 +39,9 @@ def submit_page(space: Space) -> None:
             elem_id="hub-model",
         )
     with gr.Row():
-        params = gr.Textbox(label="Parameters (optional, e.g. 70B, 0.5B, 8x7B)", elem_id="params")
+        params = gr.Textbox(
+            "", label="Parameters (optional, e.g. 70B, 0.5B, 8x7B)", elem_id="params"
+        )
         weights = gr.Radio(
             ["not said", "open weights", "API only"],
             value="not said",
@@ -52,8 +54,12 @@ def submit_page(space: Space) -> None:
             label="Reasoning model",
             elem_id="reasoning",
         )
-    link = gr.Textbox(label="Link (optional, http/https)", elem_id="link")
-    note = gr.Textbox(label="How the predictions were produced (optional)", lines=3, elem_id="note")
+    # an initial value makes a field optional to API clients (`view_api`); its name there is
+    # the handler's parameter name, the README's
+    link = gr.Textbox("", label="Link (optional, http/https)", elem_id="link")
+    note = gr.Textbox(
+        "", label="How the predictions were produced (optional)", lines=3, elem_id="note"
+    )
     confirm = gr.Checkbox(
         False,
         label="Store it anyway: most answers cannot be read by the paper's extraction",
@@ -76,14 +82,14 @@ def submit_page(space: Space) -> None:
 
     def do_submit(
         files: Any,
-        m: str,
-        lk: str,
-        pm: str,
-        nt: str,
-        hub: str = "",
-        wt: str = "not said",
-        rs: str = "not said",
-        sure: bool = False,
+        model: str,
+        link: str = "",
+        params: str = "",
+        note: str = "",
+        hub_model: str = "",
+        weights: str = "not said",
+        reasoning: str = "not said",
+        confirm: bool = False,
         request: gr.Request = None,  # type: ignore[assignment]
         profile: Any = None,
     ) -> tuple[Any, ...]:
@@ -92,16 +98,16 @@ def submit_page(space: Space) -> None:
         client = f"hf:{user}" if user else clients.client_of(request, space.config.trusted_proxies)
         outcome = space.submit(
             files,
-            m,
-            lk,
-            pm,
-            nt,
+            model,
+            link,
+            params,
+            note,
             client=client,
             submitter=user,
-            weights=wt,
-            reasoning=rs,
-            hub_model=hub,
-            confirmed=bool(sure),
+            weights=weights,
+            reasoning=reasoning,
+            hub_model=hub_model,
+            confirmed=bool(confirm),
         )
         shown = breakdown_display(outcome.breakdown) if outcome.ok else outcome.breakdown
         # API outputs stay plain values; look and visibility follow in `style`
@@ -109,18 +115,30 @@ def submit_page(space: Space) -> None:
 
     def do_submit_logged_in(
         files: Any,
-        m: str,
-        lk: str,
-        pm: str,
-        nt: str,
-        hub: str = "",
-        wt: str = "not said",
-        rs: str = "not said",
-        sure: bool = False,
+        model: str,
+        link: str = "",
+        params: str = "",
+        note: str = "",
+        hub_model: str = "",
+        weights: str = "not said",
+        reasoning: str = "not said",
+        confirm: bool = False,
         request: gr.Request = None,  # type: ignore[assignment]
         profile: gr.OAuthProfile | None = None,
     ) -> tuple[Any, ...]:
-        return do_submit(files, m, lk, pm, nt, hub, wt, rs, sure, request, profile)
+        return do_submit(
+            files,
+            model,
+            link,
+            params,
+            note,
+            hub_model,
+            weights,
+            reasoning,
+            confirm,
+            request,
+            profile,
+        )
 
     def style(text: str | None, ok: bool, needs: bool) -> tuple[Any, ...]:
         return (

@@ -11,6 +11,7 @@ import threading
 from pathlib import Path
 
 from ...errors import InputError
+from ..config import finite_number, url_option
 from ..requests.model import DEFAULT_PRESET, FINISHED, PRESETS
 
 
@@ -69,35 +70,42 @@ def register(sub: argparse._SubParsersAction) -> None:
     w.add_argument("--reasoning", action="store_true", help="with --model: the larger budget")
     w.add_argument("--worker-id", default=None, help="default: HOSTNAME-PID")
     w.add_argument(
-        "--poll", type=float, default=60.0, help="seconds between looks when idle (default 60)"
+        "--poll",
+        type=finite_number,
+        default=60.0,
+        help="seconds between looks when idle (default 60)",
     )
     w.add_argument(
         "--lease",
-        type=float,
+        type=finite_number,
         default=900.0,
         help="seconds a claim holds without renewal; a stopped worker's request is run again "
         "after it (default 900)",
     )
     w.add_argument(
         "--engine-timeout",
-        type=float,
+        type=finite_number,
         default=1800.0,
         help="seconds an engine may take to start (default 1800)",
     )
     w.add_argument(
         "--max-unanswered",
-        type=float,
+        type=finite_number,
         default=0.5,
         help="largest share of empty answers before a run fails (default 0.5)",
     )
     w.add_argument("--max-attempts", type=int, default=3, help="claims of one request (default 3)")
     w.add_argument("--concurrency", type=int, default=32, help="requests in flight (default 32)")
     w.add_argument(
-        "--timeout", type=float, default=600.0, help="seconds per item request (default 600)"
+        "--timeout",
+        type=finite_number,
+        default=600.0,
+        help="seconds per item request (default 600)",
     )
     w.add_argument(
         "--space-url",
         default=None,
+        type=url_option,
         help="ask this running Space to read the record after each request (its own "
         "$HF_TOKEN authorises it); it does every $RESPONDEOQA_SPACE_PULL_SECONDS anyway",
     )
@@ -123,8 +131,8 @@ def _interrupt(signum: int, frame: object) -> None:
 def run_worker(args: argparse.Namespace) -> int:
     """Build the worker from the options and run it (see `Worker`)."""
     _check(args)
-    from ..cli import _notify
     from ..config import SpaceConfig
+    from ..notify import notify_space
     from ..requests.ledger import RequestLedger
     from ..service import _gold_of
     from ..store import Store
@@ -179,7 +187,7 @@ def run_worker(args: argparse.Namespace) -> int:
 
     def notify() -> None:
         if args.space_url:
-            note = _notify(args.space_url, config.hub_token)
+            note = notify_space(args.space_url, config.hub_token)
             if note:
                 logging.getLogger(__name__).info(note.lstrip("; "))
 

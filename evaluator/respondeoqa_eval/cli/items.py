@@ -1,0 +1,195 @@
+"""`respondeoqa-eval items REPORTS...`: item analysis across entries (items.py), as a CSV and
+a short summary. Reading the reports and the gold, and writing, happen here; the analysis is
+pure."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import textwrap
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..analysis.items import (
+    COLUMNS,
+    GOLD_FORMAT,
+    STRONG_AGREE,
+    ItemAnalysis,
+    ItemStats,
+    analyze_items,
+)
+from ..data.breakdowns import SOURCE_LABELS, TASK_LABELS
+from ..data.gold import load_gold
+from ..errors import InputError
+from ..io import read_json, write_text_atomic
+from ..report.model import Report
+from ..report.numbers import percent_text
+from .score import add_gold_options
+
+TOP = 10
+
+
+def read_report(path: Path) -> Report:
+    """A report written by `score --report`, with its per-item results (InputError otherwise)."""
+    data = read_json(path)
+    try:
+        report = Report.from_dict(data)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise InputError(
+            f"{path}: not a report written by `respondeoqa-eval score --report` ({exc!r})"
+        ) from None
+    if not report.items:
+        raise InputError(f"{path}: the report has no per-item results (`items` is empty)")
+    return report
+
+
+def entry_names(paths: Sequence[Path]) -> list[str]:
+    """Each report's name: its file name, or the path as given where file names repeat."""
+    names = [p.name for p in paths]
+    if len(set(names)) < len(names):
+        names = [str(p) for p in paths]
+    if len(set(names)) < len(names):
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        raise InputError(f"the same report is given twice: {', '.join(repeated)}")
+    return names
+
+
+def csv_text(analysis: ItemAnalysis) -> str:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for row in analysis.rows():
+        writer.writerow({k: "" if v is None else v for k, v in row.items()})
+    return out.getvalue()
+
+
+def _item_line(it: ItemStats) -> str:
+    disc = "—" if it.discrimination is None else f"{it.discrimination:+.2f}"
+    wrong = f"{it.wrong_answer!r} ({it.wrong_count})" if it.wrong_answer is not None else "—"
+    return (
+        f"  {it.id}  {TASK_LABELS.get(it.task, it.task)}, {SOURCE_LABELS.get(it.source, it.source)}"
+        f"  right {it.right}/{it.entries}  discrimination {disc}  most common wrong answer {wrong}"
+    )
+
+
+def summary_text(analysis: ItemAnalysis, top: int = TOP) -> str:
+    """The short summary `items` prints."""
+    items, entries = analysis.items, analysis.entries
+    lines = [
+        f"Item analysis: {len(entries)} entries, {len(items)} items with a per-item score "
+        "(translation items are scored as a corpus and left out)",
+        "Entries, best first (strong: the better half by score):",
+    ]
+    width = max(len(e.name) for e in entries)
+    for e in entries:
+        mark = "  strong" if e.strong else ""
+        lines.append(f"  {e.name:<{width}}  {percent_text(e.score):>6}  {e.n_items} items{mark}")
+    lines += ["", f"Hardest items (share of entries right, lowest first; {top} of {len(items)}):"]
+    lines += [_item_line(it) for it in items[:top]]
+    flagged = analysis.flagged
+    agree = sum(STRONG_AGREE in it.reasons for it in flagged)
+    fmt = sum(GOLD_FORMAT in it.reasons for it in flagged)
+    lines += [
+        "",
+        f"Suspected gold errors: {len(flagged)} ({agree} where strong entries agree on one "
+        f"wrong answer, {fmt} whose gold breaks its own format rule)",
+    ]
+    for it in flagged[:top]:
+        why = []
+        if STRONG_AGREE in it.reasons:
+            why.append(
+                f"{it.strong_agree} of {it.strong_entries} strong entries answer "
+                f"{it.strong_answer!r}"
+            )
+        if it.gold_problem:
+            why.append(it.gold_problem)
+        lines.append(f"  {it.id}  {'; '.join(why)}")
+    measured = [it for it in items if it.discrimination is not None]
+    negative = [it for it in measured if it.discrimination < 0]
+    lines += [
+        "",
+        f"Discrimination (point-biserial with the entries' score on the other items): "
+        f"{len(measured)} items with {analysis.thresholds.min_entries} or more entries and some "
+        f"spread; {len(negative)} negative (weaker entries right more often: worth a look)",
+    ]
+    if measured:
+        mean = sum(it.discrimination or 0.0 for it in measured) / len(measured)
+        lines[-1] += f"; mean {mean:+.2f}"
+    lines[-1:] = textwrap.wrap(lines[-1], 96, subsequent_indent="  ")
+    if analysis.private_items:
+        lines.append(
+            f"Private items left out: {analysis.private_items} "
+            f"({analysis.private_flagged} suspected gold errors)"
+        )
+    return "\n".join(lines)
+
+
+def _items(args: argparse.Namespace) -> int:
+    paths = [Path(p) for p in args.reports]
+    if len(paths) < 2:
+        raise InputError("items needs at least two reports: it compares entries item by item")
+    if args.top < 0:
+        raise InputError(f"--top {args.top}: give a number of items, 0 or more")
+    names = entry_names(paths)
+    reports = {name: read_report(path) for name, path in zip(names, paths, strict=True)}
+    gold = None if args.no_gold else load_gold(args.data_dir).by_id
+    analysis = analyze_items(
+        {name: r.items for name, r in reports.items()},
+        gold,
+        public_only=args.public_only,
+        private_text=args.private_text,
+    )
+    if not analysis.items:
+        raise InputError(
+            "the reports hold no item with a per-item score (translation items are scored as "
+            "a corpus)" + (" among the public items" if args.public_only else "")
+        )
+    write_text_atomic(Path(args.output), csv_text(analysis))
+    if not args.quiet:
+        print(summary_text(analysis, args.top))
+        print(
+            f"\n{len(analysis.items)} rows written to {args.output} (columns: README, Item analysis)"
+        )
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "items",
+        help="item analysis across reports: difficulty, discrimination, common wrong answers, "
+        "suspected gold errors",
+        description="Compare the per-item results of several `score --report` files: per item "
+        "the share of entries right, its discrimination (point-biserial), the most common "
+        "wrong answer and a suspected-gold-error flag. Writes a CSV and prints a summary.",
+    )
+    p.add_argument("reports", nargs="+", metavar="REPORT.json", help="reports of `score --report`")
+    add_gold_options(p)
+    p.add_argument(
+        "--output",
+        "-o",
+        default="items.csv",
+        metavar="ITEMS.csv",
+        help="CSV to write (default items.csv)",
+    )
+    p.add_argument(
+        "--public-only",
+        action="store_true",
+        help="analyse public items only (Certamen and NLE items are only counted)",
+    )
+    p.add_argument(
+        "--private-text",
+        action="store_true",
+        help="also write the question and gold of Certamen / NLE items to the CSV (default: "
+        "public items only; never share such a file)",
+    )
+    p.add_argument(
+        "--no-gold",
+        action="store_true",
+        help="read no gold: no gold format check, no question / gold columns",
+    )
+    p.add_argument(
+        "--top", type=int, default=TOP, metavar="N", help=f"items listed (default {TOP})"
+    )
+    p.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
+    p.set_defaults(func=_items)
