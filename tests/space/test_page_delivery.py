@@ -93,12 +93,15 @@ def test_one_compressed_page_per_data_version(public_gold, tmp_path: Path) -> No
         assert httpx.get(url + "?entry=e:1", timeout=60).content == plain.content  # the same
         assert demo.server.running_app.state.board_page._kept is kept  # rendered once
 
-        # a new entry: the next page shows it (a new data version, a new page)
+        # a new entry: the next page is a new one (a new data version), and its board knows it
+        # (its coverage is a choice; the default coverage still holds the paper's three rows)
+        assert '<option value="Junior Scholarship"' not in plain.text
         records = file_records(public_gold, SHORT)
         rows_in, _ = k_correct_predictions(records, 100)
         stored(space.intake, tmp_path, rows_in, "delivery model")
         fresh = httpx.get(url, headers=CHROME, timeout=60)
-        assert "delivery model" in [r["Model"] for r in parse_board(fresh.text)[1]]
+        assert demo.server.running_app.state.board_page._kept is not kept
+        assert '<option value="Junior Scholarship"' in fresh.text
 
         # Gradio's pages beside it: kept once for visitors with their own cookies, compressed
         cache = _page_cache(demo.server.running_app)
