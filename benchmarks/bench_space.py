@@ -10,30 +10,30 @@ Gold: the six public files plus synthetic Certamen/NLE stand-ins at the paper's 
   clock stops when the reply (scored, stored, with the updated leaderboard table) arrives.
   Twice: without a record (the SQLite commit is the answer), and with a record on the loopback
   Hub stand-in (the answer waits for the record's commit: group-commit window, upload, commit).
-- http: `--clients` threads at once, each doing what a browser does: GET / (the page and its
-  config), then the board's HTML from the URL the page's script fetches (read from the config),
-  plus any Gradio load event the config declares. A refusal (any non-200) is counted, not retried.
+- http: `--clients` threads at once, each doing what a browser does: GET / (the page holds the
+  board: web/board_page.py; it names no other part). A refusal (any non-200) is counted, not
+  retried. Side by side with its floor, a static copy of the same bytes (static_copy.py: what
+  the Space sent for each encoding, from memory, Python's own HTTP server, its own process), in
+  `--repeat` rounds alternating which goes first: each side's p50 per round, their medians,
+  the ratio Space / static copy.
 - chromium: `--pages` Debian chromium pages (playwright, tests/kit/browser.py CHROMIUM_ARGS)
-  opened at once; each clock stops when the table shows a stored entry's row.
-- floor: the chromium measure on two pages that do no app work, served on the same machine:
-  the board's HTML as a static file (python -m http.server) and a Gradio app with one Markdown.
-  On this 2-core machine the 10 renderers and the server share the cores, so these bound what
-  any page can reach here.
+  opened at once; each clock stops when the table shows a stored entry's row. Side by side
+  with the same static copy (the same page, scripts and all, with no server work), alternating
+  rounds: the median page of each round, their medians, the ratio. On this 2-core machine the
+  renderers and the server share the cores: the static copy is what any page can reach here.
 - visits (issue 17): `--clients` first visits at once, each visitor with its own cookie jar
   (cookies of its own, as real visitors carry, and whatever the server sets) and a browser's
   headers (Accept-Encoding: gzip, deflate, br, zstd): the page, then every script and
-  stylesheet it references and (the Space) the board from the URL in the page's config, at
-  once (the page's own script starts the board's fetch as it is parsed). The same visits on
-  the baseline, a Gradio app with one Markdown (floor_apps.py: the same Gradio, its own process
+  stylesheet it references, at once (the Space's page holds the board and names none). The
+  same visits on the baseline, a Gradio app with one Markdown (floor_apps.py: the same Gradio, its own process
   on another loopback port), in alternating rounds: the median over `--repeat` rounds of each
   side's p95, the ratio Space / baseline, and each server's CPU time per visit.
 - render (issue 17): chromium, one page at a time, in turn on the Space, the baseline and a
   floor (floor_apps.py `html`: the baseline plus one gr.HTML holding a one-cell table), each
   load in a new browser context (a first visit): seconds from navigation start to the first
   frame that shows the Space's table with a stored entry's row / the baseline's heading / the
-  floor's cell (shown.js, in the page); and on the Space, the first frame that shows the
-  board's component mounted (its search box, before the table): Gradio's page alone. Medians
-  of `--renders` loads each, and the ratios to the baseline.
+  floor's cell (shown.js, in the page). Medians of `--renders` loads each, and the ratios to
+  the baseline.
 - 10,000: the same single-page measures on a database of `--many` entries.
 
 Stored entries are full size (every item, kept predictions): a few are scored and stored with
@@ -41,7 +41,7 @@ Stored entries are full size (every item, kept predictions): a few are scored an
 bytes the Space would store; much faster than scoring each). Each figure is printed with the
 load average (`os.getloadavg`), since the machine is shared.
 
-    python benchmarks/bench_space.py [--parts submit,http,chromium,floor,visits,render,many]
+    python benchmarks/bench_space.py [--parts submit,http,chromium,visits,render,many]
         [--entries 200] [--many 10000] [--clients 50] [--pages 10] [--repeat 3] [--renders 9]
         [--pad 2000]
 """
@@ -53,6 +53,7 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 import sqlite3
 import statistics
 import subprocess
@@ -60,10 +61,8 @@ import sys
 import tempfile
 import threading
 import time
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
@@ -88,7 +87,6 @@ from respondeoqa_eval.space.store import (  # noqa: E402
     prediction_rows,
     sha256_bytes,
 )
-from respondeoqa_eval.space.web.app import prefetch_script  # noqa: E402
 from synthetic import write_private  # noqa: E402
 
 from tests.space.helpers import submit  # noqa: E402
@@ -220,45 +218,18 @@ def bench_submit(
 
 
 class PageLoad:
-    """GET / and what the page then asks the server for, the way the browser sends it: the
-    board's HTML from the URL its script fetches (the board component's `board_src` in the
-    page's config), and any Gradio load event the board's page declares (it declares none)."""
+    """GET / the way a browser sends it (Accept-Encoding: brotli, gzip): the board is in the
+    page (web/board_page.py), which names no other part, so a page load is this one answer."""
 
     def __init__(self, url: str) -> None:
         self.url = url
-        config = httpx.get(url + "config", timeout=60).json()
-        extra = [c.get("props", {}).get("props") or {} for c in config["components"]]
-        self.board_src = url + next(p["board_src"] for p in extra if p.get("board_src"))
-        # the board's page (""): the other pages' load events run when those pages are opened
-        on_board = set(config.get("page", {}).get("", {}).get("dependencies", []))
-        self.loads = [
-            d
-            for d in config["dependencies"]
-            if d["id"] in on_board and any(t[1] == "load" for t in d["targets"])
-        ]
-        values = {c["id"]: c.get("props", {}).get("value") for c in config["components"]}
-        self.values = values
 
     def run(self, http: httpx.Client) -> tuple[bool, int]:
         """(answered, rows in the table); raises nothing for a refusal."""
-        page = http.get(self.url)
+        page = http.get(self.url, headers={"Accept-Encoding": "br, gzip"})
         if page.status_code != 200:
             return False, 0
-        board = http.get(self.board_src)
-        if board.status_code != 200:
-            return False, 0
-        for dep in self.loads:  # none today; kept so that a load event is never left unmeasured
-            body = {
-                "data": [self.values[i] for i in dep["inputs"]],
-                "event_data": None,
-                "fn_index": dep["id"],
-                "trigger_id": None,
-                "session_hash": uuid.uuid4().hex[:11],
-            }
-            resp = http.post(self.url + "gradio_api/run/predict", json=body)
-            if resp.status_code != 200:
-                return False, 0
-        return True, _rows(board.text)
+        return True, _rows(page.text)
 
 
 def _rows(board_html: str) -> int:
@@ -297,7 +268,6 @@ def concurrent_loads(url: str, clients: int, expect_rows: int) -> dict:
         t.join()
     return {
         "clients": clients,
-        "gradio_load_events": len(loader.loads),
         "answered": len(times),
         "refused": len(refused),
         "p50_s": round(statistics.median(times), 3) if times else None,
@@ -342,7 +312,6 @@ def chromium_pages(url: str, pages: int, selector: str = "#leaderboard-table td:
 # the baseline (a Gradio app with one Markdown) and a floor beside it: floor_apps.py
 BASELINE_SELECTOR = "h1"  # its Markdown heading, ROW_TEXT in it
 TABLE_CELL = "#leaderboard-table td"  # the Space's board: a cell with ROW_TEXT (a stored entry)
-BOARD_MOUNTED = "#leaderboard-table .board-search"  # in the board's template, before any rows
 
 
 @contextlib.contextmanager
@@ -365,33 +334,57 @@ def gradio_app(kind: str) -> Iterator[tuple[str, int]]:
         stop(proc)
 
 
-def bench_floor(board_url: str, work: Path, pages: int) -> dict:
-    """`pages` chromium pages at once on (a) the Space's board HTML as a static file and (b) a
-    Gradio app with one Markdown: what this machine's chromium costs before any app work."""
-
-    folder = work / "floor"
-    folder.mkdir(exist_ok=True)
-    board = httpx.get(board_url, timeout=60).text
-    (folder / "index.html").write_text(f"<!doctype html><html><body>{board}</body></html>")
-    out: dict[str, Any] = {}
-    static_port = free_port()
-    static_proc = subprocess.Popen(
-        [sys.executable, "-m", "http.server", str(static_port), "-b", "127.0.0.1"],
-        cwd=folder,
+@contextlib.contextmanager
+def static_copy(url: str, folder: Path) -> Iterator[str]:
+    """A static copy of the Space's page at `url` (static_copy.py, its own process): the bytes
+    the Space sends for each encoding (brotli, gzip, none), served from memory by Python's own
+    HTTP server. Its URL."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for encoding, suffix in (("br", ".br"), ("gzip", ".gz"), ("identity", "")):
+        with httpx.stream("GET", url, headers={"Accept-Encoding": encoding}, timeout=60) as resp:
+            resp.raise_for_status()
+            assert resp.headers.get("content-encoding", "identity") == encoding, resp.headers
+            (folder / f"index.html{suffix}").write_bytes(b"".join(resp.iter_raw()))
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, str(Path(__file__).parent / "static_copy.py"), str(port), str(folder)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    static = f"http://127.0.0.1:{static_port}/"
+    copy = f"http://127.0.0.1:{port}/"
     try:
-        wait_for_http(static, static_proc, lambda: "(output not kept)")
-        with gradio_app("markdown") as (minimal, _):
-            out["static_board_one"] = chromium_pages(static, 1, "td")
-            out["static_board"] = chromium_pages(static, pages, "td")
-            out["minimal_gradio_one"] = chromium_pages(minimal, 1, BASELINE_SELECTOR)
-            out["minimal_gradio"] = chromium_pages(minimal, pages, BASELINE_SELECTOR)
-        return out
+        wait_for_http(copy, proc, lambda: "(output not kept)")
+        yield copy
     finally:
-        stop(static_proc)
+        stop(proc)
+
+
+def side_by_side(sides: dict[str, str], measure: Any, key: str, repeat: int) -> dict:
+    """`measure(url)` on each side in turn, `repeat` rounds, the order alternating each round
+    (the machine is shared: a burst of load falls on both); per side its figure `key` of each
+    round, their median, and the ratio of each side's median to the floor's (the first side)."""
+    names = list(sides)
+    per: dict[str, list[float]] = {name: [] for name in names}
+    runs: dict[str, list[dict]] = {name: [] for name in names}
+    for r in range(repeat):
+        for name in names if r % 2 == 0 else names[::-1]:
+            got = measure(sides[name])
+            runs[name].append(got)
+            per[name].append(got[key])
+        print(json.dumps({"round": r, key: per, "load": load()}), flush=True)
+    med = {name: statistics.median(values) for name, values in per.items()}
+    floor = names[0]
+    return {
+        "rounds": repeat,
+        key: per,
+        "median": {name: round(m, 3) for name, m in med.items()},
+        "ratio": {name: round(m / med[floor], 2) for name, m in med.items() if name != floor},
+        "ratio_per_round": [
+            round(s / f, 2) for s, f in zip(per[names[1]], per[floor], strict=True)
+        ],
+        "last_round": {name: values[-1] for name, values in runs.items()},
+        "load": load(),
+    }
 
 
 # -- first visits side by side with the baseline -------------------------------------------
@@ -416,33 +409,23 @@ def visitor_cookies(visitor: int, round_: int) -> dict[str, str]:
     }
 
 
-class _Refs(HTMLParser):
-    """The scripts and stylesheets a page references (src / href), in order."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.refs: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        a = dict(attrs)
-        if tag == "script" and a.get("src"):
-            self.refs.append(a["src"] or "")
-        elif tag == "link" and (a.get("rel") or "") in ("stylesheet", "modulepreload"):
-            self.refs.append(a.get("href") or "")
+TAG = re.compile(r"<(script|link)\b([^>]*)>", re.IGNORECASE)
+ATTR = re.compile(r'([\w-]+)\s*=\s*"([^"]*)"')
 
 
 def page_refs(html_text: str) -> list[str]:
-    parser = _Refs()
-    parser.feed(html_text)
-    return [r for r in parser.refs if r]
-
-
-def page_board_src(html_text: str) -> str:
-    """The board's URL from the config inlined in the page (what the board's script reads)."""
-    start = html_text.index("window.gradio_config = ") + len("window.gradio_config = ")
-    config, _ = json.JSONDecoder().raw_decode(html_text, start)
-    extra = [c.get("props", {}).get("props") or {} for c in config["components"]]
-    return next(p["board_src"] for p in extra if p.get("board_src"))
+    """The scripts and stylesheets a page references (src / href), in order. A regular
+    expression, not an HTML parser: Python's own takes 0.2 s over the 290 KB board page, which
+    fifty visitors in one client process would wait for in turn (a browser's parser does it in
+    a few milliseconds)."""
+    refs = []
+    for tag, attrs in TAG.findall(html_text):
+        a = dict(ATTR.findall(attrs))
+        if tag.lower() == "script" and a.get("src"):
+            refs.append(a["src"])
+        elif tag.lower() == "link" and a.get("rel") in ("stylesheet", "modulepreload"):
+            refs.append(a.get("href", ""))
+    return [r for r in refs if r]
 
 
 @dataclass
@@ -455,23 +438,19 @@ class Visit:
 
 async def first_visit(http: httpx.AsyncClient, url: str, board_rows: int | None) -> Visit:
     """One visitor's first visit: the page, then its scripts and stylesheets at once (as a
-    browser fetches them) and (`board_rows` given) the board beside them, which must have that
-    many rows: the page's script right after its config starts the board's fetch as the page
-    is parsed (web/pagecache.py, static/board_prefetch.js). Raises on any non-200 answer."""
+    browser fetches them; the Space's page names none: the board, its scripts and stylesheet
+    are in it, web/board_page.py), whose board must have `board_rows` rows when given. Raises
+    on any non-200 answer."""
     t0 = time.perf_counter()
     page = await http.get(url)
     page.raise_for_status()
     urls = [urljoin(url, r) for r in page_refs(page.text)]
-    if board_rows is not None:
-        if prefetch_script() not in page.text:  # in the page itself, not only in its config
-            raise AssertionError("the page does not start the board's fetch after its config")
-        urls.append(urljoin(url, page_board_src(page.text)))
     parts = list(await asyncio.gather(*(http.get(u) for u in urls)))
     took = time.perf_counter() - t0
     for resp in parts:
         resp.raise_for_status()
-    if board_rows is not None and _rows(parts[-1].text) < board_rows:
-        raise AssertionError(f"the board had {_rows(parts[-1].text)} rows, not {board_rows}")
+    if board_rows is not None and _rows(page.text) < board_rows:
+        raise AssertionError(f"the board had {_rows(page.text)} rows, not {board_rows}")
     wire = [r.num_bytes_downloaded for r in (page, *parts)]
     return Visit(took, sum(wire), wire[0], 1 + len(parts))
 
@@ -611,18 +590,29 @@ def bench_board(gold_dir: Path, gold, work: Path, entries: int, args, parts: set
             single += [r["p50_s"]] if r["answered"] else []
         out["one_page_load_http_s"] = sorted(single)
         print(json.dumps(out), flush=True)
-        if "http" in parts and entries == args.entries:
-            out["http"] = concurrent_loads(srv.url, args.clients, expect)
-            print(json.dumps(out), flush=True)
         if "chromium" in parts:
             out["chromium_one"] = chromium_pages(srv.url, 1)
             print(json.dumps(out), flush=True)
-            if entries == args.entries:
-                out["chromium"] = chromium_pages(srv.url, args.pages)
-                print(json.dumps(out), flush=True)
-        if "floor" in parts and entries == args.entries:
-            out["floor"] = bench_floor(PageLoad(srv.url).board_src, work, args.pages)
-            print(json.dumps(out), flush=True)
+        if parts & {"http", "chromium"} and entries == args.entries:
+            # side by side with a static copy of the same bytes, in alternating rounds
+            with static_copy(srv.url, folder / "static-copy") as copy:
+                sides = {"static_copy": copy, "space": srv.url}
+                if "http" in parts:
+                    out["http"] = side_by_side(
+                        sides,
+                        lambda url: concurrent_loads(url, args.clients, expect),
+                        "p50_s",
+                        args.repeat,
+                    )
+                    print(json.dumps(out), flush=True)
+                if "chromium" in parts:
+                    out["chromium"] = side_by_side(
+                        sides,
+                        lambda url: chromium_pages(url, args.pages),
+                        "median_s",
+                        args.repeat,
+                    )
+                    print(json.dumps(out), flush=True)
         if parts & {"visits", "render"} and entries == args.entries:
             with gradio_app("markdown") as (baseline, baseline_pid):
                 if "visits" in parts:
@@ -639,9 +629,6 @@ def bench_board(gold_dir: Path, gold, work: Path, entries: int, args, parts: set
                         sides = {
                             "baseline": (baseline, BASELINE_SELECTOR, ROW_TEXT),
                             "space": (srv.url, TABLE_CELL, ROW_TEXT),
-                            # the same page until the board's component is mounted (its search
-                            # box shows): what Gradio's page costs before the table
-                            "space_mounted": (srv.url, BOARD_MOUNTED, ""),
                             "one_html": (one_html, TABLE_CELL, ROW_TEXT),
                         }
                         out["render"] = bench_render(sides, args.renders)
@@ -653,7 +640,7 @@ def bench_board(gold_dir: Path, gold, work: Path, entries: int, args, parts: set
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--parts", default="submit,http,chromium,floor,visits,render,many")
+    parser.add_argument("--parts", default="submit,http,chromium,visits,render,many")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--entries", type=int, default=200)
     parser.add_argument("--many", type=int, default=10_000)
@@ -682,7 +669,7 @@ def main() -> None:
                     gold_dir, gold, work, args.repeat, args.pad
                 )
                 print(json.dumps(results), flush=True)
-        if parts & {"http", "chromium", "floor", "visits", "render"} and args.entries:
+        if parts & {"http", "chromium", "visits", "render"} and args.entries:
             results["board"] = bench_board(gold_dir, gold, work, args.entries, args, parts)
         if "many" in parts:
             results["many"] = bench_board(gold_dir, gold, work, args.many, args, parts)

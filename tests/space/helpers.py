@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import html
 import json
+import re
 import string
 from html.parser import HTMLParser
 from pathlib import Path
@@ -259,10 +261,13 @@ def parse_board(board_html: str) -> tuple[list[str], list[dict[str, Any]]]:
 
 
 def page_board(url: str, view: str = "Overview", coverage: str = "all coverages") -> str:
-    """The board's HTML as a page load fetches it: from the URL in the page's config."""
-    config = httpx.get(url + "config", timeout=30).json()
-    props = [c.get("props", {}).get("props") or {} for c in config["components"]]
-    src = next(p["board_src"] for p in props if p.get("board_src"))
+    """The board's HTML as the page's pickers fetch it: from the URL its root's properties
+    (`data-props` on `#leaderboard-table` in the page at `/`) name."""
+    page = httpx.get(url, timeout=30)
+    page.raise_for_status()
+    found = re.search(r"<div id=\"leaderboard-table\" data-props='([^']*)'", page.text)
+    assert found, "the page has no board"
+    src = json.loads(html.unescape(found.group(1)))["board_src"]
     path = src.split("?", 1)[0]
     resp = httpx.get(url + path, params={"view": view, "coverage": coverage}, timeout=60)
     resp.raise_for_status()

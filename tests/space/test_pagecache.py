@@ -15,7 +15,6 @@ from respondeoqa_eval.space.web.pagecache import (
     AssetCache,
     CompressedAnswers,
     PageCache,
-    after_config,
     chosen_encoding,
 )
 from starlette.applications import Starlette
@@ -76,6 +75,20 @@ def test_the_page_is_rendered_once_per_key() -> None:
     # a query string (deep links, ?__theme=) and other paths always pass through
     assert client.get("/?deep_link=x").text.startswith("<p>render 4")
     assert client.get("/other").text == "other 5" and client.get("/other").text == "other 6"
+
+
+def test_each_page_is_kept_apart() -> None:
+    counter = itertools.count(1)
+    pages = [
+        Route(f"/{name}", lambda request: HTMLResponse(f"page {next(counter)}"))
+        for name in ("compare", "about", "other")
+    ]
+    app = Starlette(routes=pages)
+    app.add_middleware(PageCache, paths=("/compare", "/about"))
+    client = TestClient(app)
+    assert [client.get(path).text for path in ("/compare", "/about")] == ["page 1", "page 2"]
+    assert [client.get(path).text for path in ("/compare", "/about")] == ["page 1", "page 2"]
+    assert client.get("/other").text == "page 3" and client.get("/other").text == "page 4"
 
 
 def test_only_plain_200_html_answers_are_kept() -> None:
@@ -228,34 +241,3 @@ def test_the_board_is_compressed_and_never_stale() -> None:
     assert "new entry" in client.get("/board", headers=BROWSER).text
     busy = client.get("/board.csv", headers=BROWSER)
     assert busy.status_code == 503 and "content-encoding" not in busy.headers
-
-
-# -- the board's prefetch in the kept page --------------------------------------------------
-
-CONFIG = b'<script>window.gradio_config = {"head":"\\u003cscript\\u003e"};</script>'
-PAGE = b"<html><head>" + CONFIG + b'<script type="module" src="./assets/index.js"></script>'
-
-
-def test_the_script_goes_right_after_the_config() -> None:
-    assert after_config(PAGE, b"<script>early()</script>") == (
-        b"<html><head>"
-        + CONFIG
-        + b"<script>early()</script>"
-        + b'<script type="module" src="./assets/index.js"></script>'
-    )
-
-
-def test_a_page_without_gradios_config_is_left_as_it_is() -> None:
-    page = b"<html><head><script>other()</script></head></html>"
-    assert after_config(page, b"<script>early()</script>") == page
-    assert after_config(PAGE, b"") == PAGE
-
-
-def test_the_kept_page_carries_the_script_and_its_length() -> None:
-    app = Starlette(routes=[Route("/", lambda request: HTMLResponse(PAGE.decode()))])
-    app.add_middleware(PageCache, head_script=b"<script>early()</script>")
-    client = TestClient(app)
-    for _ in range(2):  # rendered and kept, then from memory
-        resp = client.get("/", headers={"accept-encoding": "identity"})
-        assert CONFIG + b"<script>early()</script><script type=" in resp.content
-        assert int(resp.headers["content-length"]) == len(resp.content)

@@ -20,10 +20,12 @@ Where things live:
 - `views/`: pure functions from rows to tables, board HTML, legend, charts, comparisons, the
   Items view of the item analysis.
 - `service.py`: the composition and the user-facing workflows, without UI.
-- `web/`: the Gradio app (`app.py` wires the pages; each page beyond the board in its own
-  module: Compare, Items, Submit, Request an evaluation; what their events share in
-  `events.py`), its routes (the board, an entry's detail, the downloads), client identity and upload guards, the page cache
-  (`pagecache.py`: the page, Gradio's frontend files and the board compressed once, from
-  memory), page copy, static files. `admin.py` and `cli.py`: the command line (`notify.py`: asking a running Space to read its record now); `deploy/`: the Hub Space repository;
-  `requests/`: evaluation requests; `worker/`: the operator's worker that runs them.
+- `web/`: the server (`app.py`: a FastAPI app serving the board's own page at `/`,
+  `board_page.py`, with the Gradio app mounted on it for every other page; each page beyond
+  the board in its own module: Compare, Items, Submit, Request an evaluation; what their
+  events share in `events.py`), its routes (the board, an entry's detail, the downloads),
+  client identity and upload guards, the caches (`pagecache.py`: Gradio's pages and frontend
+  files and the board compressed once, from memory), page copy, static files.
+- `admin.py` and `cli.py`: the command line (`notify.py`: asking a running Space to read its
+  record now); `deploy/`: the Hub Space repository.
 """

@@ -269,9 +269,14 @@ class ReadModel:
         )
         self._cache_lock = threading.Lock()
 
+    def version(self) -> tuple[int, str]:
+        """The store's current data version and the record's status: what a snapshot is of
+        (one small query, no snapshot built)."""
+        return self.store.data_version(), self._status()
+
     def snapshot(self) -> Snapshot:
         """The snapshot of the store's current data version (built when it moved)."""
-        version = (self.store.data_version(), self._status())
+        version = self.version()
         with self._lock:
             if self._snapshot is not None and self._snapshot.version == version:
                 return self._snapshot

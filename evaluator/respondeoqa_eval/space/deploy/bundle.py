@@ -2,7 +2,9 @@
 `respondeoqa-eval space deploy --repo-id ORG/NAME [--dry-run]` bundles and uploads it in one commit.
 
 The bundle: `app.py` (starts the installed package's Space; the repo names given here become
-environment defaults, never a token), `requirements.txt`, `README.md` whose front matter says sdk
+environment defaults, never a token; the Hub runs it as `python app.py` for `sdk: gradio`, and
+it serves with the package's own server: the board's page and the Gradio app mounted beside it,
+web/app.py), `requirements.txt`, `README.md` whose front matter says sdk
 gradio, the installed gradio version, app_file, python_version, hf_oauth, tags and the dataset,
 and a `.gitignore` for local data.
 

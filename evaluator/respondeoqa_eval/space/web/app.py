@@ -1,5 +1,6 @@
-"""The Gradio UI: wires the pages (each in its own module) and the app's routes to
-`service.Space`, and launches the app.
+"""The Space's server: the board's own page at `/` (board_page.py) and the app's routes, with
+the Gradio app mounted on the same FastAPI app for every other page (each in its own module),
+its API and its login routes; wires them to `service.Space` and serves them (uvicorn).
 
 Every user string reaches the page as text: in plain-text components (Textbox, "str" Dataframe
 cells, Dropdown labels, escaped plotly labels) or in the board's and the entry detail's HTML,
@@ -17,8 +18,7 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 import gc
 import logging
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+import warnings
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -26,7 +26,6 @@ from typing import Any
 import gradio as gr
 
 from ..config import SpaceConfig
-from ..readmodel import BOARD_ROUTE, board_query
 from ..service import Space
 from ..views.columns import OVERVIEW
 from ..views.frames import MOST_ENTRIES
@@ -37,9 +36,10 @@ from .items_page import items_page
 from .request_page import request_page
 from .routes import (
     ABOUT_PAGE,
+    BOARD_NAME,
     COMPARE_PAGE,
-    DETAIL_ROUTE,
     ITEMS_PAGE,
+    PAGES,
     REQUEST_PAGE,
     SIZE_PAGE,
     SUBMIT_PAGE,
@@ -52,14 +52,8 @@ log = logging.getLogger(__name__)
 
 @cache
 def static(name: str) -> str:
-    """A file of `static/` (the board's script, stylesheet and template)."""
+    """A file of `static/` (the page's template, scripts and stylesheets)."""
     return resources.files(__package__).joinpath("static", name).read_text(encoding="utf-8")
-
-
-def prefetch_script() -> str:
-    """The script that starts the board's fetch (static/board_prefetch.js), as the page and
-    the config's `head` carry it."""
-    return f"<script>{static('board_prefetch.js')}</script>"
 
 
 # The system's own fonts, in the theme rather than in the page's CSS: the default theme's web
@@ -78,9 +72,10 @@ def theme() -> gr.themes.Base:
 
 
 def build_app(space: Space) -> gr.Blocks:
-    """The Space's Blocks (not launched): the board on the main page, every other part on a
-    page of its own (Gradio's multipage routes), so that a visitor's first page loads only the
-    board's components, not the charts, tables and upload widgets of the others."""
+    """The Space's Blocks (not launched): every part beside the board on a page of its own
+    (Gradio's multipage routes), so that a page loads only its own components. The main page
+    is the board's own HTML (board_page.py, served in front of Gradio at `/`): Gradio's main
+    page holds only the navigation bar and the API's board endpoint."""
 
     def leaderboard(view: str = OVERVIEW, coverage: str = MOST_ENTRIES) -> dict:
         """Every row of one breakdown view and coverage, as the CSV has them: {"view",
@@ -94,65 +89,34 @@ def build_app(space: Space) -> gr.Blocks:
         delete_cache=clients.delete_cache(space.limits),
     ) as demo:
         _navbar()
-        gr.Markdown(copy.HEADER, elem_id="page-title")
-        gr.Markdown(copy.INTRO, elem_id="page-intro")
-        # The board and the entry detail are HTML the page fetches from the app's routes (no
-        # Gradio event, no session, no queue): the board's own pickers (breakdown, coverage,
-        # columns, filters) fetch another table; a row click fetches that entry's detail. The
-        # page's config holds no rows.
-        _fetched_html(
-            "board",
-            "leaderboard-table",
-            board_src=f"{BOARD_ROUTE}?{board_query(OVERVIEW, MOST_ENTRIES)}",
-            board_error=copy.BOARD_ERROR,
-        )
-        _fetched_html(
-            "detail", "entry-detail", detail_src=DETAIL_ROUTE, detail_error=copy.DETAIL_ERROR
-        )
         # API clients read the board as data (every row, like the CSV), in their own group
         gr.api(leaderboard, api_name="leaderboard", concurrency_id="read-api")
-    with _page(demo, "Compare", COMPARE_PAGE):
-        compare_page(space, READ)
-    with _page(demo, "Items", ITEMS_PAGE):
-        items_page(space, demo, READ)
-    with _page(demo, "Size", SIZE_PAGE):
-        gr.Markdown(copy.SIZE_HELP)
-        size_plot = gr.Plot(label="Accuracy against model size", elem_id="plot-size")
-        demo.load(space.size_figure, None, [size_plot], api_visibility="private", **READ)
-    with _page(demo, "Submit", SUBMIT_PAGE):
-        submit_page(space)
-    with _page(demo, "Request an evaluation", REQUEST_PAGE):
-        request_page(space, demo, READ)
-    with _page(demo, "About", ABOUT_PAGE):
-        gr.Markdown(copy.ABOUT, header_links=True, elem_id="about")  # anchors: "#h-the-bound"
+    pages = {
+        COMPARE_PAGE: lambda: compare_page(space, READ),
+        ITEMS_PAGE: lambda: items_page(space, demo, READ),
+        SIZE_PAGE: lambda: _size_page(space, demo),
+        SUBMIT_PAGE: lambda: submit_page(space),
+        REQUEST_PAGE: lambda: request_page(space, demo, READ),
+        # anchors: "#h-the-bound"
+        ABOUT_PAGE: lambda: gr.Markdown(copy.ABOUT, header_links=True, elem_id="about"),
+    }
+    for name, path in PAGES:
+        with demo.route(name, path):
+            _navbar()
+            pages[path]()
     return demo
 
 
-def _fetched_html(name: str, elem_id: str, **props: str) -> None:
-    """An HTML component whose content its script (static/NAME.js) fetches from one of the
-    app's routes, shown in its template (static/NAME_template.html); `props` reach the script
-    as `props`."""
-    gr.HTML(
-        "",
-        html_template=static(f"{name}_template.html").strip(),
-        js_on_load=static(f"{name}.js"),
-        apply_default_css=False,
-        elem_id=elem_id,
-        **props,
-    )
+def _size_page(space: Space, demo: gr.Blocks) -> None:
+    gr.Markdown(copy.SIZE_HELP)
+    size_plot = gr.Plot(label="Accuracy against model size", elem_id="plot-size")
+    demo.load(space.size_figure, None, [size_plot], api_visibility="private", **READ)
 
 
 def _navbar() -> None:
-    """Every page's navigation bar (the main page is the board)."""
-    gr.Navbar(main_page_name="Board", elem_id="nav")
-
-
-@contextmanager
-def _page(demo: gr.Blocks, name: str, path: str) -> Iterator[None]:
-    """A page beside the board (`demo.route`), with the navigation bar."""
-    with demo.route(name, path):
-        _navbar()
-        yield
+    """Every Gradio page's navigation bar: the main page (the board) first, as its own page's
+    plain links have it."""
+    gr.Navbar(main_page_name=BOARD_NAME, elem_id="nav")
 
 
 GC_THRESHOLD = 20_000
@@ -178,27 +142,19 @@ def _interrupt(signum: int, frame: Any) -> None:
 
 
 def launch(config: SpaceConfig | Space, *, prevent_thread_lock: bool = False) -> gr.Blocks:
-    """Build, start (record sync, warm-up), queue and launch the Space on its host and port."""
+    """Build, start (record sync, warm-up) and serve the Space on its host and port: a
+    FastAPI app with the board's page at `/` and the app's own routes, and the Gradio app
+    mounted on it at `/` (`gr.mount_gradio_app`: its pages, `/gradio_api`, its login routes
+    and frontend files answer every other path). Returns the Blocks, whose `close()` stops
+    the server; without `prevent_thread_lock`, serves until interrupted (SIGTERM too)."""
     space = config if isinstance(config, Space) else Space(config)
     limits = space.limits
     demo = build_app(space)
     demo.queue(default_concurrency_limit=limits.concurrency, max_size=limits.queue_size)
-    # uvicorn would take the client address from X-Forwarded-For of any loopback peer; the
-    # Space reads that header itself, only as far as SpaceConfig.trusted_proxies allows
-    os.environ["FORWARDED_ALLOW_IPS"] = ""
-    from starlette.middleware import Middleware
-
-    from .pagecache import AssetCache, CompressedAnswers, PageCache
-
-    guard = Middleware(
-        clients.UploadGuard,
-        budget=clients.UploadBudget(limits),
-        trusted_proxies=space.config.trusted_proxies,
-    )
     import atexit
     import signal
 
-    # a Space restart sends SIGTERM: leave through Gradio's shutdown, then push the outbox
+    # a Space restart sends SIGTERM: leave through the server's shutdown, then push the outbox
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _interrupt)
     atexit.register(space.close)
@@ -207,27 +163,79 @@ def launch(config: SpaceConfig | Space, *, prevent_thread_lock: bool = False) ->
     # does not wait for every stored entry to be decoded and released (8 s at 10,000 entries)
     space.snapshot().board(None, None)
     settle_gc()
-    # the board's fetch starts with the page, not once its component is mounted: in the kept
-    # page as it is parsed, else (a page not kept: deep links) when Gradio reads its config
-    prefetch = prefetch_script()
-    # the page and Gradio's frontend files from memory, and the board, compressed once
-    shell = [
-        Middleware(PageCache, head_script=prefetch.encode()),
+    app = _serving_app(space, demo)
+    app.state.board_page.current()  # the page too, compressed
+    server = _server(app, space.config.host, space.config.port)
+    server.run_in_thread()
+    # what Blocks.launch() sets, so that demo.close() stops the queue and this server
+    demo.server, demo.app = server, app.state.gradio_app
+    demo.server_name, demo.server_port = space.config.host, space.config.port
+    if not prevent_thread_lock:
+        try:
+            while server.thread.is_alive():
+                server.thread.join(timeout=0.5)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            demo.close(verbose=False)
+    return demo
+
+
+def _serving_app(space: Space, demo: gr.Blocks) -> Any:
+    """The FastAPI app the server runs: the board's page and the app's own routes first, then
+    Gradio mounted at `/`, behind the upload guard and the caches (pagecache.py)."""
+    from fastapi import FastAPI
+    from starlette.middleware import Middleware
+    from starlette.routing import Route
+
+    from .board_page import BoardPage
+    from .pagecache import AssetCache, CompressedAnswers, PageCache
+
+    page = BoardPage(space, static=static, sans=SANS, mono=MONO, api_href="gradio_api/info")
+    middleware = [
+        Middleware(
+            clients.UploadGuard,
+            budget=clients.UploadBudget(space.limits),
+            trusted_proxies=space.config.trusted_proxies,
+        ),
+        # Gradio's pages and frontend files from memory, and the board, compressed once
+        Middleware(PageCache, paths=tuple(f"/{path}" for _, path in PAGES)),
         Middleware(AssetCache),
         Middleware(CompressedAnswers),
     ]
-    demo.launch(
-        app_kwargs={"middleware": [guard, *shell], "routes": read_routes(space)},
-        css=static("board.css"),  # Gradio 6 takes page CSS and theme in launch(), not Blocks()
-        theme=theme(),
-        head=prefetch,
+    routes = [Route("/", page, methods=["GET", "HEAD"]), *read_routes(space)]
+    app = FastAPI(routes=routes, middleware=middleware, openapi_url=None, docs_url=None)
+    app.state.board_page = page
+    with warnings.catch_warnings():
+        # Gradio warns that a mounted multipage app has no SSR (off here anyway)
+        warnings.filterwarnings("ignore", "SSR mode is not supported", UserWarning)
+        _mount(app, demo, space)
+    app.state.gradio_app = app.routes[-1].app  # the mounted Gradio app
+    return app
+
+
+def _mount(app: Any, demo: gr.Blocks, space: Space) -> None:
+    gr.mount_gradio_app(
+        app,
+        demo,
+        path="/",
         server_name=space.config.host,
         server_port=space.config.port,
-        max_file_size=limits.max_file_bytes,
+        footer_links=["api"],
+        css=static("board.css"),  # Gradio 6 takes page CSS and theme here, not in Blocks()
+        theme=theme(),
+        max_file_size=space.limits.max_file_bytes,
         ssr_mode=False,
         show_error=False,
-        prevent_thread_lock=prevent_thread_lock,
-        quiet=True,
-        footer_links=["api"],
     )
-    return demo
+
+
+def _server(app: Any, host: str, port: int) -> Any:
+    """A uvicorn server of `app` (Gradio's, which runs in a thread and stops on close())."""
+    import uvicorn
+    from gradio.http_server import Server
+
+    # uvicorn would take the client address from X-Forwarded-For of any loopback peer; the
+    # Space reads that header itself, only as far as SpaceConfig.trusted_proxies allows
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", proxy_headers=False)
+    return Server(config)

@@ -1,28 +1,27 @@
 """The page shell from memory, compressed once: ASGI middlewares in front of Gradio.
 
-`PageCache` keeps Gradio's rendered "/" page. Gradio builds it for every request (a deep copy of
-the app's config, the API description, the template): about 12 ms of the one server process's
-CPU, most of a page load's cost since the board comes from the app's own route. The page holds
-no data, and Gradio renders the same bytes for requests that agree on what it reads from them:
+`PageCache` keeps Gradio's rendered pages (Compare, Items, ...; the main page is the board's own,
+board_page.py). Gradio builds a page for every request (a deep copy of the app's config, the API
+description, the template): about 12 ms of the one server process's CPU. A page holds no data,
+and Gradio renders the same bytes for requests that agree on what it reads from them:
 the origin headers it builds the root URL from and the cookies it reads the user from
 (`access-token-*`: visitors' other cookies, which real browsers always carry, do not change the
 page). Those form the key; a request with a query string (Gradio's deep links, `?view=`...) is
 passed through, and only a 200 HTML answer is kept. Keys come from clients, so the cache holds
-at most `max_bytes` of pages (least recently used goes). A kept page can carry a script right
-after the config Gradio inlines (`head_script`): it runs while the page is parsed, so the
-board's fetch (static/board_prefetch.js) starts beside Gradio's main script instead of after it.
+at most `max_bytes` of pages (least recently used goes).
 
 `AssetCache` keeps Gradio's own frontend files (`/assets/`: the scripts and stylesheets of its
 build; `/static/`: its fonts and helper scripts): files of the installed package, the same bytes
 for as long as the process runs. Gradio reads each from disk and compresses it again for every
 request (about 1 ms of the server's CPU for a small file, 4 ms for its main script), and a first
-visit to the board asks for about 90 of them. Range requests pass through.
+visit to one of its pages asks for about 90 of them. Range requests pass through.
 
 Both send what they keep compressed once per encoding (`Kept`): brotli, else gzip, else none, as
 the request's Accept-Encoding allows, with `Vary: Accept-Encoding`. Gradio's own compression
 (`gradio.brotli_middleware`, outside these) leaves an answer that is already encoded alone, and
-never compressed the page: it compresses only paths with a file extension, so the page (about
-120 KB, mostly the inlined config) went out as it was.
+never compressed a page: it compresses only paths with a file extension, so a page (about
+120 KB, mostly the inlined config) went out as it was. The board's own page (board_page.py) is a
+`Kept` too.
 """
 
 from __future__ import annotations
@@ -55,20 +54,6 @@ GZIP_LEVEL = 6
 MIN_COMPRESS = 500  # bytes; below this an encoding saves less than its headers cost
 COMPRESSIBLE = (b"text/", b"application/javascript", b"application/json", b"image/svg+xml")
 ASSET_PREFIXES = ("/assets/", "/static/")  # gradio.routes: BUILD_PATH_LIB, STATIC_PATH_LIB
-
-
-CONFIG_SCRIPT = b"<script>window.gradio_config = "  # gradio/templates/frontend/index.html
-
-
-def after_config(page: bytes, script: bytes) -> bytes:
-    """`page` with `script` right after the script that inlines Gradio's config (whose JSON
-    escapes every "<", so its first "</script>" ends it); unchanged without that script."""
-    start = page.find(CONFIG_SCRIPT)
-    end = page.find(b"</script>", start) if start >= 0 else -1
-    if not script or end < 0:
-        return page
-    end += len(b"</script>")
-    return page[:end] + script + page[end:]
 
 
 def user_cookies(values: list[bytes]) -> tuple[str, ...]:
@@ -230,10 +215,6 @@ class _MemoryCache:
     def keeps(self, headers: Headers) -> bool:
         return _no_cookie(headers)
 
-    def edit(self, body: bytes) -> bytes:
-        """What is kept and sent of an answer's body."""
-        return body
-
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         key = None
         if scope["type"] == "http" and scope.get("method") in ("GET", "HEAD"):
@@ -248,7 +229,7 @@ class _MemoryCache:
         held = await held_answer(self.app, scope, receive, send, self.keeps, self.max_bytes // 16)
         if held is not None:
             headers, body = held
-            kept = Kept.of(headers, self.edit(body))
+            kept = Kept.of(headers, body)
             self.put(key, kept)
             await kept.send(scope, send)
 
@@ -262,23 +243,25 @@ class _MemoryCache:
 
 
 class PageCache(_MemoryCache):
-    """Serve GET/HEAD `path` from memory after the first rendering for each key."""
+    """Serve GET/HEAD of the pages `paths` from memory after the first rendering for each
+    key."""
 
     def __init__(
-        self, app: ASGIApp, path: str = "/", max_bytes: int = 32 << 20, head_script: bytes = b""
+        self, app: ASGIApp, paths: tuple[str, ...] = ("/",), max_bytes: int = 32 << 20
     ) -> None:
         super().__init__(app, max_bytes)
-        self.path = path
-        self.head_script = head_script
+        self.paths = paths
 
     def key(self, scope: Scope) -> Hashable | None:
-        if scope.get("path") != self.path or scope.get("query_string"):
+        path = scope.get("path")
+        if path not in self.paths or scope.get("query_string"):
             return None
         headers: dict[bytes, list[bytes]] = {}
         for name, value in scope.get("headers") or ():
             if name in KEY_HEADERS or name == b"cookie":
                 headers.setdefault(name, []).append(value)
         return (
+            path,
             scope.get("scheme"),
             tuple(scope.get("server") or ()),
             scope.get("root_path", ""),
@@ -288,9 +271,6 @@ class PageCache(_MemoryCache):
 
     def keeps(self, headers: Headers) -> bool:
         return headers.get("content-type", "").startswith("text/html") and _no_cookie(headers)
-
-    def edit(self, body: bytes) -> bytes:
-        return after_config(body, self.head_script)
 
 
 class AssetCache(_MemoryCache):

@@ -32,6 +32,16 @@ from ..views.detail import detail_html
 # the pages beside the board (Gradio's multipage routes, app.py)
 COMPARE_PAGE, ITEMS_PAGE, SIZE_PAGE = "compare", "items", "size"
 SUBMIT_PAGE, REQUEST_PAGE, ABOUT_PAGE = "submit", "request", "about"
+BOARD_NAME = "Board"  # the main page (`/`: web/board_page.py), first in every navigation bar
+PAGES = (
+    ("Compare", COMPARE_PAGE),
+    ("Items", ITEMS_PAGE),
+    ("Size", SIZE_PAGE),
+    ("Submit", SUBMIT_PAGE),
+    ("Request an evaluation", REQUEST_PAGE),
+    ("About", ABOUT_PAGE),
+)
+"""Every page beside the board, as its navigation bar names it, in order, and its path."""
 
 DETAIL_ROUTE = "entry"
 ITEMS_ROUTE = "entry.csv"

@@ -1,7 +1,8 @@
-// The board's own script: the HTML component runs it once, with `element` its root, `props`
-// its properties and `watch` a callback for properties Gradio changes. A page load takes the
-// table from the app's board route (cached HTML, no Gradio event, no session, no queue), by a
-// fetch the page started as it was parsed (board_prefetch.js). Then, all in the page:
+// The board's own script, run once by the page (board_page.js) with `element` its root and
+// `props` its properties (setting `props.value` shows new HTML). The page comes with the
+// default table in it (rendered by the server); a tab that picked another breakdown or
+// coverage on an earlier page load gets that table from the app's board route at once. Then,
+// all in the page:
 // - the Breakdown and Coverage pickers (in the board's HTML, with today's choices) fetch that
 //   table from the same route (the board is aria-busy meanwhile); only the latest answer is
 //   shown;
@@ -10,10 +11,10 @@
 //   the leaderboard evaluated) hide rows; the Columns menu shows the optional columns;
 // - a click on an entry's row announces its key (a `respondeoqa-entry` event): the entry
 //   detail's script (detail.js) fetches and shows it.
-// Listeners sit on the root, which Gradio keeps when a new table arrives; sort, filters,
-// picked columns and the legend's open state are applied again then, and the picked columns
-// are kept in localStorage, the breakdown and coverage in sessionStorage (board_prefetch.js
-// asks for them on the next page load of this browser tab).
+// Listeners sit on the root, which stays when a new table arrives; sort, filters, picked
+// columns and the legend's open state are applied again then, and the picked columns are kept
+// in localStorage, the breakdown and coverage in sessionStorage (board_page.js reads them on
+// the next page load of this browser tab).
 const state = {
   query: "", sortCol: null, sortDir: 1, filters: {paper: true}, cols: {}, legend: false, loads: 0,
 };
@@ -23,24 +24,13 @@ try {
   state.cols = {};
 }
 if (!props.value) {
-  // the page started this fetch (board_prefetch.js); taken once, else fetched now
-  const early = window.respondeoqaBoard;
-  delete window.respondeoqaBoard;
-  const withPicks = window.respondeoqaBoardSrc || ((src) => new URL(src, location.href).href);
-  const src = withPicks(props.board_src);
-  const html = early && early.src === src
-    ? early.html
-    : fetch(src, {cache: "no-store"}).then((r) => (r.ok ? r.text() : Promise.reject(r.status)));
-  const show = (value) => {
-    if (props.value) return;
-    props.value = value;
-    // Gradio's mount may still push the config's empty value after this script ran (it does
-    // when the board arrives at once): the board is set again then
-    watch("value", () => {
-      if (!props.value) props.value = value;
+  // this tab's picks are not the page's table: that table now (board_page.js adds the picks)
+  fetch(window.respondeoqaBoardSrc(props.board_src), {cache: "no-store"})
+    .then((r) => (r.ok ? r.text() : Promise.reject(r.status)))
+    .then((html) => html, () => props.board_error)
+    .then((html) => {
+      if (!state.loads) props.value = html;  // unless a pick of this page load came first
     });
-  };
-  html.then(show, () => show(props.board_error));
 }
 function load(view, coverage) {
   const mine = ++state.loads;

@@ -1,5 +1,5 @@
-// The entry detail's own script: the HTML component runs it once, with `element` its root and
-// `props` its properties. It fetches an entry's detail from the app's detail route (HTML the
+// The entry detail's own script, run once by the page (board_page.js) with `element` its root
+// and `props` its properties. It fetches an entry's detail from the app's detail route (HTML the
 // server escaped cell by cell; no Gradio event, no session, no queue) when
 // - the board's script announces a row click (a `respondeoqa-entry` event with the row's key),
 // - the form is sent with an entry's number ("#12", "12") or key ("e:12"),

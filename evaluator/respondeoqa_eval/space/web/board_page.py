@@ -1,0 +1,116 @@
+"""The main page (`/`): the board as the app's own HTML, without Gradio's frontend.
+
+The page (static/board_page.html) holds the navigation bar as plain links, the header, the
+board's default table (the `board` route's HTML, inline), the entry detail's form, the page's
+stylesheets and its scripts: board.js and detail.js, run by board_page.js with what Gradio's
+HTML component would give them. It is rendered once per data version (a new snapshot of the
+read model), compressed once (pagecache.Kept: brotli, else gzip) and then served from memory
+to every visitor: the page holds no per-visitor data, so one copy fits all. A query string
+(`/?entry=e:12`) is read by the page's script, not by the server: the same bytes.
+
+The other pages (Compare, Items, Size, Submit, Request an evaluation, About) are Gradio's,
+mounted beside this one (app.py); their navigation bars link back here.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+from starlette.concurrency import run_in_threadpool
+
+from ..readmodel import BOARD_ROUTE, board_query
+from ..service import Space
+from ..views.columns import OVERVIEW
+from ..views.frames import MOST_ENTRIES
+from ..views.html import own_markdown
+from . import copy
+from .pagecache import Kept, Receive, Scope, Send
+from .routes import BOARD_NAME, DETAIL_ROUTE, PAGES
+
+NO_CACHE = (b"cache-control", b"no-cache")  # a browser asks again: a new entry shows at once
+
+
+@cache
+def _template() -> jinja2.Template:
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader(__package__, "static"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    return env.get_template("board_page.html")
+
+
+def font_stack(families: list[str]) -> Markup:
+    """A CSS font-family value of `families` (our own names; those with spaces quoted), as
+    markup: a style element decodes no entities."""
+    return Markup(", ".join(f"'{f}'" if " " in f else f for f in families))
+
+
+def page_html(
+    board: str, *, static: Callable[[str], str], sans: list[str], mono: list[str], api_href: str
+) -> str:
+    """The whole page around `board` (the board route's HTML of the default view and
+    coverage); `static(name)` reads a file of static/, `api_href` is the footer's link to the
+    API's description."""
+    props = {
+        "board_src": f"{BOARD_ROUTE}?{board_query(OVERVIEW, MOST_ENTRIES)}",
+        "board_error": copy.BOARD_ERROR,
+    }
+    return _template().render(
+        title="RespondeoQA leaderboard",
+        board_name=BOARD_NAME,
+        pages=PAGES,
+        header=own_markdown(copy.HEADER),
+        intro=own_markdown(copy.INTRO),
+        board=Markup(board),  # the views' template escaped every cell
+        board_props=props,
+        detail_props={"detail_src": DETAIL_ROUTE, "detail_error": copy.DETAIL_ERROR},
+        sans=font_stack(sans),
+        mono=font_stack(mono),
+        css=Markup(static("page.css") + static("board.css")),
+        api_href=api_href,
+        scripts=Markup(static("board_page.js")),
+        # each component's root (its element id) and its script
+        components={
+            "leaderboard-table": Markup(static("board.js")),
+            "entry-detail": Markup(static("detail.js")),
+        },
+    )
+
+
+class BoardPage:
+    """The ASGI app of `/` (GET and HEAD): the page of the current data version, from memory."""
+
+    def __init__(self, space: Space, **page: Any) -> None:
+        self.space = space
+        self.page = page  # page_html's keywords
+        self._kept: tuple[Any, Kept] | None = None
+        self._lock = threading.Lock()
+
+    def current(self) -> Kept:
+        """The page of the store's current data version: rendered and compressed when the
+        version moved (one thread renders; the others wait for it), else as kept."""
+        snapshot = self.space.snapshot()
+        kept = self._kept
+        if kept is not None and kept[0] == snapshot.version:
+            return kept[1]
+        with self._lock:
+            kept = self._kept
+            if kept is None or kept[0] != snapshot.version:
+                html = page_html(snapshot.board(OVERVIEW, MOST_ENTRIES), **self.page)
+                headers = [(b"content-type", b"text/html; charset=utf-8"), NO_CACHE]
+                kept = self._kept = (snapshot.version, Kept.of(headers, html.encode("utf-8")))
+            return kept[1]
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        # the version is one small query (WAL: a reader waits for no writer), asked here; a new
+        # version's snapshot and page are built in the thread pool, never on the event loop
+        kept = self._kept
+        if kept is not None and kept[0] == self.space.reads.version():
+            return await kept[1].send(scope, send)
+        await (await run_in_threadpool(self.current)).send(scope, send)
