@@ -9,7 +9,15 @@ The first timed run fills what a process keeps between evaluations (each item's 
 references and their character n-grams, the bootstrap's resample matrices: the Space warms
 them at start); the median is over the runs after it.
 
+With `--cli`, the whole command instead, as a user runs it (issue 31): `respondeoqa-eval score
+PREDS --data-dir GOLD --report OUT.json` in a process of its own (interpreter start, imports,
+the report written), side by side with `naive_scorer.py`, a single-pass scorer of the paper's
+rules without intervals, on the same files: the two alternate (each round in the other order),
+and each process's wall time and peak RSS (`wait4`) are taken. Both run from compiled bytecode
+(a private `PYTHONPYCACHEPREFIX`, filled by one untimed run of each), as an installed package.
+
     python benchmarks/bench_score.py [--repeat 5]
+    python benchmarks/bench_score.py --cli [--repeat 9]
 """
 
 from __future__ import annotations
@@ -18,6 +26,7 @@ import argparse
 import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -34,15 +43,85 @@ from synthetic import write_private
 SIZES = {"n_mc": 315, "n_sa": 4596, "n_tr": 916, "n_nle": 190, "max_refs": 12}
 
 
+NAIVE = Path(__file__).with_name("naive_scorer.py")
+
+
+# Runs one command and prints its wall seconds, peak RSS (KB) and exit status. A process of
+# its own, so that the measured process is forked from a small one: Linux carries the RSS a
+# process had before `exec` into its peak (`ru_maxrss`), and this benchmark's is large.
+_LAUNCHER = """
+import os, sys, time
+t0 = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.argv[1], sys.argv[1:])
+_, status, usage = os.wait4(pid, 0)
+print(time.perf_counter() - t0, usage.ru_maxrss, os.waitstatus_to_exitcode(status))
+"""
+
+
+def _run(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall seconds and peak RSS (MB) of one process; its failure stops the benchmark."""
+    launcher = [sys.executable, "-I", "-S", "-c", _LAUNCHER, *argv]
+    done = subprocess.run(launcher, env=env, capture_output=True, text=True, check=False)
+    fields = done.stdout.split()
+    if done.returncode or len(fields) != 3 or fields[2] != "0":
+        sys.exit(f"{argv[:4]} failed: {done.stdout[-500:]} {done.stderr[-2000:]}")
+    return float(fields[0]), int(fields[1]) / 1024  # Linux: ru_maxrss in kilobytes
+
+
+def side_by_side(tmp: Path, gold_dir: Path, preds: Path, repeat: int) -> None:
+    """`respondeoqa-eval score` against the naive scorer, alternating (module docstring)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
+    commands = {
+        "score": [sys.executable, "-m", "respondeoqa_eval.cli", "score", str(preds)]
+        + ["--data-dir", str(gold_dir), "--report", str(tmp / "report.json"), "-q"],
+        "naive": [sys.executable, str(NAIVE), str(gold_dir), str(preds), str(tmp / "naive.json")],
+    }
+    for argv in commands.values():
+        _run(argv, env)  # compiles the bytecode
+    wall: dict[str, list[float]] = {name: [] for name in commands}
+    rss: dict[str, list[float]] = {name: [] for name in commands}
+    loads = [os.getloadavg()[0]]
+    for r in range(repeat):
+        for name in list(commands)[:: 1 if r % 2 == 0 else -1]:
+            w, m = _run(commands[name], env)
+            wall[name].append(w)
+            rss[name].append(m)
+        loads.append(os.getloadavg()[0])
+    ratios = [a / b for a, b in zip(wall["score"], wall["naive"], strict=True)]
+    for name in commands:
+        print(
+            f"{name}: wall median {statistics.median(wall[name]):.3f} s "
+            f"(min {min(wall[name]):.3f}, max {max(wall[name]):.3f}), "
+            f"peak RSS median {statistics.median(rss[name]):.1f} MB"
+        )
+    print(
+        f"score / naive over {repeat} alternating rounds: wall {statistics.median(ratios):.2f}x "
+        f"median of per-round ratios ({min(ratios):.2f}-{max(ratios):.2f}; ratio of medians "
+        f"{statistics.median(wall['score']) / statistics.median(wall['naive']):.2f}x), "
+        f"memory {statistics.median(rss['score']) / statistics.median(rss['naive']):.2f}x"
+    )
+    print(f"1-minute load during the rounds: {min(loads):.1f}-{max(loads):.1f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument(
+        "--cli", action="store_true", help="the score command against the naive scorer"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        gold = read_folder(write_private(Path(tmp) / "gold", with_public=True, **SIZES))
+        gold_dir = write_private(Path(tmp) / "gold", with_public=True, **SIZES)
+        gold = read_folder(gold_dir)
         preds_path = Path(tmp) / "preds.jsonl"
         rows = example_predictions(gold.records, accuracy=0.6, seed=1)
         preds_path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+        if args.cli:
+            side_by_side(Path(tmp), gold_dir, preds_path, args.repeat)
+            return
         totals, parse = [], []
         for _ in range(args.repeat + 1):
             t0 = time.perf_counter()
