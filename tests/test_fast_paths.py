@@ -22,7 +22,7 @@ from respondeoqa_eval.metrics.chrf import (
     f_scores,
     item_statistics,
 )
-from respondeoqa_eval.scoring.aggregate import Bootstrap
+from respondeoqa_eval.scoring.aggregate import Bootstrap, resampled_sums
 
 PIECES = ["a", "b", "aa", "ab", "ba", " ", "\t", "\n", "\xa0", "\u2028", "é", "ā", "Z", ".", "😀"]
 PIECES += ["\ud800"]  # a lone surrogate: json.loads accepts "\ud800" in an uploaded file
@@ -106,11 +106,16 @@ def test_resample_counts_are_the_draws_counted(n: int, salt: int) -> None:
     drawn = np.random.default_rng([99, salt]).integers(0, n, size=(200, n))
     expected = np.stack([np.bincount(row, minlength=n) for row in drawn])
     counts = boot.counts(n, salt)
-    assert counts.dtype == np.int64 and (counts == expected).all()
-    assert (boot.counts(n, salt, dtype=float) == expected).all()
+    assert counts.dtype == np.uint8 and (counts == expected).all()  # drawn in blocks, the same
     assert boot.counts(n, salt) is counts  # drawn once, kept
     with pytest.raises(ValueError):
         counts[0, 0] = 5  # shared between callers: read-only
+
+
+def test_resampled_sums_in_blocks_equal_one_product() -> None:
+    counts = Bootstrap(resamples=250, seed=4).counts(300, 2)
+    values = np.random.default_rng(8).integers(0, 50, size=(300, 7)).astype(float)
+    assert (resampled_sums(counts, values) == counts.astype(float) @ values).all()
 
 
 def test_bleu_of_rows_equals_sacrebleu_to_the_last_bit() -> None:
