@@ -10,7 +10,7 @@ from .. import jsonl
 from ..api import evaluate
 from ..data.gold import load_gold
 from ..errors import InputError
-from ..io import write_text_atomic
+from ..io import write_bytes_atomic, write_text_atomic
 from ..predictions.example import example_predictions
 from ..predictions.load import load_predictions
 from ..report.summary import MOSTLY, mostly_unanswered
@@ -29,6 +29,8 @@ def add_gold_options(p: argparse.ArgumentParser) -> None:
 def _score(args: argparse.Namespace) -> int:
     if args.eval_results and not args.eval_dataset:
         raise InputError("--eval-results needs --eval-dataset ORG/NAME (the benchmark's Hub id)")
+    if args.indent is not None and args.indent < 0:
+        raise InputError(f"--indent {args.indent}: give a number of spaces, 0 or more")
     gold = load_gold(args.data_dir)
     source = args.predictions if len(args.predictions) > 1 else args.predictions[0]
     predictions = load_predictions(source, gold)
@@ -46,7 +48,7 @@ def _score(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     if args.report:  # written first: the report never depends on stdout staying open
-        write_text_atomic(Path(args.report), report.to_json() + "\n")
+        write_bytes_atomic(Path(args.report), report.json_bytes(args.indent) + b"\n")
     if args.eval_results:
         from ..harness.eval_results import write_eval_results
 
@@ -111,6 +113,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_gold_options(p)
     p.add_argument("--report", metavar="OUT.json", help="write the full JSON report here")
+    p.add_argument(
+        "--indent",
+        type=int,
+        metavar="N",
+        help="indent the report's JSON by N spaces, for people to read (default: compact, one "
+        "line; 1 gives the layout of earlier versions)",
+    )
     p.add_argument(
         "--bootstrap",
         type=int,
