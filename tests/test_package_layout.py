@@ -228,3 +228,64 @@ def test_the_documented_paths_import_without_a_warning():
 
     assert ReportAgain is Report and callable(main) and Predictions and InputError
     assert callable(evaluate) and callable(load_gold) and callable(load_predictions)
+
+
+def test_each_area_adds_the_commands_the_cli_lists_for_it():
+    import argparse
+
+    from respondeoqa_eval.cli import AREAS, build_parser
+
+    for name, commands in AREAS.items():
+        sub = argparse.ArgumentParser().add_subparsers()
+        importlib.import_module(name).register(sub)
+        assert tuple(sub.choices) == commands, name
+        assert tuple(build_parser(commands[0])._subparsers._group_actions[0].choices) == commands
+    every = build_parser()._subparsers._group_actions[0].choices
+    assert tuple(every) == sum(AREAS.values(), ())
+    assert tuple(build_parser("no-such-command")._subparsers._group_actions[0].choices) == tuple(
+        every
+    )
+
+
+def test_score_loads_only_what_scoring_needs(tmp_path, public_dir, public_gold):
+    # `score` in a new interpreter, as a user runs it: none of the other areas' modules, their
+    # optional dependencies or the download's HTTP client are imported
+    import json
+    import subprocess
+
+    preds = tmp_path / "p.jsonl"
+    rows = [{"id": r.id, "answer": r.answers[0]} for r in public_gold.records[::40]]
+    preds.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    code = (
+        "import json, sys\n"
+        "from respondeoqa_eval.cli import main\n"
+        "code = main(sys.argv[1:])\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+        "sys.exit(code)\n"
+    )
+    args = ["score", str(preds), "--data-dir", str(public_dir), "--bootstrap", "10", "-q"]
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    loaded = json.loads(done.stdout.splitlines()[-1])
+    assert "respondeoqa_eval.scoring.aggregate" in loaded and "sacrebleu" in loaded
+    for unwanted in (
+        "respondeoqa_eval.space",
+        "respondeoqa_eval.runner",
+        "respondeoqa_eval.harness.cli",  # the harness package itself is the table of its tasks,
+        "respondeoqa_eval.harness.eee",  # which reading predictions needs (harness logs)
+        "respondeoqa_eval.harness.eval_results",
+        "respondeoqa_eval.harness.lm_eval_task",
+        "respondeoqa_eval.dataset",
+        "respondeoqa_eval.analysis",
+        "gradio",
+        "pandas",
+        "datasets",
+        "huggingface_hub",
+        "pyarrow",
+        "torch",
+        "transformers",
+        "urllib.request",
+    ):
+        assert not [m for m in loaded if m == unwanted or m.startswith(unwanted + ".")], unwanted
