@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from .. import jsonl
-from ..api import evaluate
+from ..api import clear_caches, evaluate
 from ..data.gold import load_gold
 from ..errors import InputError
 from ..io import write_bytes_atomic, write_text_atomic
@@ -42,6 +42,7 @@ def _score(args: argparse.Namespace) -> int:
         bootstrap=args.bootstrap,
         seed=args.seed,
     )
+    clear_caches()  # scored: what the process kept for another evaluation is not needed
     if gold.unknown_files:
         print(
             f"note: ignored unknown files in the gold folder: {', '.join(gold.unknown_files)}",

@@ -25,8 +25,10 @@ _COUNTS_CACHE_BYTES = 256 * 2**20
 """Resample matrices kept for reuse (a full-size accuracy matrix is about 7 MB): the Space
 scores every submission of the same coverage with the same resamples."""
 _BLOCK = 100
-"""Resamples drawn, counted and multiplied at a time: a block's temporaries (its draws, its
-counts as floats) stay a few MB whatever the number of resamples."""
+"""Resamples multiplied at a time: a block's counts as floats stay a few MB whatever the
+number of resamples."""
+_DRAW_BLOCK = 25
+"""Resamples drawn and counted at a time (the draws are 8-byte integers)."""
 
 
 class _CountsCache:
@@ -54,6 +56,12 @@ class _CountsCache:
 _COUNTS = _CountsCache(_COUNTS_CACHE_BYTES)
 
 
+def clear_counts() -> None:
+    """Drop every kept resample matrix."""
+    with _COUNTS._lock:
+        _COUNTS._items.clear()
+
+
 @dataclass(frozen=True)
 class Bootstrap:
     """Percentile bootstrap settings; `resamples=0` turns intervals off."""
@@ -73,8 +81,8 @@ class Bootstrap:
         # stream does not depend on how the draw is cut into blocks
         rng = np.random.default_rng([self.seed, salt])
         out = np.empty((self.resamples, n), dtype=np.uint8)
-        for start in range(0, self.resamples, _BLOCK):
-            rows = min(_BLOCK, self.resamples - start)
+        for start in range(0, self.resamples, _DRAW_BLOCK):
+            rows = min(_DRAW_BLOCK, self.resamples - start)
             idx = rng.integers(0, n, size=(rows, n))
             idx += np.arange(rows)[:, None] * n  # one bincount counts every row of the block
             block = np.bincount(idx.ravel(), minlength=rows * n).reshape(rows, n)
@@ -134,9 +142,8 @@ def _resampled_means(counts: np.ndarray, masks: np.ndarray, sums: np.ndarray) ->
     as they always were: a product of fewer columns may add in another order.
     """
     whole = bool((sums == np.rint(sums)).all())
-    patterns, by_pattern = _pattern_counts(
-        counts, np.concatenate([masks, sums], 1) if whole else masks
-    )
+    rows = np.concatenate([masks, sums], 1) if whole else masks
+    patterns, by_pattern = _pattern_counts(counts, rows.astype(np.int32))
     sizes = by_pattern @ patterns[:, : masks.shape[1]]
     totals = by_pattern @ patterns[:, masks.shape[1] :] if whole else resampled_sums(counts, sums)
     with np.errstate(invalid="ignore", divide="ignore"):
