@@ -17,7 +17,7 @@ and each process's wall time and peak RSS (`wait4`) are taken. Both run from com
 (a private `PYTHONPYCACHEPREFIX`, filled by one untimed run of each), as an installed package.
 
     python benchmarks/bench_score.py [--repeat 5]
-    python benchmarks/bench_score.py --cli [--repeat 9]
+    python benchmarks/bench_score.py --cli [--repeat 9] [--before OLD/evaluator]
 """
 
 from __future__ import annotations
@@ -56,53 +56,64 @@ pid = os.fork()
 if pid == 0:
     os.execv(sys.argv[1], sys.argv[1:])
 _, status, usage = os.wait4(pid, 0)
-print(time.perf_counter() - t0, usage.ru_maxrss, os.waitstatus_to_exitcode(status))
+wall = time.perf_counter() - t0
+cpu = usage.ru_utime + usage.ru_stime
+print(wall, cpu, usage.ru_maxrss, os.waitstatus_to_exitcode(status))
 """
 
 
-def _run(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MB) of one process; its failure stops the benchmark."""
+def _run(argv: list[str], env: dict[str, str]) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds and peak RSS (MB) of one process; a failure stops the run."""
     launcher = [sys.executable, "-I", "-S", "-c", _LAUNCHER, *argv]
     done = subprocess.run(launcher, env=env, capture_output=True, text=True, check=False)
     fields = done.stdout.split()
-    if done.returncode or len(fields) != 3 or fields[2] != "0":
+    if done.returncode or len(fields) != 4 or fields[3] != "0":
         sys.exit(f"{argv[:4]} failed: {done.stdout[-500:]} {done.stderr[-2000:]}")
-    return float(fields[0]), int(fields[1]) / 1024  # Linux: ru_maxrss in kilobytes
+    return float(fields[0]), float(fields[1]), int(fields[2]) / 1024  # ru_maxrss: KB
 
 
-def side_by_side(tmp: Path, gold_dir: Path, preds: Path, repeat: int) -> None:
+def side_by_side(tmp: Path, gold_dir: Path, preds: Path, repeat: int, before: str | None) -> None:
     """`respondeoqa-eval score` against the naive scorer, alternating (module docstring)."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
+    score = [sys.executable, "-m", "respondeoqa_eval.cli", "score", str(preds)]
+    score += ["--data-dir", str(gold_dir), "--report", str(tmp / "report.json"), "-q"]
     commands = {
-        "score": [sys.executable, "-m", "respondeoqa_eval.cli", "score", str(preds)]
-        + ["--data-dir", str(gold_dir), "--report", str(tmp / "report.json"), "-q"],
-        "naive": [sys.executable, str(NAIVE), str(gold_dir), str(preds), str(tmp / "naive.json")],
+        "score": (score, env),
+        "naive": (
+            [sys.executable, str(NAIVE), str(gold_dir), str(preds), str(tmp / "naive.json")],
+            env,
+        ),
     }
-    for argv in commands.values():
-        _run(argv, env)  # compiles the bytecode
-    wall: dict[str, list[float]] = {name: [] for name in commands}
-    rss: dict[str, list[float]] = {name: [] for name in commands}
+    if before:  # the same command from an earlier version's source folder
+        commands["before"] = (score, {**env, "PYTHONPATH": str(Path(before).resolve())})
+    for argv, run_env in commands.values():
+        _run(argv, run_env)  # compiles the bytecode
+    taken: dict[str, list[tuple[float, float, float]]] = {name: [] for name in commands}
     loads = [os.getloadavg()[0]]
     for r in range(repeat):
         for name in list(commands)[:: 1 if r % 2 == 0 else -1]:
-            w, m = _run(commands[name], env)
-            wall[name].append(w)
-            rss[name].append(m)
+            taken[name].append(_run(*commands[name]))
         loads.append(os.getloadavg()[0])
-    ratios = [a / b for a, b in zip(wall["score"], wall["naive"], strict=True)]
+
+    def median(name: str, i: int) -> float:
+        return statistics.median(t[i] for t in taken[name])
+
     for name in commands:
+        walls = [t[0] for t in taken[name]]
         print(
-            f"{name}: wall median {statistics.median(wall[name]):.3f} s "
-            f"(min {min(wall[name]):.3f}, max {max(wall[name]):.3f}), "
-            f"peak RSS median {statistics.median(rss[name]):.1f} MB"
+            f"{name}: wall median {median(name, 0):.3f} s (min {min(walls):.3f}, max "
+            f"{max(walls):.3f}), CPU median {median(name, 1):.3f} s, peak RSS median "
+            f"{median(name, 2):.1f} MB"
         )
-    print(
-        f"score / naive over {repeat} alternating rounds: wall {statistics.median(ratios):.2f}x "
-        f"median of per-round ratios ({min(ratios):.2f}-{max(ratios):.2f}; ratio of medians "
-        f"{statistics.median(wall['score']) / statistics.median(wall['naive']):.2f}x), "
-        f"memory {statistics.median(rss['score']) / statistics.median(rss['naive']):.2f}x"
-    )
+    for name in [n for n in commands if n != "naive"]:
+        ratios = [a[0] / b[0] for a, b in zip(taken[name], taken["naive"], strict=True)]
+        print(
+            f"{name} / naive over {repeat} alternating rounds: wall "
+            f"{statistics.median(ratios):.2f}x median of per-round ratios ({min(ratios):.2f}-"
+            f"{max(ratios):.2f}), CPU {median(name, 1) / median('naive', 1):.2f}x, memory "
+            f"{median(name, 2) / median('naive', 2):.2f}x"
+        )
     print(f"1-minute load during the rounds: {min(loads):.1f}-{max(loads):.1f}")
 
 
@@ -112,6 +123,12 @@ def main() -> None:
     parser.add_argument(
         "--cli", action="store_true", help="the score command against the naive scorer"
     )
+    parser.add_argument(
+        "--before",
+        metavar="DIR",
+        help="with --cli, also the score command of the respondeoqa_eval package in DIR (e.g. "
+        "an earlier commit's evaluator/ from `git archive`)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         gold_dir = write_private(Path(tmp) / "gold", with_public=True, **SIZES)
@@ -120,7 +137,7 @@ def main() -> None:
         rows = example_predictions(gold.records, accuracy=0.6, seed=1)
         preds_path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
         if args.cli:
-            side_by_side(Path(tmp), gold_dir, preds_path, args.repeat)
+            side_by_side(Path(tmp), gold_dir, preds_path, args.repeat, args.before)
             return
         totals, parse = [], []
         for _ in range(args.repeat + 1):
