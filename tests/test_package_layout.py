@@ -257,10 +257,11 @@ def test_score_loads_only_what_scoring_needs(tmp_path, public_dir, public_gold):
     rows = [{"id": r.id, "answer": r.answers[0]} for r in public_gold.records[::40]]
     preds.write_text("".join(json.dumps(r) + "\n" for r in rows))
     code = (
-        "import json, sys\n"
+        "import json, os, sys\n"
         "from respondeoqa_eval.cli import main\n"
         "code = main(sys.argv[1:])\n"
         "print(json.dumps(sorted(sys.modules)))\n"
+        "print(os.environ.get('OPENBLAS_NUM_THREADS'))\n"
         "sys.exit(code)\n"
     )
     args = ["score", str(preds), "--data-dir", str(public_dir), "--bootstrap", "10", "-q"]
@@ -268,7 +269,8 @@ def test_score_loads_only_what_scoring_needs(tmp_path, public_dir, public_gold):
         [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=300
     )
     assert done.returncode == 0, done.stderr
-    loaded = json.loads(done.stdout.splitlines()[-1])
+    loaded = json.loads(done.stdout.splitlines()[-2])
+    assert done.stdout.splitlines()[-1] == "1"  # one BLAS thread (cli.ONE_BLAS_THREAD)
     assert "respondeoqa_eval.scoring.aggregate" in loaded and "sacrebleu" in loaded
     for unwanted in (
         "respondeoqa_eval.space",
@@ -289,3 +291,21 @@ def test_score_loads_only_what_scoring_needs(tmp_path, public_dir, public_gold):
         "urllib.request",
     ):
         assert not [m for m in loaded if m == unwanted or m.startswith(unwanted + ".")], unwanted
+
+
+def test_importing_the_package_loads_no_scoring_module():
+    # the API's names come on first use, so a command sets what it must before numpy loads
+    import subprocess
+
+    code = (
+        "import sys, respondeoqa_eval\n"
+        "assert 'numpy' not in sys.modules and 'respondeoqa_eval.api' not in sys.modules\n"
+        "from respondeoqa_eval import Report, evaluate, load_gold, load_predictions\n"
+        "assert 'numpy' in sys.modules and callable(evaluate)\n"
+        "try:\n"
+        "    respondeoqa_eval.no_such_name\n"
+        "except AttributeError:\n"
+        "    print('ok')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout == "ok\n", done.stderr
