@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import os
 import sys
 import warnings
 from pathlib import Path
@@ -265,8 +266,9 @@ def test_score_loads_only_what_scoring_needs(tmp_path, public_dir, public_gold):
         "sys.exit(code)\n"
     )
     args = ["score", str(preds), "--data-dir", str(public_dir), "--bootstrap", "10", "-q"]
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
     done = subprocess.run(
-        [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=300
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=300, env=env
     )
     assert done.returncode == 0, done.stderr
     loaded = json.loads(done.stdout.splitlines()[-2])
