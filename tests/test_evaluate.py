@@ -471,3 +471,17 @@ def test_clear_caches_lets_go_of_what_the_process_kept(public_gold):
     assert not bleu._references.cache_info().currsize
     assert not chrf._reference_ngrams.cache_info().currsize and not aggregate._COUNTS._items
     assert evaluate(rows, public_gold, bootstrap=30, predicted_only=True) == first
+
+
+def test_score_collects_less_often_while_it_runs_and_restores_the_setting():
+    import gc
+
+    from respondeoqa_eval.cli import score
+
+    before = gc.get_threshold()
+    with score._fewer_collections():
+        assert gc.get_threshold() == (score.GC_THRESHOLD, *before[1:])
+    assert gc.get_threshold() == before
+    with pytest.raises(KeyboardInterrupt), score._fewer_collections():
+        raise KeyboardInterrupt
+    assert gc.get_threshold() == before
