@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import functools
 import math
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -116,15 +115,18 @@ def _references(refs: tuple[str, ...], target_language: str) -> _References:
     """`_References` of one item; kept, as references are gold: every submission scored in a
     process (the Space) tokenises each item's references once."""
     texts = tuple(preprocess(r, target_language) for r in refs)
-    ref_ngrams: Counter = Counter()
+    ref_ngrams: dict[tuple[str, ...], int] = {}
     ref_lens = []
-    for ref in texts:
+    for i, ref in enumerate(texts):
         ngrams, length = extract_all_word_ngrams(_tokenize(ref), 1, MAX_ORDER)
         ref_lens.append(length)
+        if i == 0:  # the first reference's counts as they are, the others' where larger
+            ref_ngrams.update(ngrams)
+            continue
         for ngram, count in ngrams.items():
-            if count > ref_ngrams[ngram]:
+            if count > ref_ngrams.get(ngram, 0):
                 ref_ngrams[ngram] = count
-    return _References(texts, MappingProxyType(dict(ref_ngrams)), tuple(ref_lens))
+    return _References(texts, MappingProxyType(ref_ngrams), tuple(ref_lens))
 
 
 def _item_stats(hyp: str, refs: _References) -> tuple[list[int], int]:
