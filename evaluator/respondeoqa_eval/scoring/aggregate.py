@@ -137,7 +137,7 @@ def _resampled_means(counts: np.ndarray, masks: np.ndarray, sums: np.ndarray) ->
 
     A column of whole numbers (the masks, right / wrong scores) is summed exactly whatever the
     order of the additions, so items with the same row in every such column are summed once
-    (`_pattern_counts`: a few hundred distinct rows among thousands of items). When a column
+    (`_pattern_counts`: 93 distinct rows among the 6,563 items of a full-size file). When a column
     holds fractions (the feet's partial credit), the sums are the product of the whole matrix,
     as they always were: a product of fewer columns may add in another order.
     """
