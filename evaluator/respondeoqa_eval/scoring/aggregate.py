@@ -81,10 +81,13 @@ class Bootstrap:
         # stream does not depend on how the draw is cut into blocks
         rng = np.random.default_rng([self.seed, salt])
         out = np.empty((self.resamples, n), dtype=np.uint8)
+        # 4-byte draws are the same numbers as 8-byte ones (numpy draws both from 32 bits
+        # when n < 2**32), in half the time; a block's positions must fit too
+        dtype = np.int32 if n * _DRAW_BLOCK < 2**31 else np.int64
         for start in range(0, self.resamples, _DRAW_BLOCK):
             rows = min(_DRAW_BLOCK, self.resamples - start)
-            idx = rng.integers(0, n, size=(rows, n))
-            idx += np.arange(rows)[:, None] * n  # one bincount counts every row of the block
+            idx = rng.integers(0, n, size=(rows, n), dtype=dtype)
+            idx += np.arange(rows, dtype=dtype)[:, None] * n  # one bincount: every row
             block = np.bincount(idx.ravel(), minlength=rows * n).reshape(rows, n)
             if block.max(initial=0) > np.iinfo(out.dtype).max:
                 out = out.astype(np.int64)  # a count over 255: only for tiny n or huge luck
