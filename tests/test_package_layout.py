@@ -302,6 +302,7 @@ def test_importing_the_package_loads_no_scoring_module():
     code = (
         "import sys, respondeoqa_eval\n"
         "assert 'numpy' not in sys.modules and 'respondeoqa_eval.api' not in sys.modules\n"
+        "assert {'evaluate', 'Report', 'load_gold'} <= set(dir(respondeoqa_eval))\n"
         "from respondeoqa_eval import Report, evaluate, load_gold, load_predictions\n"
         "assert 'numpy' in sys.modules and callable(evaluate)\n"
         "try:\n"
