@@ -2,9 +2,10 @@
 
 Each area registers its own subcommands (`register(subparsers)` in its `cli` module; the core's
 are `score.py` and `items.py` here) and sets `func(args) -> int`; a command imports only its own
-area (`AREAS`), so `score` never loads the Space's, the runner's or the harnesses' modules. Every `InputError` becomes one
-line on stderr and exit status 2 (a `NoData` one ends with `--data-dir DIR` as the way to pass a
-folder). `python -m respondeoqa_eval.cli` runs it too (`__main__.py`).
+area (`AREAS`), so `score` never loads the Space's, the runner's or the harnesses' modules.
+Every `InputError` becomes one line on stderr and exit status 2 (a `NoData` one ends with
+`--data-dir DIR` as the way to pass a folder). `python -m respondeoqa_eval.cli` runs it too
+(`__main__.py`).
 """
 
 from __future__ import annotations
