@@ -9,7 +9,15 @@ The first timed run fills what a process keeps between evaluations (each item's 
 references and their character n-grams, the bootstrap's resample matrices: the Space warms
 them at start); the median is over the runs after it.
 
+With `--cli`, the whole command instead, as a user runs it (issue 31): `respondeoqa-eval score
+PREDS --data-dir GOLD --report OUT.json` in a process of its own (interpreter start, imports,
+the report written), side by side with `naive_scorer.py`, a single-pass scorer of the paper's
+rules without intervals, on the same files: the two alternate (each round in the other order),
+and each process's wall time and peak RSS (`wait4`) are taken. Both run from compiled bytecode
+(a private `PYTHONPYCACHEPREFIX`, filled by one untimed run of each), as an installed package.
+
     python benchmarks/bench_score.py [--repeat 5]
+    python benchmarks/bench_score.py --cli [--repeat 9] [--before OLD/evaluator]
 """
 
 from __future__ import annotations
@@ -18,6 +26,7 @@ import argparse
 import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -34,15 +43,102 @@ from synthetic import write_private
 SIZES = {"n_mc": 315, "n_sa": 4596, "n_tr": 916, "n_nle": 190, "max_refs": 12}
 
 
+NAIVE = Path(__file__).with_name("naive_scorer.py")
+
+
+# Runs one command and prints its wall seconds, peak RSS (KB) and exit status. A process of
+# its own, so that the measured process is forked from a small one: Linux carries the RSS a
+# process had before `exec` into its peak (`ru_maxrss`), and this benchmark's is large.
+_LAUNCHER = """
+import os, sys, time
+t0 = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.argv[1], sys.argv[1:])
+_, status, usage = os.wait4(pid, 0)
+wall = time.perf_counter() - t0
+cpu = usage.ru_utime + usage.ru_stime
+print(wall, cpu, usage.ru_maxrss, os.waitstatus_to_exitcode(status))
+"""
+
+
+def _run(argv: list[str], env: dict[str, str]) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds and peak RSS (MB) of one process; a failure stops the run."""
+    launcher = [sys.executable, "-I", "-S", "-c", _LAUNCHER, *argv]
+    done = subprocess.run(launcher, env=env, capture_output=True, text=True, check=False)
+    fields = done.stdout.split()
+    if done.returncode or len(fields) != 4 or fields[3] != "0":
+        sys.exit(f"{argv[:4]} failed: {done.stdout[-500:]} {done.stderr[-2000:]}")
+    return float(fields[0]), float(fields[1]), int(fields[2]) / 1024  # ru_maxrss: KB
+
+
+def side_by_side(tmp: Path, gold_dir: Path, preds: Path, repeat: int, before: str | None) -> None:
+    """`respondeoqa-eval score` against the naive scorer, alternating (module docstring)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
+    score = [sys.executable, "-m", "respondeoqa_eval.cli", "score", str(preds)]
+    score += ["--data-dir", str(gold_dir), "--report", str(tmp / "report.json"), "-q"]
+    commands = {
+        "score": (score, env),
+        "naive": (
+            [sys.executable, str(NAIVE), str(gold_dir), str(preds), str(tmp / "naive.json")],
+            env,
+        ),
+    }
+    if before:  # the same command from an earlier version's source folder
+        commands["before"] = (score, {**env, "PYTHONPATH": str(Path(before).resolve())})
+    for argv, run_env in commands.values():
+        _run(argv, run_env)  # compiles the bytecode
+    taken: dict[str, list[tuple[float, float, float]]] = {name: [] for name in commands}
+    loads = [os.getloadavg()[0]]
+    for r in range(repeat):
+        for name in list(commands)[:: 1 if r % 2 == 0 else -1]:
+            taken[name].append(_run(*commands[name]))
+        loads.append(os.getloadavg()[0])
+
+    def median(name: str, i: int) -> float:
+        return statistics.median(t[i] for t in taken[name])
+
+    for name in commands:
+        walls = [t[0] for t in taken[name]]
+        print(
+            f"{name}: wall median {median(name, 0):.3f} s (min {min(walls):.3f}, max "
+            f"{max(walls):.3f}), CPU median {median(name, 1):.3f} s, peak RSS median "
+            f"{median(name, 2):.1f} MB"
+        )
+    for name in [n for n in commands if n != "naive"]:
+        ratios = [a[0] / b[0] for a, b in zip(taken[name], taken["naive"], strict=True)]
+        print(
+            f"{name} / naive over {repeat} alternating rounds: wall "
+            f"{statistics.median(ratios):.2f}x median of per-round ratios ({min(ratios):.2f}-"
+            f"{max(ratios):.2f}), CPU {median(name, 1) / median('naive', 1):.2f}x, memory "
+            f"{median(name, 2) / median('naive', 2):.2f}x"
+        )
+    print(f"1-minute load during the rounds: {min(loads):.1f}-{max(loads):.1f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument(
+        "--cli", action="store_true", help="the score command against the naive scorer"
+    )
+    parser.add_argument(
+        "--before",
+        metavar="DIR",
+        help="with --cli, also the score command of the respondeoqa_eval package in DIR (e.g. "
+        "an earlier commit's evaluator/ from `git archive`)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        gold = read_folder(write_private(Path(tmp) / "gold", with_public=True, **SIZES))
+        gold_dir = write_private(Path(tmp) / "gold", with_public=True, **SIZES)
+        gold = read_folder(gold_dir)
         preds_path = Path(tmp) / "preds.jsonl"
         rows = example_predictions(gold.records, accuracy=0.6, seed=1)
         preds_path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+        if args.cli:
+            side_by_side(Path(tmp), gold_dir, preds_path, args.repeat, args.before)
+            return
         totals, parse = [], []
         for _ in range(args.repeat + 1):
             t0 = time.perf_counter()

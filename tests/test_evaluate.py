@@ -367,6 +367,54 @@ def test_report_round_trips_through_its_json_contract(public_gold):
     assert Report.from_dict(report.without_items().to_dict()).items == ()
 
 
+def test_report_json_is_compact_by_default_and_indented_on_request(public_gold):
+    rows = [{"id": r.id, "response": f"Answer: {r.answers[0]}"} for r in public_gold.records[::5]]
+    report = evaluate(rows, public_gold, bootstrap=20, restrict_to_covered=True)
+    compact = report.json_bytes()
+    assert b"\n" not in compact and json.loads(compact) == report.to_dict()
+    # the standard library's text of the same dict, numbers and non-ASCII text alike
+    assert json.loads(compact) == json.loads(json.dumps(report.to_dict(), ensure_ascii=False))
+    indented = report.json_bytes(indent=2).decode()
+    assert indented.startswith('{\n  "schema_version": 1,') and json.loads(indented) == json.loads(
+        compact
+    )
+    assert report.to_json() == compact.decode()
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")])
+def test_report_json_refuses_numbers_json_has_not(public_gold, bad):
+    from dataclasses import replace
+
+    rows = [{"id": r.id, "answer": r.answers[0]} for r in public_gold.records[:30]]
+    report = evaluate(rows, public_gold, bootstrap=0, predicted_only=True)
+    items = list(report.items)
+    items[3] = replace(items[3], score=bad)
+    overall = replace(report.accuracy.overall, score=bad)
+    for broken in (
+        replace(report, items=tuple(items)),
+        replace(report, accuracy=replace(report.accuracy, overall=overall)),
+    ):
+        for indent in (None, 1):
+            with pytest.raises(ValueError, match="JSON compliant"):
+                broken.json_bytes(indent)
+
+
+def test_cli_report_indent(tmp_path, public_dir):
+    preds = tmp_path / "preds.jsonl"
+    r = _cli("example", "--data-dir", str(public_dir), "-o", str(preds))
+    assert r.returncode == 0, r.stderr
+    compact, indented = tmp_path / "c.json", tmp_path / "i.json"
+    for out, extra in ((compact, []), (indented, ["--indent", "2"])):
+        args = ["score", str(preds), "--data-dir", str(public_dir), "--report", str(out)]
+        r = _cli(*args, "--bootstrap", "10", "-q", *extra)
+        assert r.returncode == 0, r.stderr
+    assert compact.read_text().count("\n") == 1  # one line, ended
+    assert indented.read_text().startswith('{\n  "schema_version"')
+    assert json.loads(compact.read_text()) == json.loads(indented.read_text())
+    r = _cli("score", str(preds), "--data-dir", str(public_dir), "--indent", "-1")
+    assert r.returncode == 2 and "--indent -1" in r.stderr and "Traceback" not in r.stderr
+
+
 def test_cli_output_piped_into_a_reader_that_stops_early(tmp_path, public_dir):
     preds = tmp_path / "preds.jsonl"
     assert _cli("example", "--data-dir", str(public_dir), "-o", str(preds)).returncode == 0
@@ -409,3 +457,31 @@ def test_example_documents_its_options_and_says_it_is_synthetic(tmp_path, public
     assert r.returncode == 2 and r.stderr.strip() == (
         "respondeoqa-eval: error: --accuracy 1.5: give a share between 0 and 1"
     )
+
+
+def test_clear_caches_lets_go_of_what_the_process_kept(public_gold):
+    from respondeoqa_eval.api import clear_caches
+    from respondeoqa_eval.metrics import bleu, chrf
+    from respondeoqa_eval.scoring import aggregate
+
+    rows = [{"id": r.id, "response": f"Answer: {r.answers[-1]}"} for r in public_gold.records[::3]]
+    first = evaluate(rows, public_gold, bootstrap=30, predicted_only=True)
+    assert bleu._references.cache_info().currsize and aggregate._COUNTS._items
+    clear_caches()
+    assert not bleu._references.cache_info().currsize
+    assert not chrf._reference_ngrams.cache_info().currsize and not aggregate._COUNTS._items
+    assert evaluate(rows, public_gold, bootstrap=30, predicted_only=True) == first
+
+
+def test_score_collects_less_often_while_it_runs_and_restores_the_setting():
+    import gc
+
+    from respondeoqa_eval.cli import score
+
+    before = gc.get_threshold()
+    with score._fewer_collections():
+        assert gc.get_threshold() == (score.GC_THRESHOLD, *before[1:])
+    assert gc.get_threshold() == before
+    with pytest.raises(KeyboardInterrupt), score._fewer_collections():
+        raise KeyboardInterrupt
+    assert gc.get_threshold() == before

@@ -14,7 +14,13 @@ import random
 
 import numpy as np
 import pytest
-from respondeoqa_eval.metrics.bleu import N_STATS, CorpusStatistics, bleu_from_stats, bleu_of_rows
+from respondeoqa_eval.metrics.bleu import (
+    N_STATS,
+    CorpusStatistics,
+    _tokenize,
+    bleu_from_stats,
+    bleu_of_rows,
+)
 from respondeoqa_eval.metrics.chrf import (
     N_CHRF_STATS,
     chrf_rows,
@@ -22,7 +28,8 @@ from respondeoqa_eval.metrics.chrf import (
     f_scores,
     item_statistics,
 )
-from respondeoqa_eval.scoring.aggregate import Bootstrap
+from respondeoqa_eval.scoring.aggregate import Bootstrap, _resampled_means, resampled_sums
+from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
 PIECES = ["a", "b", "aa", "ab", "ba", " ", "\t", "\n", "\xa0", "\u2028", "é", "ā", "Z", ".", "😀"]
 PIECES += ["\ud800"]  # a lone surrogate: json.loads accepts "\ud800" in an uploaded file
@@ -106,11 +113,57 @@ def test_resample_counts_are_the_draws_counted(n: int, salt: int) -> None:
     drawn = np.random.default_rng([99, salt]).integers(0, n, size=(200, n))
     expected = np.stack([np.bincount(row, minlength=n) for row in drawn])
     counts = boot.counts(n, salt)
-    assert counts.dtype == np.int64 and (counts == expected).all()
-    assert (boot.counts(n, salt, dtype=float) == expected).all()
+    assert counts.dtype == np.uint8 and (counts == expected).all()  # drawn in blocks, the same
     assert boot.counts(n, salt) is counts  # drawn once, kept
     with pytest.raises(ValueError):
         counts[0, 0] = 5  # shared between callers: read-only
+
+
+def test_resampled_sums_in_blocks_equal_one_product() -> None:
+    counts = Bootstrap(resamples=250, seed=4).counts(300, 2)
+    values = np.random.default_rng(8).integers(0, 50, size=(300, 7)).astype(float)
+    assert (resampled_sums(counts, values) == counts.astype(float) @ values).all()
+
+
+# every character the 13a rules name, the entities and markers it replaces, digits beside
+# periods, commas and dashes, and the rest
+TOKEN_PIECES = [chr(c) for c in range(32, 127)] + ["&quot;", "&amp;", "&lt;", "&gt;", "&"]
+TOKEN_PIECES += ["<skipped>", "-\n", "\n", "\t", " ", "  ", "1.5", "a.b", ",", "3-4", "é", "ā"]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_tokenize_equals_sacrebleu_13a(seed: int) -> None:
+    rng = random.Random(seed)
+    texts = [
+        "".join(rng.choice(TOKEN_PIECES) for _ in range(rng.randint(0, 60))) for _ in range(50)
+    ]
+    sacre = Tokenizer13a()
+    assert [_tokenize(t) for t in texts] == [sacre(t.lower().rstrip()) for t in texts]
+
+
+def test_tokenize_equals_sacrebleu_13a_on_real_references(public_gold) -> None:
+    texts = [a for r in public_gold.records if r.task == "translation" for a in r.answers]
+    sacre = Tokenizer13a()
+    assert [_tokenize(t) for t in texts] == [sacre(t.lower().rstrip()) for t in texts]
+
+
+@pytest.mark.parametrize("fractions", [0, 1, 3])
+def test_resampled_means_equal_the_two_products(fractions: int) -> None:
+    # items in a few groups, right / wrong scores, and `fractions` columns of partial credit
+    rng = np.random.default_rng(fractions)
+    n, groups = 900, 12
+    masks = (rng.integers(0, groups, size=n)[:, None] == np.arange(groups)).astype(float)
+    masks = np.concatenate([np.ones((n, 1)), masks, masks[:, :2]], axis=1)
+    values = rng.integers(0, 2, size=(n, 1)) * np.ones((1, masks.shape[1]))
+    for j in range(1, 1 + fractions):
+        values[:, j] = rng.integers(0, 7, size=n) / 6
+    sums = masks * values
+    counts = Bootstrap(resamples=300, seed=fractions).counts(n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        expected = resampled_sums(counts, sums) / resampled_sums(counts, masks)
+    got = _resampled_means(counts, masks, sums)
+    assert np.array_equal(got, expected, equal_nan=True)
+    assert np.isnan(got).any() == np.isnan(expected).any()
 
 
 def test_bleu_of_rows_equals_sacrebleu_to_the_last_bit() -> None:

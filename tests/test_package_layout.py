@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import os
 import sys
 import warnings
 from pathlib import Path
@@ -228,3 +229,86 @@ def test_the_documented_paths_import_without_a_warning():
 
     assert ReportAgain is Report and callable(main) and Predictions and InputError
     assert callable(evaluate) and callable(load_gold) and callable(load_predictions)
+
+
+def test_each_area_adds_the_commands_the_cli_lists_for_it():
+    import argparse
+
+    from respondeoqa_eval.cli import AREAS, build_parser
+
+    for name, commands in AREAS.items():
+        sub = argparse.ArgumentParser().add_subparsers()
+        importlib.import_module(name).register(sub)
+        assert tuple(sub.choices) == commands, name
+        assert tuple(build_parser(commands[0])._subparsers._group_actions[0].choices) == commands
+    every = build_parser()._subparsers._group_actions[0].choices
+    assert tuple(every) == sum(AREAS.values(), ())
+    assert tuple(build_parser("no-such-command")._subparsers._group_actions[0].choices) == tuple(
+        every
+    )
+
+
+def test_score_loads_only_what_scoring_needs(tmp_path, public_dir, public_gold):
+    # `score` in a new interpreter, as a user runs it: none of the other areas' modules, their
+    # optional dependencies or the download's HTTP client are imported
+    import json
+    import subprocess
+
+    preds = tmp_path / "p.jsonl"
+    rows = [{"id": r.id, "answer": r.answers[0]} for r in public_gold.records[::40]]
+    preds.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    code = (
+        "import json, os, sys\n"
+        "from respondeoqa_eval.cli import main\n"
+        "code = main(sys.argv[1:])\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+        "print(os.environ.get('OPENBLAS_NUM_THREADS'))\n"
+        "sys.exit(code)\n"
+    )
+    args = ["score", str(preds), "--data-dir", str(public_dir), "--bootstrap", "10", "-q"]
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=300, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    loaded = json.loads(done.stdout.splitlines()[-2])
+    assert done.stdout.splitlines()[-1] == "1"  # one BLAS thread (cli.ONE_BLAS_THREAD)
+    assert "respondeoqa_eval.scoring.aggregate" in loaded and "sacrebleu" in loaded
+    for unwanted in (
+        "respondeoqa_eval.space",
+        "respondeoqa_eval.runner",
+        "respondeoqa_eval.harness.cli",  # the harness package itself is the table of its tasks,
+        "respondeoqa_eval.harness.eee",  # which reading predictions needs (harness logs)
+        "respondeoqa_eval.harness.eval_results",
+        "respondeoqa_eval.harness.lm_eval_task",
+        "respondeoqa_eval.dataset",
+        "respondeoqa_eval.analysis",
+        "gradio",
+        "pandas",
+        "datasets",
+        "huggingface_hub",
+        "pyarrow",
+        "torch",
+        "transformers",
+        "urllib.request",
+    ):
+        assert not [m for m in loaded if m == unwanted or m.startswith(unwanted + ".")], unwanted
+
+
+def test_importing_the_package_loads_no_scoring_module():
+    # the API's names come on first use, so a command sets what it must before numpy loads
+    import subprocess
+
+    code = (
+        "import sys, respondeoqa_eval\n"
+        "assert 'numpy' not in sys.modules and 'respondeoqa_eval.api' not in sys.modules\n"
+        "assert {'evaluate', 'Report', 'load_gold'} <= set(dir(respondeoqa_eval))\n"
+        "from respondeoqa_eval import Report, evaluate, load_gold, load_predictions\n"
+        "assert 'numpy' in sys.modules and callable(evaluate)\n"
+        "try:\n"
+        "    respondeoqa_eval.no_such_name\n"
+        "except AttributeError:\n"
+        "    print('ok')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout == "ok\n", done.stderr

@@ -22,14 +22,46 @@ keeps the package's imports free of circles, tests/test_package_layout.py):
   model), `harness/` (lm-eval, lighteval, Inspect AI, Hub results), `space/` (the leaderboard).
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from . import _moved
 from ._version import __version__
-from .api import evaluate
-from .data.gold import load_gold
 from .errors import InputError
-from .predictions.load import load_predictions
-from .report.model import Report
+
+if TYPE_CHECKING:
+    from .api import evaluate
+    from .data.gold import load_gold
+    from .predictions.load import load_predictions
+    from .report.model import Report
 
 _moved.install()  # the old paths of moved modules still import, with a DeprecationWarning
 
 __all__ = ["InputError", "Report", "__version__", "evaluate", "load_gold", "load_predictions"]
+
+
+def __getattr__(name: str) -> Any:
+    # The API is imported on first use, so that importing a module of the package (the
+    # `respondeoqa-eval` command's among them) loads only what that module needs.
+    if name == "evaluate":
+        from .api import evaluate
+
+        return evaluate
+    if name == "load_gold":
+        from .data.gold import load_gold
+
+        return load_gold
+    if name == "load_predictions":
+        from .predictions.load import load_predictions
+
+        return load_predictions
+    if name == "Report":
+        from .report.model import Report
+
+        return Report
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

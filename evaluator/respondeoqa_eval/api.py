@@ -7,8 +7,10 @@ from pathlib import Path
 
 from .data.gold import GoldSet, load_gold
 from .errors import InputError
+from .metrics import bleu, chrf, exact_match
 from .predictions.load import Predictions, load_predictions
 from .report.model import Report, build_report
+from .scoring import aggregate
 from .scoring.aggregate import Bootstrap
 from .scoring.per_item import score_items
 
@@ -46,3 +48,13 @@ def evaluate(
     items = score_items(records, preds)
     boot = Bootstrap(resamples=bootstrap, seed=seed)
     return build_report(items, gold, boot, preds.origin, preds.provenance)
+
+
+def clear_caches() -> None:
+    """Let go of what a process keeps between evaluations (each item's prepared references
+    and normalised gold, the resample matrices): a long-lived process (the Space) scores the
+    next submission faster with them; a one-shot one (`score`) frees them before it writes."""
+    bleu._references.cache_clear()
+    chrf._reference_ngrams.cache_clear()
+    exact_match._normalized_gold.cache_clear()
+    aggregate.clear_counts()
