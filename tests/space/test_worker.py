@@ -29,6 +29,7 @@ from respondeoqa_eval.cli import main
 from respondeoqa_eval.runner.prompts import user_prompt
 from respondeoqa_eval.space.config import Limits
 from respondeoqa_eval.space.requests.model import FAILED, FINISHED, PENDING, RUNNING, Request
+from respondeoqa_eval.space.worker import procs
 from respondeoqa_eval.space.worker.engine import Endpoint, ServeCommand, StartedEngine
 from runner.chat_server import ChatServer
 from synthetic import SECRET_MARKER
@@ -38,6 +39,23 @@ from .requestkit import MODEL, add_tiny_model, desk_of, requests_in_record, work
 pytestmark = pytest.mark.slow
 
 SERVE = "transformers serve {model}@{revision} --host 127.0.0.1 --port {port} --device cpu"
+STUB = Path(__file__).parent.parent / "kit" / "engine_stub.py"
+
+
+def stub_serve(*options: str) -> str:
+    """The engine stand-in (kit/engine_stub.py) as a --serve-command."""
+    return (
+        f"{sys.executable} {STUB} --port {{port}} --model {{model}} --revision {{revision}} "
+        + " ".join(options)
+    )
+
+
+def wait_until(done, what: str, seconds: float = 30.0) -> None:
+    """Poll `done()` (bounded): the kernel and init act on their own time."""
+    deadline = time.monotonic() + seconds
+    while not done():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.05)
 
 
 @pytest.fixture
@@ -382,3 +400,41 @@ def test_bad_worker_options_are_one_line(
     monkeypatch.delenv("HF_TOKEN")
     assert main(["space", "worker", "--repo", RECORD_REPO, "--api-base", "x"]) == 2
     assert "$HF_TOKEN: the worker needs a token" in capsys.readouterr().err
+
+
+def test_a_killed_worker_leaves_no_engine_behind(
+    hub: HubStub, tiny_model: Path, private_dir: Path, tmp_path: Path, hub_env: dict
+) -> None:
+    """kill -9 of the worker mid-run: its engine dies with it (PR_SET_PDEATHSIG); what the
+    engine started itself (here a helper process in its group) is ended by the next worker
+    that starts in the work dir, before it starts an engine of its own."""
+    assert procs.PDEATHSIG  # Linux: the guarantee this test checks
+    add_tiny_model(hub, tiny_model)
+    rid = requested(hub, tmp_path)
+    work = tmp_path / "worker"
+    saved = work / "requests" / rid / "predictions.jsonl"
+    serve = stub_serve("--delay", "0.02", "--children", "1")
+    opts = ["--serve-command", serve, "--once", "--concurrency", "2", "--lease", "600"]
+    worker = subprocess.Popen(
+        worker_cmd(work, private_dir, *opts, "--worker-id", "crashing"),
+        env=hub_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    wait_for_rows(worker, saved, 20)
+    record = procs.EngineRecord.load(work / "engine.json")
+    assert record is not None and record.worker_pid == worker.pid and record.pgid == record.pid
+    assert procs.alive(record.pid, record.started)
+    wait_until(lambda: len(procs.group_members(record.pgid, record.started)) == 2, "no helper")
+    os.kill(worker.pid, signal.SIGKILL)
+    worker.wait(timeout=30)
+    wait_until(lambda: not procs.alive(record.pid, record.started), "the engine outlived it")
+    [helper] = procs.group_members(record.pgid, record.started)  # the kernel left it running
+    # the next worker ends the group before its own engine starts (the lease still holds, so
+    # it runs nothing: the point is what it ends)
+    nxt = subprocess.run(
+        worker_cmd(work, private_dir, *opts, "--worker-id", "next"),
+        env=hub_env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert f"ended the engine a stopped worker left (processes {helper})" in nxt.stdout, nxt
+    assert not procs.group_members(record.pgid, record.started)
+    assert not (work / "engine.json").exists()
+    assert request_now(hub, rid).worker == "crashing"  # untouched: its lease still holds

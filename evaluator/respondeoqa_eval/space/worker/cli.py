@@ -145,15 +145,26 @@ def run_worker(args: argparse.Namespace) -> int:
         api_key = os.environ.get(args.api_key_env)
         if not api_key:
             raise InputError(f"--api-key-env {args.api_key_env}: that variable is not set")
-    engine = (
-        Endpoint(args.api_base, api_key)
-        if args.api_base
-        else StartedEngine(ServeCommand(args.serve_command), timeout=args.engine_timeout)
-    )
     work = args.work_dir
     if work.exists() and not work.is_dir():
         raise InputError(f"--work-dir {work}: not a folder")
+    engine = (
+        Endpoint(args.api_base, api_key)
+        if args.api_base
+        else StartedEngine(
+            ServeCommand(args.serve_command),
+            timeout=args.engine_timeout,
+            record=work / "engine.json",
+        )
+    )
     work.mkdir(parents=True, exist_ok=True)
+    if isinstance(engine, StartedEngine):
+        left = engine.end_leftover()
+        if left:
+            print(
+                f"ended the engine a stopped worker left (processes {', '.join(map(str, left))})",
+                flush=True,
+            )
     store = Store(work / "record.sqlite3")
     gold = _gold_of(config)
     intake = Intake(
