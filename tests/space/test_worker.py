@@ -297,7 +297,9 @@ def test_an_engine_that_does_not_start_fails_the_request_with_a_reason(
         sleep=clock.sleep,
     )
     ended = worker_of(hub, private_gold, tmp_path / "w2", never).run_once()
-    assert ended.status == FAILED and ended.id == rid
+    # the operator's side (issue 27): the request goes back to the queue with the reason as
+    # its note, the attempt not counted (it failed the request before)
+    assert ended.status == PENDING and ended.id == rid and ended.attempts == 0
     assert ended.reason.startswith("the engine did not answer within 30 seconds of starting")
     assert never.proc is None  # stopped
 
@@ -438,3 +440,196 @@ def test_a_killed_worker_leaves_no_engine_behind(
     assert not procs.group_members(record.pgid, record.started)
     assert not (work / "engine.json").exists()
     assert request_now(hub, rid).worker == "crashing"  # untouched: its lease still holds
+
+
+def small_gold(gold, per_source: int = 6):
+    """A few items of each source (public and private), for runs on a real engine."""
+    from respondeoqa_eval.gold import GoldSet
+
+    picked: dict[str, list] = {}
+    for r in gold.records:
+        if len(picked.setdefault(r.source, [])) < per_source:
+            picked[r.source].append(r)
+    return GoldSet(records=[r for rs in picked.values() for r in rs])
+
+
+def worker_main(work: Path, private_dir: Path, *args: str) -> int:
+    """`respondeoqa-eval space worker` in this process (the hub fixture's environment)."""
+    argv = ["space", "worker", "--repo", RECORD_REPO, "--data-dir", str(private_dir)]
+    return main([*argv, "--work-dir", str(work), *args])
+
+
+def test_a_broken_engine_fails_no_request_and_the_worker_stops_after_its_check(
+    hub: HubStub, tiny_model: Path, private_dir: Path, tmp_path: Path, capsys
+) -> None:
+    add_tiny_model(hub, tiny_model)
+    rid = requested(hub, tmp_path)
+    before = request_now(hub, rid)
+    broken = "no-such-binary {model} {revision} {port}"
+    assert worker_main(tmp_path / "w", private_dir, "--serve-command", broken) == 2
+    out, err = capsys.readouterr()
+    assert len(err.strip().splitlines()) == 1, err
+    assert (
+        "the engine check on HuggingFaceTB/SmolLM2-135M-Instruct failed: the engine command "
+        "could not be started (FileNotFoundError); the operator has to fix --serve-command; "
+        "no request was claimed"
+    ) in err
+    assert request_now(hub, rid) == before  # not claimed, not touched
+    # the check alone, on an engine that works: it says what it found and claims nothing
+    serve = stub_serve()
+    assert worker_main(tmp_path / "w", private_dir, "--serve-command", serve, "--check") == 0
+    out = capsys.readouterr().out
+    assert "the engine check on HuggingFaceTB/SmolLM2-135M-Instruct passed" in out, out
+    assert "it samples when asked to" in out and request_now(hub, rid) == before
+    ignoring = stub_serve("--greedy-only")
+    assert worker_main(tmp_path / "w", private_dir, "--serve-command", ignoring, "--check") == 0
+    out = capsys.readouterr().out
+    assert "it ignores sampling: requests for paper are not taken" in out, out
+    assert not (tmp_path / "w" / "engine.json").exists()  # every engine it started ended
+
+
+def test_operator_side_failures_give_requests_back_and_stop_the_worker(
+    hub: HubStub, tiny_model: Path, private_gold, tmp_path: Path
+) -> None:
+    """An engine that runs out of GPU memory for every model (its log says so): the request
+    goes back to the queue (at its place) with a note, and after three in a row the worker
+    stops; no other request was touched."""
+    from respondeoqa_eval.space.worker.worker import WorkerStopped
+
+    rids = []
+    for i, user in enumerate(("alice", "bob", "carol", "dave")):
+        add_tiny_model(hub, tiny_model, f"tiny-org/m{i}")
+        rids.append(requested(hub, tmp_path, f"tiny-org/m{i}", user=user))
+    oom = stub_serve("--exit", "1", "--say", "'torch.OutOfMemoryError: CUDA out of memory.'")
+    engine = StartedEngine(ServeCommand(oom), timeout=60, poll=0.2)
+    worker = worker_of(hub, private_gold, tmp_path / "w", engine, poll=0.01)
+    with pytest.raises(WorkerStopped) as stopped:
+        worker.loop(threading.Event())
+    assert "failed on the operator's side for 3 requests in a row" in str(stopped.value)
+    states = [request_now(hub, rid) for rid in rids]
+    assert [s.status for s in states] == [PENDING] * 4 and all(s.attempts == 0 for s in states)
+    # the oldest first (requests of the same second: by id)
+    first, *others = sorted(states, key=lambda s: (s.created, s.id))
+    assert first.reason == (
+        "the engine ran out of memory while starting (exit status 1); the operator's GPUs "
+        "are too small or busy"
+    )
+    given_back = [h for h in first.history if "released by w1: the operator's side" in h]
+    assert len(given_back) == 3 and "the engine ran out of memory" in given_back[-1]
+    assert all(s.reason == "" and len(s.history) == 1 for s in others)  # never claimed
+
+
+def test_once_says_why_nothing_ran_and_fails_with_a_failed_request(
+    hub: HubStub, tiny_model: Path, private_dir: Path, tmp_path: Path, capsys
+) -> None:
+    from dataclasses import replace
+
+    from respondeoqa_eval.space.requests.model import iso, request_path
+
+    add_tiny_model(hub, tiny_model)
+    add_tiny_model(hub, tiny_model, "tiny-org/other")
+    with ChatServer(models=(MODEL,), default="Answer: A") as server:
+        once = ["--api-base", server.base, "--once"]
+        assert worker_main(tmp_path / "w", private_dir, *once) == 0
+        assert capsys.readouterr().out.endswith("no request is waiting (nothing pending)\n")
+        # a claim whose lease still holds (its worker may be dead)
+        rid = requested(hub, tmp_path)
+        held = request_now(hub, rid)
+        lease = iso(time.time() + 9.5 * 60)
+        running = replace(held, status=RUNNING, worker="ghost", attempts=1, lease_until=lease)
+        hub.put(RECORD_REPO, request_path(rid), running.pack())
+        assert worker_main(tmp_path / "w", private_dir, *once) == 0
+        assert capsys.readouterr().out.endswith(
+            f"no request is waiting: request {rid} is claimed by worker ghost; if that worker "
+            "stopped, its lease frees the request in 10 min\n"
+        )
+        # interrupted as often as allowed: this worker fails it, and says so with status 1
+        gone = replace(running, attempts=3, lease_until=iso(time.time() - 1))
+        hub.put(RECORD_REPO, request_path(rid), gone.pack())
+        assert worker_main(tmp_path / "w", private_dir, *once) == 1
+        out = capsys.readouterr().out
+        assert f"request {rid} failed: its evaluation was interrupted 3 times" in out, out
+        # --once --model of a model this endpoint does not serve: a user's failed request for
+        # it stays as it is
+        other = requested(hub, tmp_path, "tiny-org/other", user="bob")
+        failed = replace(request_now(hub, other), status=FAILED, reason="the engine exited")
+        hub.put(RECORD_REPO, request_path(other), failed.pack())
+        seeded = [*once, "--model", "tiny-org/other"]
+        assert worker_main(tmp_path / "w", private_dir, *seeded) == 2
+        err = capsys.readouterr().err
+        assert "--model tiny-org/other: the engine at --api-base does not serve it" in err
+        assert request_now(hub, other) == failed
+        assert not server.bodies  # nothing was run
+
+
+def test_an_engine_that_ignores_sampling_declines_the_presets_that_sample(
+    hub: HubStub, tiny_model: Path, private_gold, tmp_path: Path
+) -> None:
+    from respondeoqa_eval.errors import InputError
+
+    add_tiny_model(hub, tiny_model)
+    paper = requested(hub, tmp_path)
+    engine = StartedEngine(ServeCommand(stub_serve("--greedy-only")), timeout=60, poll=0.2)
+    worker = worker_of(hub, small_gold(private_gold), tmp_path / "w", engine)
+    assert "it ignores sampling: requests for paper are not taken" in worker.preflight()
+    assert worker.run_once() is None and request_now(hub, paper).status == PENDING
+    said = worker.idle_text()
+    assert said.startswith("no request is waiting that this worker can run: 1 pending")
+    assert "ignored the temperature in the worker's check" in said
+    with pytest.raises(InputError, match="--preset paper: the engine .* cannot honour"):
+        worker.seed(MODEL, "main", "paper", False)
+    greedy = requested(hub, tmp_path, user="bob", preset="greedy")
+    ended = worker.run_once()
+    assert (ended.id, ended.status) == (greedy, FINISHED)
+    ev = worker.store.get(ended.entries[0]).evaluation
+    assert (ev.preset, ev.temperature, ev.top_p) == ("greedy", 0.0, None)
+
+
+def test_provenance_says_the_sampling_transformers_serve_applied(
+    hub: HubStub, tiny_model: Path, private_gold, tmp_path: Path, hub_env: dict
+) -> None:
+    """`transformers serve` ignores the temperature of a model whose generation config
+    disables sampling; the worker sends a generation config that enables it (its check
+    measures that the engine then samples), and the entry records what ran: answers that are
+    not the greedy ones, under the sampling of the paper preset."""
+    import shutil
+
+    from respondeoqa_eval.runner.prompts import build_messages
+    from respondeoqa_eval.space.worker import sampling
+
+    model = tmp_path / "greedy-config"
+    shutil.copytree(tiny_model, model)
+    config = json.loads((model / "generation_config.json").read_text())
+    (model / "generation_config.json").write_text(json.dumps({**config, "do_sample": False}))
+    name = "tiny-org/greedy-config"
+    add_tiny_model(hub, model, name)
+    gold = small_gold(private_gold)
+    engine = StartedEngine(ServeCommand(SERVE), timeout=120, poll=0.5)
+    worker = worker_of(hub, gold, tmp_path / "w", engine, concurrency=4)
+    # the engine's own behaviour, as the issue found it: the request's temperature is ignored
+    # unless a generation config enabling sampling comes with it (the worker's check)
+    with engine.serve_model(name, "main", tmp_path) as served:
+        api, served_as = served.api_base, served.model
+        msgs = build_messages(next(r for r in gold.records if not r.is_private))
+        assert sampling.samples(api, served_as, msgs, "unknown") is False
+        assert sampling.samples(api, served_as, msgs, "transformers") is True
+        greedy = {
+            r.id: sampling.answer(api, served_as, build_messages(r), body={"max_tokens": 6})
+            for r in gold.records
+        }
+    rid = requested(hub, tmp_path, name, preset="paper", tokens=6)
+    ended = worker.run_once()
+    assert (ended.id, ended.status) == (rid, FINISHED), ended
+    entry = worker.store.get(ended.entries[0])
+    ev = entry.evaluation
+    assert (ev.engine, ev.temperature, ev.top_p, ev.seed) == ("transformers", 0.6, 0.95, 0)
+    assert "Sampling: given to transformers serve as the request's generation config" in (
+        entry.note
+    )
+    path = tmp_path / "w" / "requests" / rid / "predictions.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    sent = json.loads(rows[0]["params"]["extra_body"]["generation_config"])
+    assert sent == {"do_sample": True, "temperature": 0.6, "top_p": 0.95}
+    assert sorted(greedy) == sorted(r["id"] for r in rows) and all(greedy.values())
+    differ = sum(r["response"] != greedy[r["id"]] for r in rows)
+    assert differ >= len(gold) // 2, differ  # it sampled: not the greedy answers

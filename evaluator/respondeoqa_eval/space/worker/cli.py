@@ -11,7 +11,7 @@ import threading
 from pathlib import Path
 
 from ...errors import InputError
-from ..requests.model import DEFAULT_PRESET, FINISHED, PRESETS
+from ..requests.model import DEFAULT_PRESET, FINISHED, PENDING, PRESETS
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -59,6 +59,29 @@ def register(sub: argparse._SubParsersAction) -> None:
         "log and its own (default worker_data)",
     )
     w.add_argument("--once", action="store_true", help="run one request, then stop")
+    w.add_argument(
+        "--check",
+        action="store_true",
+        help="check the engine and stop, claiming nothing: start it on --check-model and ask a "
+        "public item (with --api-base: its first model), and measure whether it samples when "
+        "asked to; every start does the same check before claiming",
+    )
+    w.add_argument(
+        "--check-model",
+        metavar="ID",
+        default=None,
+        help="the reference model of the engine check (default "
+        "HuggingFaceTB/SmolLM2-135M-Instruct)",
+    )
+    w.add_argument("--check-revision", default="main", help="with --check-model (default main)")
+    w.add_argument(
+        "--max-operator-faults",
+        type=int,
+        default=3,
+        help="requests in a row that fail on the operator's side (the engine missing, not "
+        "starting, out of memory, not answering) before the worker stops; each goes back to "
+        "the queue (default 3)",
+    )
     w.add_argument(
         "--model",
         metavar="ID",
@@ -112,8 +135,16 @@ def _check(args: argparse.Namespace) -> None:
             raise InputError(f"--{name.replace('_', '-')} must be at least {low} seconds")
     if not 0 <= args.max_unanswered <= 1:
         raise InputError("--max-unanswered must be a share from 0 to 1")
-    if args.max_attempts < 1 or args.concurrency < 1:
-        raise InputError("--max-attempts and --concurrency must be at least 1")
+    if args.max_attempts < 1 or args.concurrency < 1 or args.max_operator_faults < 1:
+        raise InputError(
+            "--max-attempts, --max-operator-faults and --concurrency must be at least 1"
+        )
+    if args.check and (args.once or args.model):
+        raise InputError("--check runs alone: it claims nothing (leave out --once and --model)")
+    if args.check_model is not None:
+        from ..requests.desk import clean_model_id
+
+        args.check_model = clean_model_id(args.check_model)
 
 
 def _interrupt(signum: int, frame: object) -> None:
@@ -132,7 +163,7 @@ def run_worker(args: argparse.Namespace) -> int:
     from ..store.sync import Syncer
     from ..submission import Intake
     from .engine import Endpoint, ServeCommand, StartedEngine
-    from .worker import Worker, WorkerSettings
+    from .worker import CHECK_MODEL, Worker, WorkerSettings, WorkerStopped
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     for chatty in ("httpx", "httpx2"):  # a line per HTTP request: thousands per run
@@ -186,6 +217,9 @@ def run_worker(args: argparse.Namespace) -> int:
         api_key=api_key,
         hub_endpoint=config.hub_endpoint,
         hub_token=config.hub_token,
+        max_operator_faults=args.max_operator_faults,
+        check_model=args.check_model or CHECK_MODEL,
+        check_revision=args.check_revision,
     )
 
     def notify() -> None:
@@ -219,6 +253,9 @@ def run_worker(args: argparse.Namespace) -> int:
             f"({'with' if gold.has_private else 'without'} private files), record {args.repo}",
             flush=True,
         )
+        print(worker.preflight(probe=args.check), flush=True)  # InputError: one line, stop
+        if args.check:
+            return 0
         if args.once:
             only = None
             if args.model:
@@ -229,11 +266,16 @@ def run_worker(args: argparse.Namespace) -> int:
                     return _report(seeded)
                 only = seeded.id
             ended = worker.run_once(only=only)
+            if ended is None and worker.failed_now:  # the claim failed it: run too often
+                return max(_report(r) for r in worker.failed_now)
             if ended is None:
-                print("no request is waiting", flush=True)
+                print(worker.idle_text(only), flush=True)
                 return 0
             return _report(ended)
         worker.loop(threading.Event())
+    except WorkerStopped as exc:
+        print(f"respondeoqa-eval: worker stopped: {exc}", flush=True)
+        return 3
     except KeyboardInterrupt:
         print("respondeoqa-eval: worker stopped; its request (if any) is pending again")
         return 130
@@ -247,5 +289,7 @@ def _report(request) -> int:
         print(f"request {request.id} finished: entries {entries}", flush=True)
         return 0
     why = f": {request.reason}" if request.reason else " (see the log above)"
+    if request.status == PENDING:  # given back: the operator's side failed
+        why = f" again, given back{why}"
     print(f"request {request.id} {request.status}{why}", flush=True)
     return 1
