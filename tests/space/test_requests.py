@@ -366,3 +366,22 @@ def test_hub_facts_name_the_pipeline_with_its_article_and_counts_in_one_style() 
         assert clean_metadata("org/m", "", parameter_text(count), "", L()).params == text
         assert params_text(parse_params(text)) == text
     assert [params_text(b) for b in (70, 0.5, 671, 0.9997)] == ["70B", "500M", "671B", "1B"]
+
+
+def test_reasoning_is_part_of_a_request_id_and_older_files_still_read() -> None:
+    from dataclasses import replace
+
+    from respondeoqa_eval.space.requests.model import RequestError, request_id
+
+    sha = "a" * 40
+    plain, reasoning = request_id("org/m", sha, "paper"), request_id("org/m", sha, "paper", True)
+    assert plain != reasoning and request_id("ORG/m", sha, "paper", True) == reasoning
+    # a reasoning request stored before reasoning was part of the id: still read
+    old = Request(
+        id=plain, model="org/m", revision=sha, asked_revision="main", preset="paper",
+        reasoning=True, max_new_tokens=8, requester="alice", created="2026-01-01T00:00:00+00:00",
+    )  # fmt: skip
+    assert Request.unpack(old.pack(), request_path(plain)) == old
+    forged = replace(old, id=request_id("org/m", sha, "greedy"))
+    with pytest.raises(RequestError, match="id: not the id of its model"):
+        Request.unpack(forged.pack(), request_path(forged.id))

@@ -222,6 +222,10 @@ def test_a_stopped_or_killed_worker_leaves_the_request_to_be_run_again(
         back = request_now(hub, rid)
         assert (back.status, back.attempts, back.worker) == (PENDING, 0, "")
         assert back.history[-1].endswith("released by first: the worker was stopped")
+        # its answering time is kept beside the answers; say earlier attempts took long
+        spent = work / "requests" / rid / "answering.json"
+        assert json.loads(spent.read_text())["seconds"] > 0
+        spent.write_text(json.dumps({"seconds": 5000.0}))
 
         # killed (SIGKILL: a crash, no goodbye): the claim holds until its lease runs out
         second = subprocess.Popen(
@@ -246,6 +250,8 @@ def test_a_stopped_or_killed_worker_leaves_the_request_to_be_run_again(
         ended = third.run_once()
         asked = len(server.bodies) - asked_before
     assert ended.status == FINISHED and ended.attempts == 2, ended
+    # the answering time of every attempt on this machine, not only of the last one
+    assert 5000 < third.store.get(ended.entries[0]).evaluation.seconds < 5600
     claims = [h for h in ended.history if "claimed by" in h]
     assert [c.split(": ", 1)[1] for c in claims] == [
         "claimed by first (attempt 1)",
@@ -538,11 +544,16 @@ def test_once_says_why_nothing_ran_and_fails_with_a_failed_request(
         lease = iso(time.time() + 9.5 * 60)
         running = replace(held, status=RUNNING, worker="ghost", attempts=1, lease_until=lease)
         hub.put(RECORD_REPO, request_path(rid), running.pack())
-        assert worker_main(tmp_path / "w", private_dir, *once) == 0
-        assert capsys.readouterr().out.endswith(
-            f"no request is waiting: request {rid} is claimed by worker ghost; if that worker "
-            "stopped, its lease frees the request in 10 min\n"
-        )
+        for only in ([], ["--request", rid]):  # any request, or this one (a Job's)
+            assert worker_main(tmp_path / "w", private_dir, *once, *only) == 0
+            assert capsys.readouterr().out.endswith(
+                f"no request is waiting: request {rid} is claimed by worker ghost; if that "
+                "worker stopped, its lease frees the request in 10 min\n"
+            )
+        assert worker_main(tmp_path / "w", private_dir, *once, "--request", "f" * 12) == 0
+        assert capsys.readouterr().out.endswith(f"no request {'f' * 12} in the record\n")
+        assert worker_main(tmp_path / "w", private_dir, *once, "--request", "x;y") == 2
+        assert "--request 'x;y': not a request id" in capsys.readouterr().err
         # interrupted as often as allowed: this worker fails it, and says so with status 1
         gone = replace(running, attempts=3, lease_until=iso(time.time() - 1))
         hub.put(RECORD_REPO, request_path(rid), gone.pack())
@@ -559,7 +570,16 @@ def test_once_says_why_nothing_ran_and_fails_with_a_failed_request(
         err = capsys.readouterr().err
         assert "--model tiny-org/other: the engine at --api-base does not serve it" in err
         assert request_now(hub, other) == failed
+        assert worker_main(tmp_path / "w", private_dir, *once, "--request", other) == 0
+        out = capsys.readouterr().out
+        assert out.endswith(f"request {other} failed: the engine exited; nothing to run\n")
         assert not server.bodies  # nothing was run
+        # the check alone on the operator's endpoint measures it: this stand-in answers the
+        # same whatever the sampling, so the presets that sample would be declined
+        assert worker_main(tmp_path / "w", private_dir, "--api-base", server.base, "--check") == 0
+        out = capsys.readouterr().out
+        assert f"the engine check on {MODEL} passed" in out, out
+        assert "it ignores sampling: requests for paper are not taken" in out
 
 
 def test_an_engine_that_ignores_sampling_declines_the_presets_that_sample(

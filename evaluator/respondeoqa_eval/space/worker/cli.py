@@ -87,6 +87,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="ID",
         help="with --once: evaluate this Hub model as the operator (a reference entry)",
     )
+    w.add_argument(
+        "--request",
+        metavar="ID",
+        help="with --once: run only this request (e.g. one Job per request); nothing else is "
+        "claimed",
+    )
     w.add_argument("--revision", default="main", help="with --model (default main)")
     w.add_argument("--preset", choices=list(PRESETS), default=DEFAULT_PRESET, help="with --model")
     w.add_argument("--reasoning", action="store_true", help="with --model: the larger budget")
@@ -130,6 +136,16 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _check(args: argparse.Namespace) -> None:
     if args.model and not args.once:
         raise InputError("--model needs --once (seed one reference entry, then stop)")
+    if args.request is not None:
+        from ..store.evaluation import REQUEST_ID
+
+        if not args.once or args.model:
+            raise InputError(
+                "--request needs --once, without --model (run that request, then stop)"
+            )
+        args.request = args.request.strip()
+        if not REQUEST_ID.fullmatch(args.request):
+            raise InputError(f"--request {args.request[:40]!r}: not a request id (12 hex digits)")
     for name, low in (("poll", 1), ("lease", 30), ("engine_timeout", 1), ("timeout", 1)):
         if getattr(args, name) < low:
             raise InputError(f"--{name.replace('_', '-')} must be at least {low} seconds")
@@ -139,8 +155,10 @@ def _check(args: argparse.Namespace) -> None:
         raise InputError(
             "--max-attempts, --max-operator-faults and --concurrency must be at least 1"
         )
-    if args.check and (args.once or args.model):
-        raise InputError("--check runs alone: it claims nothing (leave out --once and --model)")
+    if args.check and (args.once or args.model or args.request):
+        raise InputError(
+            "--check runs alone: it claims nothing (leave out --once, --model and --request)"
+        )
     if args.check_model is not None:
         from ..requests.desk import clean_model_id
 
@@ -257,7 +275,7 @@ def run_worker(args: argparse.Namespace) -> int:
         if args.check:
             return 0
         if args.once:
-            only = None
+            only = args.request
             if args.model:
                 seeded = worker.seed(args.model, args.revision, args.preset, args.reasoning)
                 print(f"request {seeded.id}: {seeded.model} at {seeded.revision[:12]}", flush=True)

@@ -5,14 +5,16 @@
   then each placeholder is replaced inside its argument: the model id and commit come from a
   request (checked against the Hub's syntax when it was made) and never pass through a shell.
 - `StartedEngine`: that command for one request, its output in a log file of the request's
-  folder; ready once `GET /v1/models` answers; stopped (its whole process group) afterwards.
+  folder; ready once `GET /v1/models` answers; stopped (its whole process group) afterwards,
+  and killed with the worker even on kill -9 (`procs.py`).
 - `Endpoint`: `--api-base URL`, an engine the operator runs (vLLM, TGI, an Inference Endpoint):
   it serves the models it lists, so the worker takes only requests for those.
 
 An engine's name and version are asked of the engine (vLLM's `/version`, TGI's `/info`), else
 read from the installed package that provides the command (`transformers serve`: transformers).
 What goes wrong is an `EngineError` whose `reason` is plain words safe to publish (no engine
-output: it may quote a prompt); the engine's own words stay in its log for the operator.
+output: it may quote a prompt), and whose `side` is the operator's or the model's; the engine's
+own words stay in its log for the operator (which is read for one thing only: out of memory).
 """
 
 from __future__ import annotations

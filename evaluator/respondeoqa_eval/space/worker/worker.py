@@ -16,10 +16,19 @@ One request at a time (`Worker.run_once`):
    run ranks in every coverage a submitter can have. The entries, and the request marked
    finished with their numbers, go to the record in ONE commit (`Syncer.push(extra=...)`).
 
-Anything that goes wrong ends the request as failed with a plain reason (nothing private: no
-engine output, no item); the engine's log, the worker's log and the predictions stay in the
-request's folder for the operator. Stopping the worker (Ctrl-C, SIGTERM) gives the request
-back (pending). `seed` asks for a model as the operator (`--once --model ID`).
+Before claiming anything the worker checks its engine (`preflight`, also `space worker
+--check` alone): started on a reference model, it must answer a public item, and is measured
+for whether it samples when asked to (`sampling.py`); presets it cannot honour are declined.
+
+What goes wrong is someone's fault. The **model's** (it does not load, too many empty answers,
+the engine dies or refuses an item during its run) ends the request as failed with a plain
+reason (nothing private: no engine output, no item). The **operator's** (the engine is missing,
+does not start, runs out of memory, answers nothing before a timeout; a bug of the worker)
+gives the request back, pending with that reason as its note and the attempt not counted;
+after `max_operator_faults` of them in a row the worker stops (`WorkerStopped`). The engine's
+log, the worker's log and the predictions stay in the request's folder for the operator.
+Stopping the worker (Ctrl-C, SIGTERM) gives the request back (pending). `seed` asks for a model
+as the operator (`--once --model ID`).
 """
 
 from __future__ import annotations
@@ -48,12 +57,13 @@ from ..metadata import clean_metadata
 from ..requests.desk import (
     clean_model_id,
     clean_revision,
+    describe,
     facts_of,
     new_request,
     parameter_text,
 )
 from ..requests.ledger import LostClaim, RequestLedger
-from ..requests.model import FAILED, PRESETS, RUNNING, Request, iso, seconds_of
+from ..requests.model import FAILED, FINISHED, PRESETS, RUNNING, Request, iso, seconds_of
 from ..store import DuplicateSubmissionError, Store
 from ..store.evaluation import Evaluation
 from ..store.hub import HubUnavailable, model_info
@@ -389,8 +399,12 @@ class Worker:
     def idle_text(self, only: str | None = None) -> str:
         """Why the last `run_once` found nothing to run, in one line."""
         now = self.ledger.clock()
-        requests = self.ledger.requests().values()
-        mine = [r for r in requests if only is None or r.id == only]
+        requests = self.ledger.requests()
+        if only is not None and only not in requests:
+            return f"no request {only} in the record"
+        if only is not None and requests[only].status in (FINISHED, FAILED):
+            return f"request {only} {describe(requests[only], now)}; nothing to run"
+        mine = [r for r in requests.values() if only is None or r.id == only]
         held = sorted(
             (r for r in mine if r.status == RUNNING and not r.lease_expired(now)),
             key=lambda r: r.lease_until,
