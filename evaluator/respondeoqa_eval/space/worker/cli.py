@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ...errors import InputError
 from ..requests.model import DEFAULT_PRESET, FINISHED, PENDING, PRESETS
+from .engine import CHECK_MODEL
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -70,8 +71,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--check-model",
         metavar="ID",
         default=None,
-        help="the reference model of the engine check (default "
-        "HuggingFaceTB/SmolLM2-135M-Instruct)",
+        help=f"the reference model of the engine check (default {CHECK_MODEL})",
     )
     w.add_argument("--check-revision", default="main", help="with --check-model (default main)")
     w.add_argument(
@@ -181,7 +181,7 @@ def run_worker(args: argparse.Namespace) -> int:
     from ..store.sync import Syncer
     from ..submission import Intake
     from .engine import Endpoint, ServeCommand, StartedEngine
-    from .worker import CHECK_MODEL, Worker, WorkerSettings, WorkerStopped
+    from .worker import Worker, WorkerSettings, WorkerStopped
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     for chatty in ("httpx", "httpx2"):  # a line per HTTP request: thousands per run

@@ -41,6 +41,8 @@ from . import procs
 log = logging.getLogger(__name__)
 
 PLACEHOLDERS = ("model", "revision", "port")
+CHECK_MODEL = "HuggingFaceTB/SmolLM2-135M-Instruct"
+"""The engine check's default reference model: small, public, served by every engine."""
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
 

@@ -70,13 +70,11 @@ from ..store.hub import HubUnavailable, model_info
 from ..store.sync import Syncer
 from ..submission import Intake
 from . import sampling
-from .engine import OPERATOR, EngineError, Served, out_of_memory
+from .engine import CHECK_MODEL, OPERATOR, EngineError, Served, out_of_memory
 
 log = logging.getLogger(__name__)
 
 HUB = "https://huggingface.co"
-CHECK_MODEL = "HuggingFaceTB/SmolLM2-135M-Instruct"
-"""The preflight's default reference model: small, public, served by every engine."""
 
 
 class RunFailed(Exception):
