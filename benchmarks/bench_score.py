@@ -26,8 +26,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from respondeoqa_eval import evaluate, load_predictions
-from respondeoqa_eval.example import example_predictions
-from respondeoqa_eval.gold import read_folder
+from respondeoqa_eval.data.gold import read_folder
+from respondeoqa_eval.predictions.example import example_predictions
 from synthetic import write_private
 
 # the paper's sizes: Certamen 315 MC + 4596 short answer + 916 translation; NLE about 855

@@ -77,8 +77,8 @@ from kit.browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 from kit.net import free_port, stop, wait_for_http  # noqa: E402
 from kit.space_server import start_server  # noqa: E402
 from respondeoqa_eval import evaluate, load_predictions  # noqa: E402
-from respondeoqa_eval.example import example_predictions  # noqa: E402
-from respondeoqa_eval.gold import read_folder  # noqa: E402
+from respondeoqa_eval.data.gold import read_folder  # noqa: E402
+from respondeoqa_eval.predictions.example import example_predictions  # noqa: E402
 from respondeoqa_eval.space.readmodel import BOARD_MAX_ROWS  # noqa: E402
 from respondeoqa_eval.space.store import (  # noqa: E402
     Store,

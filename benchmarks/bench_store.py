@@ -20,8 +20,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 from respondeoqa_eval import evaluate, load_predictions  # noqa: E402
-from respondeoqa_eval.example import example_predictions  # noqa: E402
-from respondeoqa_eval.gold import read_folder  # noqa: E402
+from respondeoqa_eval.data.gold import read_folder  # noqa: E402
+from respondeoqa_eval.predictions.example import example_predictions  # noqa: E402
 from respondeoqa_eval.space.store import (  # noqa: E402
     Store,
     Submission,

@@ -25,7 +25,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 import synthetic
-from respondeoqa_eval.datadir import ENV_DATA_DIR, NoData
+from respondeoqa_eval.data.datadir import ENV_DATA_DIR, NoData
 from respondeoqa_eval.errors import InputError
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
@@ -107,7 +107,7 @@ def public_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def public_gold(public_dir):
-    from respondeoqa_eval.gold import read_folder
+    from respondeoqa_eval.data.gold import read_folder
 
     return read_folder(public_dir)
 

@@ -18,10 +18,10 @@ import json
 import shutil
 from pathlib import Path
 
-from respondeoqa_eval.datadir import ENV_DATA_DIR, check_data_dir
+from respondeoqa_eval.data.datadir import ENV_DATA_DIR, check_data_dir
+from respondeoqa_eval.data.fetch import fetch_public
+from respondeoqa_eval.data.sources import PUBLIC_FILES
 from respondeoqa_eval.errors import InputError
-from respondeoqa_eval.fetch import fetch_public
-from respondeoqa_eval.sources import PUBLIC_FILES
 
 SECRET_MARKER = "ZQXSECRET"
 SIBLING = Path(__file__).resolve().parents[2] / "shared" / "upstream" / "final_dataset"

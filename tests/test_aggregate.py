@@ -9,9 +9,9 @@ from __future__ import annotations
 import math
 
 import pytest
-from respondeoqa_eval.aggregate import Bootstrap, accuracy, bleu
-from respondeoqa_eval.records import Record, category_of
-from respondeoqa_eval.scoring import ItemScore
+from respondeoqa_eval.data.records import Record, category_of
+from respondeoqa_eval.scoring.aggregate import Bootstrap, accuracy, bleu
+from respondeoqa_eval.scoring.per_item import ItemScore
 
 # PROTOCOL 5, written out here (not imported): the content types of each category
 KNOWLEDGE = {"mythology", "history", "literature", "geography", "vocabulary"}

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from conftest import require
-from respondeoqa_eval.sources import PAPER_BIBTEX
+from respondeoqa_eval.data.sources import PAPER_BIBTEX
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -165,7 +165,7 @@ def test_restrict_to_covered_scores_only_touched_files(public_gold):
 def test_private_gold_never_in_report(tmp_path):
     folder = write_private(tmp_path / "gold", with_public=True)
     preds = tmp_path / "p.jsonl"
-    from respondeoqa_eval.gold import read_folder
+    from respondeoqa_eval.data.gold import read_folder
 
     gold = read_folder(folder)
     preds.write_text(
@@ -356,7 +356,7 @@ def test_report_contract_keys(public_gold):
 
 
 def test_report_round_trips_through_its_json_contract(public_gold):
-    from respondeoqa_eval.report import Report
+    from respondeoqa_eval.report.model import Report
 
     rows = [{"id": r.id, "response": f"Answer: {r.answers[0]}"} for r in public_gold.records[::7]]
     report = evaluate(rows, public_gold, bootstrap=50, restrict_to_covered=True)

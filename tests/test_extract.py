@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from respondeoqa_eval.extract import (
+from respondeoqa_eval.scoring.extract import (
     extract_answer,
     extract_long,
     extract_multiple_choice,

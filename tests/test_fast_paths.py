@@ -14,7 +14,6 @@ import random
 
 import numpy as np
 import pytest
-from respondeoqa_eval.aggregate import Bootstrap
 from respondeoqa_eval.metrics.bleu import N_STATS, CorpusStatistics, bleu_from_stats, bleu_of_rows
 from respondeoqa_eval.metrics.chrf import (
     N_CHRF_STATS,
@@ -23,6 +22,7 @@ from respondeoqa_eval.metrics.chrf import (
     f_scores,
     item_statistics,
 )
+from respondeoqa_eval.scoring.aggregate import Bootstrap
 
 PIECES = ["a", "b", "aa", "ab", "ba", " ", "\t", "\n", "\xa0", "\u2028", "é", "ā", "Z", ".", "😀"]
 PIECES += ["\ud800"]  # a lone surrogate: json.loads accepts "\ud800" in an uploaded file

@@ -6,10 +6,10 @@ import hashlib
 import shutil
 
 import pytest
+from respondeoqa_eval.data.fetch import fetch_public
+from respondeoqa_eval.data.gold import load_gold
+from respondeoqa_eval.data.sources import PUBLIC_SHA256, UPSTREAM_COMMIT
 from respondeoqa_eval.errors import ChecksumError, InputError
-from respondeoqa_eval.fetch import fetch_public
-from respondeoqa_eval.gold import load_gold
-from respondeoqa_eval.sources import PUBLIC_SHA256, UPSTREAM_COMMIT
 
 
 def test_pinned_checksums_match_the_shared_upstream_copy(public_dir):

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 from respondeoqa_eval import evaluate
-from respondeoqa_eval.answer_format import gold_format_problem, well_formed
-from respondeoqa_eval.gold import GoldSet, read_folder
-from respondeoqa_eval.lenient import PAPER, lenient_answer
-from respondeoqa_eval.records import Record
-from respondeoqa_eval.report import Report
+from respondeoqa_eval.data.gold import GoldSet, read_folder
+from respondeoqa_eval.data.records import Record
+from respondeoqa_eval.report.model import Report
+from respondeoqa_eval.scoring.answer_format import gold_format_problem, well_formed
+from respondeoqa_eval.scoring.lenient import PAPER, lenient_answer
 from synthetic import write_private
 
 OPTIONS = ["A: Mars", "B: Venus", "C: Jupiter", "D: Juno"]
@@ -219,7 +219,7 @@ def test_each_lenient_rule(task, response, expected):
 
 
 def test_the_readme_documents_every_rule():
-    from respondeoqa_eval.lenient import RULES
+    from respondeoqa_eval.scoring.lenient import RULES
 
     readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
     section = readme[readme.index("### Format compliance") : readme.index("### Item analysis")]

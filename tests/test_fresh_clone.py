@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from conftest import unavailable
 from kit.net import free_port
-from respondeoqa_eval.sources import PUBLIC_FILES, UPSTREAM_COMMIT
+from respondeoqa_eval.data.sources import PUBLIC_FILES, UPSTREAM_COMMIT
 from wheelkit import ROOT
 
 pytestmark = pytest.mark.slow

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from conftest import require
 from respondeoqa_eval import evaluate
-from respondeoqa_eval.example import example_predictions
+from respondeoqa_eval.predictions.example import example_predictions
 
 require("pandas")
 from respondeoqa_eval.space.store import Store, Submission, sha256_bytes  # noqa: E402

@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 from conftest import run_cli as _cli
 from respondeoqa_eval import evaluate
-from respondeoqa_eval.breakdowns import groups_of
-from respondeoqa_eval.gold import read_folder
-from respondeoqa_eval.items import COLUMNS, GOLD_FORMAT, STRONG_AGREE, analyze_items
-from respondeoqa_eval.records import Record
-from respondeoqa_eval.report import ItemResult
+from respondeoqa_eval.analysis.items import COLUMNS, GOLD_FORMAT, STRONG_AGREE, analyze_items
+from respondeoqa_eval.data.breakdowns import groups_of
+from respondeoqa_eval.data.gold import read_folder
+from respondeoqa_eval.data.records import Record
+from respondeoqa_eval.report.model import ItemResult
 from synthetic import SECRET_MARKER, write_private
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import require, run_cli
 from kit.net import free_port
-from respondeoqa_eval.datadir import NoData
+from respondeoqa_eval.data.datadir import NoData
 from respondeoqa_eval.errors import InputError
 
 VARIABLE = "RESPONDEOQA_DATA_DIR=DIR"

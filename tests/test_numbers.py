@@ -6,7 +6,7 @@ import math
 from pathlib import Path
 
 import respondeoqa_eval
-from respondeoqa_eval import numbers
+from respondeoqa_eval.report import numbers
 from respondeoqa_eval.space.views import board, frames
 
 

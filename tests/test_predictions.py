@@ -7,7 +7,7 @@ import json
 
 import pytest
 from respondeoqa_eval.errors import InputError
-from respondeoqa_eval.predictions import load_predictions
+from respondeoqa_eval.predictions.load import load_predictions
 
 JS = "junior_scholarship_short_answer.json"
 FEET_EN = "prosody_feet_questions_english.json"

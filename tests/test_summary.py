@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from respondeoqa_eval import evaluate
 from respondeoqa_eval.cli import main
-from respondeoqa_eval.report import GoldInfo, Report
-from respondeoqa_eval.sources import FILES
-from respondeoqa_eval.summary import subset_text
+from respondeoqa_eval.data.sources import FILES
+from respondeoqa_eval.report.model import GoldInfo, Report
+from respondeoqa_eval.report.summary import subset_text
 
 FEET = ("prosody_feet_questions_english.json", "prosody_feet_questions_latin.json")
 HEADLINE = "(LLaMa 3.3 70B 71.9, Qwen QwQ 32B 68.1, o3-mini 68.6) is over all four sources"

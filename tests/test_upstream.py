@@ -7,9 +7,9 @@ import shutil
 from collections import Counter
 
 import pytest
+from respondeoqa_eval.data.gold import read_folder
+from respondeoqa_eval.data.sources import FILES, PUBLIC_FILES
 from respondeoqa_eval.errors import InputError
-from respondeoqa_eval.gold import read_folder
-from respondeoqa_eval.sources import FILES, PUBLIC_FILES
 from synthetic import SECRET_MARKER, private_records, write_private
 
 

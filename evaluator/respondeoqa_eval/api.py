@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from .aggregate import Bootstrap
+from .data.gold import GoldSet, load_gold
 from .errors import InputError
-from .gold import GoldSet, load_gold
-from .predictions import Predictions, load_predictions
-from .report import Report, build_report
-from .scoring import score_items
+from .predictions.load import Predictions, load_predictions
+from .report.model import Report, build_report
+from .scoring.aggregate import Bootstrap
+from .scoring.per_item import score_items
 
 
 def evaluate(

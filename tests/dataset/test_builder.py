@@ -10,11 +10,11 @@ from pathlib import Path
 
 import datasets
 import pytest
+from respondeoqa_eval.data.records import Record
 from respondeoqa_eval.dataset.builder import RespondeoQA
 from respondeoqa_eval.dataset.features import CONFIGS, FEATURES
 from respondeoqa_eval.dataset.inputs import input_fingerprint
 from respondeoqa_eval.errors import InputError
-from respondeoqa_eval.records import Record
 
 from ._expect import (
     ALL_CONFIG_NAMES,

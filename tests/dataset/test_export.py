@@ -13,7 +13,8 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 from respondeoqa_eval.cli import main
-from respondeoqa_eval.dataset.card import COMMITTED_CARD, REGENERATE_COMMAND, TEMPLATE
+from respondeoqa_eval.dataset.card import TEMPLATE
+from respondeoqa_eval.dataset.committed_card import COMMITTED_CARD, REGENERATE_COMMAND
 from respondeoqa_eval.dataset.export import build_folder
 from respondeoqa_eval.errors import InputError
 
@@ -206,7 +207,7 @@ def test_committed_card_is_the_rendered_card_of_the_public_build(public_build):
 
 
 def test_regenerate_command_writes_the_card_and_refuses_a_missing_folder(public_build, tmp_path):
-    from respondeoqa_eval.dataset.card import main as regenerate
+    from respondeoqa_eval.dataset.committed_card import main as regenerate
 
     out = tmp_path / "card.md"
     assert regenerate(["--data-dir", str(PUBLIC_FILES_DIR), "--output", str(out)]) == 0

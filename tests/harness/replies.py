@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from respondeoqa_eval.records import Record
+from respondeoqa_eval.data.records import Record
 
 
 def reply(record: Record, i: int) -> str:

@@ -132,7 +132,7 @@ def test_public_record_validates_and_carries_every_number(
 
 def test_private_items_are_validated_but_their_text_is_never_written(eee_python, tmp_path):
     folder = write_private(tmp_path / "gold", with_public=True)
-    from respondeoqa_eval.gold import read_folder
+    from respondeoqa_eval.data.gold import read_folder
 
     gold = read_folder(folder)
     preds = _write(tmp_path, gold)

@@ -8,7 +8,7 @@ import json
 import pytest
 from respondeoqa_eval.cli import main
 from respondeoqa_eval.errors import InputError
-from respondeoqa_eval.predictions import load_predictions
+from respondeoqa_eval.predictions.load import load_predictions
 
 HUGE_INT = "1" * 50_000
 DEEP = "[" * 100_000 + "]" * 100_000

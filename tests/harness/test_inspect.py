@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 from conftest import require
-from respondeoqa_eval.configs import CONFIGS
-from respondeoqa_eval.gold import read_folder
+from respondeoqa_eval.data.configs import CONFIGS
+from respondeoqa_eval.data.gold import read_folder
 from respondeoqa_eval.runner.prompts import SYSTEM_PROMPT, TEMPERATURE, user_prompt
 from synthetic import write_private
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from respondeoqa_eval.data.gold import read_folder
+from respondeoqa_eval.data.records import Record
 from respondeoqa_eval.dataset.export import build_folder
-from respondeoqa_eval.gold import read_folder
 from respondeoqa_eval.harness import lighteval_task_arg, lighteval_tasks
-from respondeoqa_eval.records import Record
 from respondeoqa_eval.runner.prompts import SYSTEM_PROMPT, TEMPERATURE, user_prompt
 from synthetic import write_private
 

@@ -21,9 +21,10 @@ import pytest
 import yaml
 from conftest import require
 from respondeoqa_eval.cli import main
+from respondeoqa_eval.data.records import Record
+from respondeoqa_eval.data.sources import HUB_DATASET
 from respondeoqa_eval.harness import TASKS, task_dir
 from respondeoqa_eval.harness.lm_eval_task import DATASET_ENV, plain_prompt
-from respondeoqa_eval.records import Record
 from respondeoqa_eval.runner.prompts import (
     PROMPT_VERSION,
     SYSTEM_PROMPT,
@@ -32,7 +33,6 @@ from respondeoqa_eval.runner.prompts import (
     build_messages,
     user_prompt,
 )
-from respondeoqa_eval.sources import HUB_DATASET
 from runner.tiny_model import build_tiny_model
 from synthetic import write_private
 

@@ -19,7 +19,7 @@ import pytest
 from respondeoqa_eval import evaluate
 from respondeoqa_eval.cli import main
 from respondeoqa_eval.errors import InputError
-from respondeoqa_eval.predictions import load_predictions
+from respondeoqa_eval.predictions.load import load_predictions
 
 from .logkit import DATA, DATE, LIGHTEVAL_DETAILS, details_like_lighteval, lm_eval_sample
 
@@ -226,7 +226,7 @@ def test_runner_rows_carry_their_provenance(tmp_path, public_gold):
     assert prov.tool == "respondeoqa-eval" and prov.model == "Qwen/Qwen2.5-0.5B-Instruct"
     assert prov.params == {"temperature": 0.6, "top_p": 0.95, "seed": 0}  # nested dropped
     assert prov.prompt_version == "paper-v1"
-    from respondeoqa_eval.report import Report
+    from respondeoqa_eval.report.model import Report
 
     report = evaluate(path, public_gold, bootstrap=0)
     assert report.to_dict()["provenance"] == prov.to_dict()

@@ -13,7 +13,7 @@ require("tokenizers")
 
 from respondeoqa_eval import evaluate  # noqa: E402
 from respondeoqa_eval.cli import main  # noqa: E402
-from respondeoqa_eval.gold import read_folder  # noqa: E402
+from respondeoqa_eval.data.gold import read_folder  # noqa: E402
 from respondeoqa_eval.runner.hf import HFSettings, load_model, render_prompt  # noqa: E402
 from respondeoqa_eval.runner.prompts import build_messages  # noqa: E402
 

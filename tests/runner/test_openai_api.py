@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from respondeoqa_eval import evaluate
 from respondeoqa_eval.cli import main
+from respondeoqa_eval.data.gold import read_folder
 from respondeoqa_eval.errors import InputError
-from respondeoqa_eval.gold import read_folder
 from respondeoqa_eval.runner.openai_api import (
     ApiSettings,
     backoff_delay,

@@ -7,7 +7,7 @@ import re
 
 import pytest
 from respondeoqa_eval.cli import main
-from respondeoqa_eval.gold import read_folder
+from respondeoqa_eval.data.gold import read_folder
 from respondeoqa_eval.runner.prompts import build_messages, user_prompt
 from respondeoqa_eval.runner.selection import CONFIGS, select_items
 from synthetic import SECRET_MARKER, write_private
@@ -221,7 +221,7 @@ _EXPECTED_FILES["all"] = (
 def test_config_names_and_files_follow_the_protocol(tmp_path):
     """Every --config (the dataset's configs too) selects exactly the files PROTOCOL 1 assigns
     to its sources and tasks, on a folder holding every upstream file."""
-    from respondeoqa_eval import configs
+    from respondeoqa_eval.data import configs
 
     assert CONFIGS is configs.CONFIGS  # the runner reads the one config table
     assert set(CONFIGS) == set(_EXPECTED_FILES)

@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/ for `synt
 # (tests/conftest.py does this too, and provides `public_dir`, `public_gold`, `file_server`)
 
 from kit.space_server import start_server
-from respondeoqa_eval.gold import GoldSet, read_folder
+from respondeoqa_eval.data.gold import GoldSet, read_folder
 from synthetic import write_private
 
 

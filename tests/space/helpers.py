@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from respondeoqa_eval.breakdowns import groups_of
-from respondeoqa_eval.gold import GoldSet
-from respondeoqa_eval.records import Record
-from respondeoqa_eval.report import Accuracy, BleuScore, GoldInfo, ItemResult, Report, Score
+from respondeoqa_eval.data.breakdowns import groups_of
+from respondeoqa_eval.data.gold import GoldSet
+from respondeoqa_eval.data.records import Record
+from respondeoqa_eval.report.model import Accuracy, BleuScore, GoldInfo, ItemResult, Report, Score
 from respondeoqa_eval.space.config import Limits
 from respondeoqa_eval.space.metadata import clean_metadata
 from respondeoqa_eval.space.store import Entry, Store

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from kit.hubstub import RECORD_REPO, TOKEN, HubStub
-from respondeoqa_eval.gold import GoldSet
+from respondeoqa_eval.data.gold import GoldSet
 from respondeoqa_eval.space.config import Limits
 from respondeoqa_eval.space.requests.desk import RequestDesk
 from respondeoqa_eval.space.requests.ledger import RequestLedger

@@ -17,7 +17,7 @@ import httpx
 import pytest
 from gradio_client import Client
 from kit.space_server import start_server
-from respondeoqa_eval.breakdowns import DIMENSIONS
+from respondeoqa_eval.data.breakdowns import DIMENSIONS
 from respondeoqa_eval.space import privacy
 from respondeoqa_eval.space.config import Limits
 from respondeoqa_eval.space.service import Space, SpaceConfig

@@ -25,7 +25,7 @@ from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 from respondeoqa_eval.cli import main
-from respondeoqa_eval.gold import read_folder
+from respondeoqa_eval.data.gold import read_folder
 from respondeoqa_eval.space.config import DEFAULT_DB
 from respondeoqa_eval.space.paper import PAPER_ROWS
 from respondeoqa_eval.space.store.hub import HubRepo

@@ -9,7 +9,7 @@ import zlib
 from dataclasses import replace
 from pathlib import Path
 
-from respondeoqa_eval.report import ItemResult
+from respondeoqa_eval.report.model import ItemResult
 from respondeoqa_eval.space.store import Store, Submission, sha256_bytes
 
 from .helpers import make_report

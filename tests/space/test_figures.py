@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from respondeoqa_eval.aggregate import Difference
+from respondeoqa_eval.scoring.aggregate import Difference
 from respondeoqa_eval.space.paper import PAPER_ROWS
 from respondeoqa_eval.space.views import figures
 

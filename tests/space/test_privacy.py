@@ -9,8 +9,8 @@ import math
 from collections import Counter
 
 import pytest
-from respondeoqa_eval.records import Record
-from respondeoqa_eval.report import Accuracy, ItemResult, Report, Score
+from respondeoqa_eval.data.records import Record
+from respondeoqa_eval.report.model import Accuracy, ItemResult, Report, Score
 from respondeoqa_eval.space import privacy
 
 K = 10

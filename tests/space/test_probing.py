@@ -21,7 +21,7 @@ import httpx
 import pytest
 from gradio_client import Client
 from kit.space_server import start_server
-from respondeoqa_eval.gold import read_folder
+from respondeoqa_eval.data.gold import read_folder
 from respondeoqa_eval.space.views.columns import VIEWS
 from synthetic import SECRET_MARKER, write_private
 

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field, replace
 from html.parser import HTMLParser
 
 import pytest
-from respondeoqa_eval.numbers import MISSING, percent_text, round1
-from respondeoqa_eval.report import Accuracy, BleuScore, Report, Score
+from respondeoqa_eval.report.model import Accuracy, BleuScore, Report, Score
+from respondeoqa_eval.report.numbers import MISSING, percent_text, round1
 from respondeoqa_eval.space.metadata import ModelInfo
 from respondeoqa_eval.space.paper import PAPER_ROWS
 from respondeoqa_eval.space.rows import PAPER_LABEL

@@ -27,7 +27,7 @@ from conftest import require
 from kit.hubstub import RECORD_REPO, HubStub
 from kit.oidcstub import OidcStub
 from kit.space_server import Server, start_server
-from respondeoqa_eval.report import Report
+from respondeoqa_eval.report.model import Report
 from respondeoqa_eval.space.store import Store
 from respondeoqa_eval.space.submission import point_values
 from synthetic import SECRET_MARKER

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import datasets
 
-from ..gold import resolve_data_dir
-from ..records import Record
+from ..data.gold import resolve_data_dir
+from ..data.records import Record
 from .features import (
     CITATION,
     CONFIGS,

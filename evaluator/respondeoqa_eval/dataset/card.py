@@ -3,25 +3,22 @@
 The statistics tables are computed from the rows that were built (the paper's Tables 4 to 7).
 The template is package data (read with importlib.resources), so a wheel renders it too.
 In a checkout, regenerate the committed card of the public build (`dataset_card/README.md`)
-with `python -m respondeoqa_eval.dataset.card`.
+with `python -m respondeoqa_eval.dataset.committed_card`.
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
-import tempfile
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
 import jinja2
 import yaml
 
-from ..records import CONTENTS, FORMATS, LANGUAGE_PAIRS, SOURCES
-from ..sources import FILES, UPSTREAM_COMMIT
+from ..data.records import CONTENTS, FORMATS, LANGUAGE_PAIRS, SOURCES
+from ..data.sources import FILES, UPSTREAM_COMMIT
 from .features import (
     CITATION,
     CONFIGS,
@@ -35,9 +32,6 @@ from .features import (
 
 TEMPLATE = "templates/card.md"
 """The card template, relative to this package (`respondeoqa_eval.dataset`)."""
-COMMITTED_CARD = Path("dataset_card") / "README.md"
-"""The committed rendered card, relative to the root of a checkout."""
-REGENERATE_COMMAND = "python -m respondeoqa_eval.dataset.card"
 
 Row = Mapping[str, Any]
 
@@ -257,46 +251,7 @@ def render_license(private: bool) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Rewrite the committed `dataset_card/README.md` (run from the checkout's root) from a
-    fresh public build."""
-    from ..datadir import CLI_OPTION, NoData
-    from ..errors import InputError
-    from .export import build_folder
+if __name__ == "__main__":  # the command's former name (committed_card.py holds it now)
+    from .committed_card import main
 
-    parser = argparse.ArgumentParser(
-        prog="python -m respondeoqa_eval.dataset.card", description=main.__doc__
-    )
-    parser.add_argument(
-        "--data-dir", help="folder with the public upstream files (default: the pinned download)"
-    )
-    parser.add_argument(
-        "--output",
-        default=str(COMMITTED_CARD),
-        help="default: %(default)s (from the checkout root)",
-    )
-    args = parser.parse_args(argv)
-    if not Path(args.output).parent.is_dir():
-        print(
-            f"error: {Path(args.output).parent}: no such folder (run from the checkout root)",
-            file=sys.stderr,
-        )
-        return 2
-    try:
-        with tempfile.TemporaryDirectory() as tmp:
-            result = build_folder(Path(tmp) / "respondeoqa", data_dir=args.data_dir)
-            Path(args.output).write_text(
-                (result.folder / "README.md").read_text(encoding="utf-8"), encoding="utf-8"
-            )
-    except NoData as exc:
-        print(f"error: {exc.said_as(CLI_OPTION)}", file=sys.stderr)
-        return 2
-    except InputError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    print(f"wrote {args.output}")
-    return 0
-
-
-if __name__ == "__main__":
     sys.exit(main())

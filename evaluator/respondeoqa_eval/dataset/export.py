@@ -15,10 +15,10 @@ from typing import Any
 
 import datasets
 
-from ..datadir import check_data_dir
+from ..data.datadir import check_data_dir
+from ..data.gold import files_in
+from ..data.records import PRIVATE_SOURCES
 from ..errors import InputError
-from ..gold import files_in
-from ..records import PRIVATE_SOURCES
 from .builder import RespondeoQA
 from .card import render_card, render_license
 from .features import CONFIGS, PRIVATE_CONFIGS, PUBLIC_CONFIGS

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import datasets
 
-from ..configs import (  # noqa: F401  (the dataset's config table lives beside the records)
+from ..data.configs import (  # noqa: F401  (the dataset's config table lives beside the records)
     CONFIGS,
     DEFAULT_CONFIG,
     PRIVATE_CONFIGS,
     PUBLIC_CONFIGS,
     ConfigSpec,
 )
-from ..sources import (  # noqa: F401  (the card and builder read the source table through here)
+from ..data.sources import (  # noqa: F401  (the card and builder read the source table through here)
     PAPER_BIBTEX,
     PAPER_TITLE,
     SOURCE_INFO,

@@ -6,19 +6,19 @@ import hashlib
 from pathlib import Path
 
 from .. import __version__
+from ..data.gold import GoldSet, MissingPrivateFiles, load_gold, resolve_data_dir
+from ..data.sources import FILES, PASSAGE_FILES, PUBLIC_SHA256, UPSTREAM_COMMIT
 from ..errors import InputError
-from ..gold import GoldSet, MissingPrivateFiles, load_gold, resolve_data_dir
-from ..sources import FILES, PASSAGE_FILES, PUBLIC_SHA256, UPSTREAM_COMMIT
 from .features import CONFIGS, ConfigSpec
 
 _CODE_FILES = ("builder.py", "features.py", "inputs.py")
 _SHARED_CODE_FILES = (
-    "configs.py",
-    "upstream.py",
-    "records.py",
-    "sources.py",
-    "gold.py",
-    "fetch.py",
+    "data/configs.py",
+    "data/upstream.py",
+    "data/records.py",
+    "data/sources.py",
+    "data/gold.py",
+    "data/fetch.py",
 )
 
 

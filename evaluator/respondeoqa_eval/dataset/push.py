@@ -8,8 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..data.records import PRIVATE_SOURCES
 from ..errors import InputError
-from ..records import PRIVATE_SOURCES
 from .features import CONFIGS
 
 _REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")

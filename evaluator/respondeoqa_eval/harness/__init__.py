@@ -1,4 +1,4 @@
-"""Running RespondeoQA inside other evaluation harnesses, and reading what they log.
+"""Running RespondeoQA inside other evaluation harnesses, and what they write.
 
 - `task_dir()`: the lm-evaluation-harness task folder shipped in this package
   (`lm_eval --include_path $(respondeoqa-eval harness path) --tasks respondeoqa ...`), whose
@@ -6,7 +6,8 @@
 - `lighteval_tasks`: the lighteval custom-task module (`--custom-tasks
   respondeoqa_eval.harness.lighteval_tasks`; never imported here: lighteval has its own pins);
 - `inspect_tasks`: the Inspect AI tasks (`inspect eval respondeoqa_eval/respondeoqa_public`);
-- `logs`: lm-eval `samples_*.jsonl` and lighteval `details_*.parquet` files as predictions;
+- their logs (lm-eval `samples_*.jsonl`, lighteval `details_*.parquet`) are read as predictions
+  beside the other formats, in `predictions/harness_logs.py` (which imports only this table);
 - `eval_results`, `eee`: the Hub's `.eval_results/*.yaml` and `eval.yaml`, and Every Eval Ever
   records.
 """
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 from importlib.resources import as_file, files
 from pathlib import Path
 
-from ..configs import CONFIGS
+from ..data.configs import CONFIGS
 
 TASK_PACKAGE = "respondeoqa_eval.harness.lm_eval_tasks"
 TASK_PREFIX = "respondeoqa_"

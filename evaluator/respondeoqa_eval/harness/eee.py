@@ -25,15 +25,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..breakdowns import DIMENSIONS
+from ..data.breakdowns import DIMENSIONS
+from ..data.gold import GoldSet
+from ..data.records import Record
+from ..data.sources import HUB_DATASET, UPSTREAM_COMMIT, UPSTREAM_REPO
 from ..errors import InputError
-from ..gold import GoldSet
 from ..io import write_text_atomic
 from ..metrics import corpus_bleu
-from ..predictions import Predictions
-from ..records import Record
+from ..predictions.load import Predictions
 from ..runner.prompts import SYSTEM_PROMPT, user_prompt
-from ..sources import HUB_DATASET, UPSTREAM_COMMIT, UPSTREAM_REPO
 
 SCHEMA_VERSION = "0.3.0"
 """The schema of `every-eval-ever` 0.3.0 (its bundled eval.schema.json `version`)."""

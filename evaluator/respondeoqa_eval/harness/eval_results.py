@@ -28,7 +28,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..configs import CONFIGS
+from ..data.configs import CONFIGS
 from ..errors import InputError
 from ..io import write_text_atomic
 

@@ -33,13 +33,13 @@ from inspect_ai.model import GenerateConfig
 from inspect_ai.scorer import SampleScore, Score, Target, grouped, metric, scorer
 from inspect_ai.solver import TaskState, generate, system_message
 
-from ..configs import CONFIGS
+from ..data.configs import CONFIGS
+from ..data.records import Record
+from ..data.sources import HUB_DATASET
 from ..metrics import corpus_bleu
-from ..records import Record
 from ..runner.hf import DEFAULT_MAX_NEW_TOKENS
 from ..runner.prompts import SYSTEM_PROMPT, TEMPERATURE, TOP_P, user_prompt
-from ..scoring import score_one
-from ..sources import HUB_DATASET
+from ..scoring.per_item import score_one
 
 SPLIT = "test"
 TRANSLATION = "translation"

@@ -43,13 +43,13 @@ from lighteval.metrics.utils.metric_utils import CorpusLevelMetricGrouping, Samp
 from lighteval.tasks.lighteval_task import LightevalTaskConfig
 from lighteval.tasks.requests import Doc, SamplingMethod
 
-from ..configs import CONFIGS
+from ..data.configs import CONFIGS
+from ..data.records import Record
+from ..data.sources import HUB_DATASET
 from ..metrics import corpus_bleu
-from ..records import Record
 from ..runner.hf import DEFAULT_MAX_NEW_TOKENS
 from ..runner.prompts import SYSTEM_PROMPT, user_prompt
-from ..scoring import score_one
-from ..sources import HUB_DATASET
+from ..scoring.per_item import score_one
 from . import LIGHTEVAL_SUITES, TARGET_LANGUAGES, lighteval_tasks
 
 DATASET_ENV = "RESPONDEOQA_DATASET"

@@ -21,15 +21,15 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..configs import CONFIGS
-from ..datadir import ENV_DATA_DIR, LM_EVAL_OPTION, NoData
+from ..data.configs import CONFIGS
+from ..data.datadir import ENV_DATA_DIR, LM_EVAL_OPTION, NoData
+from ..data.records import Record
+from ..data.sources import HUB_DATASET
 from ..errors import InputError
-from ..extract import extract_answer
 from ..metrics import corpus_bleu
-from ..records import Record
 from ..runner.prompts import PROMPT_VERSION, SYSTEM_PROMPT, user_prompt
-from ..scoring import score_one
-from ..sources import HUB_DATASET
+from ..scoring.extract import extract_answer
+from ..scoring.per_item import score_one
 
 DATASET_ENV = "RESPONDEOQA_DATASET"
 """A dataset export folder or Hub repo id for the Certamen / NLE tasks (or `--metadata` key

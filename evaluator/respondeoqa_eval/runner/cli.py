@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..configs import CONFIGS, DEFAULT_CONFIG
+from ..data.configs import CONFIGS, DEFAULT_CONFIG
 from ..errors import InputError
 from ..io import write_text_atomic
 from .output import PredictionWriter, dump_row

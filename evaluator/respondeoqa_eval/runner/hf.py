@@ -11,8 +11,8 @@ import zlib
 from dataclasses import dataclass
 from typing import Any
 
+from ..data.records import Record
 from ..errors import InputError
-from ..records import Record
 from .output import PredictionWriter, make_row
 from .prompts import PROMPT_VERSION, build_messages
 

@@ -18,8 +18,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from ..data.records import Record
 from ..errors import InputError
-from ..records import Record
 from .output import PredictionWriter, make_row
 from .prompts import PROMPT_VERSION, build_messages
 

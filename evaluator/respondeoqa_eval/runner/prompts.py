@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..data.records import Record
 from ..metrics.feet import LISTED_FEET
-from ..records import Record
 
 PROMPT_VERSION = "paper-v1"
 """Recorded in every output row; bump it whenever a prompt below changes."""

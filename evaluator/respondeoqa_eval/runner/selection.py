@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..configs import CONFIGS, DEFAULT_CONFIG
-from ..datadir import NoData
+from ..data.configs import CONFIGS, DEFAULT_CONFIG
+from ..data.datadir import NoData
+from ..data.gold import GoldSet, load_gold, resolve_data_dir
+from ..data.records import Record
+from ..data.sources import FILES
 from ..errors import InputError
-from ..gold import GoldSet, load_gold, resolve_data_dir
-from ..records import Record
-from ..sources import FILES
 
 
 def select_items(

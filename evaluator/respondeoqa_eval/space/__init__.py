@@ -23,6 +23,6 @@ Where things live:
   module: Compare, Items, Submit, Request an evaluation; what their events share in
   `events.py`), its routes (the board, an entry's detail, the downloads), client identity and upload guards, the page cache
   (`pagecache.py`: the page, Gradio's frontend files and the board compressed once, from
-  memory), page copy, static files. `admin.py` and `cli.py`: the command line; `deploy/`: the Hub Space repository;
+  memory), page copy, static files. `admin.py` and `cli.py`: the command line (`notify.py`: asking a running Space to read its record now); `deploy/`: the Hub Space repository;
   `requests/`: evaluation requests; `worker/`: the operator's worker that runs them.
 """

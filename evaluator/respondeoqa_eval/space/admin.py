@@ -16,12 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import jsonl
+from ..analysis.items import analyze_items
+from ..cli.items import TOP, csv_text, summary_text
 from ..errors import InputError
 from ..io import write_text_atomic
-from ..items import analyze_items
-from ..items_cli import TOP, csv_text, summary_text
-from ..numbers import percent_text
-from ..report import ItemResult
+from ..report.model import ItemResult
+from ..report.numbers import percent_text
 from .config import Limits
 from .metadata import clean_metadata
 from .requests.desk import describe

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import argparse
 import logging
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 from ..errors import InputError
+from .notify import notify_space
 from .rows import parse_entry_id
 
 
@@ -123,20 +122,6 @@ def _register_admin(sub: argparse._SubParsersAction) -> None:
     a.set_defaults(func=run_admin)
 
 
-def _notify(url: str, token: str | None) -> str:
-    """Ask a running Space to read its record now; a note on how it went."""
-    if not token:
-        return "; --space-url needs $HF_TOKEN (the Space's own token)"
-    request = urllib.request.Request(
-        url.rstrip("/") + "/record/pull", method="POST", headers={"X-Record-Token": token}
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=30) as resp:
-            return "; the Space reads the record now" if resp.status == 202 else ""
-    except (urllib.error.URLError, OSError) as exc:
-        return f"; the Space did not take the request ({exc}); it reads the record within a minute"
-
-
 def run_admin(args: argparse.Namespace) -> int:
     """`respondeoqa-eval space admin ACTION`."""
     import getpass
@@ -219,7 +204,7 @@ def run_admin(args: argparse.Namespace) -> int:
     elif args.action == "export":
         print(f"exported {admin.export(args.output)} entries to {args.output}")
     if args.space_url and args.action not in ("list", "items", "export"):
-        note += _notify(args.space_url, config.hub_token)
+        note += notify_space(args.space_url, config.hub_token)
     if note:
         print(note.lstrip("; ").strip())
     return 0

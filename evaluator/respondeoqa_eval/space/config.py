@@ -17,8 +17,8 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from ..data.gold import ENV_DATA_DIR, GoldSet
 from ..errors import InputError
-from ..gold import ENV_DATA_DIR, GoldSet
 
 DEFAULT_DB = Path("space_data") / "leaderboard.sqlite3"
 DEFAULT_PORT = 7860

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 from unidecode import unidecode
 
 from ..errors import InputError
-from ..published import PUBLISHED
+from ..report.published import PUBLISHED
 from .rows import PAPER_LABEL
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..published import PUBLISHED
-from ..report import Report
-from ..sources import SOURCES
+from ..data.sources import SOURCES
+from ..report.model import Report
+from ..report.published import PUBLISHED
 from .metadata import ModelInfo
 from .rows import PAPER
 

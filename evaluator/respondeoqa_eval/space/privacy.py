@@ -35,9 +35,17 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from ..breakdowns import BLEU_SPLITS, DIMENSIONS
-from ..records import PRIVATE_SOURCES, Record
-from ..report import Accuracy, BleuScore, FormatCompliance, FormatCounts, ItemResult, Report, Score
+from ..data.breakdowns import BLEU_SPLITS, DIMENSIONS
+from ..data.records import PRIVATE_SOURCES, Record
+from ..report.model import (
+    Accuracy,
+    BleuScore,
+    FormatCompliance,
+    FormatCounts,
+    ItemResult,
+    Report,
+    Score,
+)
 
 Cell = tuple[str, str, str]  # ("accuracy", dim or "overall", group) | ("extra", key, "")
 # | ("bleu", target, split); the lenient accuracy's cells: ("lenient", dim or "overall", group)

@@ -10,10 +10,10 @@ from __future__ import annotations
 import re
 from typing import Protocol
 
-from ..breakdowns import SOURCE_LABELS
-from ..published import PUBLISHED_LABEL
-from ..report import Report
-from ..sources import PUBLIC_SOURCES, SOURCES
+from ..data.breakdowns import SOURCE_LABELS
+from ..data.sources import PUBLIC_SOURCES, SOURCES
+from ..report.model import Report
+from ..report.published import PUBLISHED_LABEL
 
 SCORED = "scored"
 PAPER = "paper"

@@ -23,15 +23,15 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from .. import jsonl
-from ..aggregate import Bootstrap
-from ..breakdowns import DIMENSIONS
+from ..analysis.items import COLUMNS as ITEM_COLUMNS
+from ..analysis.items import ItemAnalysis, analyze_items
+from ..data.breakdowns import DIMENSIONS
+from ..data.gold import GoldSet, load_gold
+from ..data.records import PRIVATE_SOURCES
 from ..errors import InputError
-from ..gold import GoldSet, load_gold
-from ..items import COLUMNS as ITEM_COLUMNS
-from ..items import ItemAnalysis, analyze_items
-from ..numbers import SMALL_GROUP, SMALL_MARK, percent_text
-from ..predictions import OpaqueIdsError, Predictions, load_predictions
-from ..records import PRIVATE_SOURCES
+from ..predictions.load import OpaqueIdsError, Predictions, load_predictions
+from ..report.numbers import SMALL_GROUP, SMALL_MARK, percent_text
+from ..scoring.aggregate import Bootstrap
 from . import privacy
 from .config import ENV_GOLD_REPO, SpaceConfig
 from .metadata import clean_metadata, clean_model_info, suggested_fields
@@ -290,7 +290,7 @@ class Space:
 
     @cached_property
     def _example(self) -> bytes:
-        from ..example import example_predictions
+        from ..predictions.example import example_predictions
 
         public = [r for r in self.gold.records if not r.is_private]
         return jsonl.encode(example_predictions(public, accuracy=0.6, seed=0)).encode("utf-8")

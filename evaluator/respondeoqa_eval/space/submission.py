@@ -22,12 +22,12 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from .._version import __version__
+from ..data.gold import GoldSet
+from ..data.records import PRIVATE_SOURCES
+from ..data.sources import FILES
 from ..errors import InputError
-from ..gold import GoldSet
-from ..predictions import Opaque, OpaqueIdsError, Predictions, load_predictions
-from ..records import PRIVATE_SOURCES
-from ..report import ItemResult, Report
-from ..sources import FILES
+from ..predictions.load import Opaque, OpaqueIdsError, Predictions, load_predictions
+from ..report.model import ItemResult, Report
 from .config import Limits
 from .metadata import Metadata, ModelInfo
 from .store import (

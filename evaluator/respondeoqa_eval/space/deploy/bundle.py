@@ -28,8 +28,8 @@ from importlib import resources
 from pathlib import Path, PurePosixPath
 
 from ..._version import __version__
+from ...data.sources import UPSTREAM_URL
 from ...errors import InputError
-from ...sources import UPSTREAM_URL
 from ..config import ENV_GOLD_REPO, ENV_MIRROR
 
 TAGS = (

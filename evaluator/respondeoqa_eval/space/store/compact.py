@@ -19,9 +19,9 @@ import zlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ...records import PUBLIC_SOURCES, split_language_pair
-from ...report import ItemResult
-from ...upstream import question_id_of
+from ...data.records import PUBLIC_SOURCES, split_language_pair
+from ...data.upstream import question_id_of
+from ...report.model import ItemResult
 
 ItemKey = tuple[str, str, str, dict[str, str]]
 """What an item set holds per item: (item id, source, task, breakdown groups)."""

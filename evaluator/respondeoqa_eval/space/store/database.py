@@ -33,9 +33,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from ...data.records import PUBLIC_SOURCES
 from ...errors import InputError
-from ...records import PUBLIC_SOURCES
-from ...report import ItemResult, Report
+from ...report.model import ItemResult, Report
 from ..metadata import ModelInfo
 from ..privacy import private_points
 from ..rows import MAX_ENTRY_ID

@@ -18,7 +18,7 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ...records import SOURCES
+from ...data.records import SOURCES
 from .fields import Fields
 
 REQUEST_ID = re.compile(r"[0-9a-f]{12}")

@@ -9,8 +9,8 @@ from typing import Any
 
 from ..._version import __version__
 from ...errors import InputError
-from ...predictions import Predictions
-from ...report import Report
+from ...predictions.load import Predictions
+from ...report.model import Report
 from ..metadata import ModelInfo
 from ..rows import SCORED
 from .evaluation import Evaluation

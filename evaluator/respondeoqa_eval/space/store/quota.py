@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ...errors import InputError
-from ...predictions import Predictions
+from ...predictions.load import Predictions
 
 DAY = 24 * 3600.0
 PENDING_TTL = 15 * 60.0

@@ -27,7 +27,7 @@ from typing import Any
 
 from ... import jsonl
 from ...errors import InputError
-from ...report import Report
+from ...report.model import Report
 from ..metadata import ModelInfo, TextLimits, clean_metadata
 from ..rows import MAX_ENTRY_ID
 from .evaluation import Evaluation, EvaluationError

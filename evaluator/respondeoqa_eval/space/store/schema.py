@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ... import jsonl
-from ...report import ItemResult, Report
+from ...report.model import ItemResult, Report
 from ..privacy import private_points
 from . import compact, quota
 from .evaluation import Evaluation

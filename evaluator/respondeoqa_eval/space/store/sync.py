@@ -38,7 +38,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from ...report import Report
+from ...report.model import Report
 from ..metadata import TextLimits
 from . import quota, record
 from .database import IdTakenError, RecordProblem, Store, SyncedEntry

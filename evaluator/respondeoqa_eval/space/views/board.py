@@ -18,7 +18,14 @@ from typing import Any
 
 import pandas as pd
 
-from ...numbers import SMALL_GROUP, SMALL_MARK, count_text, interval_text, is_small, score_text
+from ...report.numbers import (
+    SMALL_GROUP,
+    SMALL_MARK,
+    count_text,
+    interval_text,
+    is_small,
+    score_text,
+)
 from ..metadata import WEIGHTS, params_text
 from ..rows import VERIFIED_LABEL
 from .columns import CI_HIGH, CI_LOW, INFO_COLUMNS, N_SUFFIX, VIEWS

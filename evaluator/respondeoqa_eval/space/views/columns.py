@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ...breakdowns import (
+from ...data.breakdowns import (
     BLEU_SPLIT_LABELS,
     BLEU_SPLITS,
     BLEU_TARGETS,
@@ -22,7 +22,7 @@ from ...breakdowns import (
     DIMENSIONS,
     LANGUAGE_LABELS,
 )
-from ...report import BleuScore, Report, Score
+from ...report.model import BleuScore, Report, Score
 
 
 @dataclass(frozen=True)

@@ -14,11 +14,19 @@ from typing import Any
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from ...aggregate import Bootstrap, Difference, paired_differences
-from ...breakdowns import DIMENSIONS, SOURCE_LABELS, TASK_LABELS
-from ...gold import GoldSet
-from ...numbers import MISSING, SMALL_MARK, interval_text, is_small, round1, score_text, signed_text
-from ...report import ItemResult, Report
+from ...data.breakdowns import DIMENSIONS, SOURCE_LABELS, TASK_LABELS
+from ...data.gold import GoldSet
+from ...report.model import ItemResult, Report
+from ...report.numbers import (
+    MISSING,
+    SMALL_MARK,
+    interval_text,
+    is_small,
+    round1,
+    score_text,
+    signed_text,
+)
+from ...scoring.aggregate import Bootstrap, Difference, paired_differences
 
 
 def paired(

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ...numbers import count_text
-from ...report import ItemResult
+from ...report.model import ItemResult
+from ...report.numbers import count_text
 from ..rows import Row, coverage_label, is_scored, short_label
 from .entry import breakdown_frame, breakdown_text, items_frame, metadata_frame
 from .frames import to_csv

@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from ...breakdowns import (
+from ...data.breakdowns import (
     BLEU_SPLIT_LABELS,
     BLEU_SPLITS,
     BLEU_TARGETS,
@@ -23,9 +23,9 @@ from ...breakdowns import (
     SOURCE_LABELS,
     TASK_LABELS,
 )
-from ...numbers import SMALL_MARK, count_text, interval_text, is_small, round1, score_text
-from ...report import ItemResult, Report, Score
-from ...sources import PUBLIC_SOURCES
+from ...data.sources import PUBLIC_SOURCES
+from ...report.model import ItemResult, Report, Score
+from ...report.numbers import SMALL_MARK, count_text, interval_text, is_small, round1, score_text
 from ..metadata import WEIGHTS, ModelInfo, params_text
 from ..rows import PAPER_LABEL, SCORED, Row, coverage_label
 from .columns import (

@@ -15,10 +15,10 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from ...aggregate import Difference
-from ...breakdowns import DIMENSIONS
-from ...numbers import interval_text, score_text, signed_text
-from ...report import Report
+from ...data.breakdowns import DIMENSIONS
+from ...report.model import Report
+from ...report.numbers import interval_text, score_text, signed_text
+from ...scoring.aggregate import Difference
 from .items import Difficulty
 
 log = logging.getLogger(__name__)

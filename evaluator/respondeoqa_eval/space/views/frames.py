@@ -17,8 +17,8 @@ from typing import Any
 
 import pandas as pd
 
-from ...numbers import round1
-from ...provenance import LIGHTEVAL, LM_EVAL, RUNNER
+from ...predictions.provenance import LIGHTEVAL, LM_EVAL, RUNNER
+from ...report.numbers import round1
 from ..metadata import WEIGHTS, ModelInfo
 from ..rows import (
     ALL_SOURCES,

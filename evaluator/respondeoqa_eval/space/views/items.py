@@ -15,9 +15,9 @@ from dataclasses import dataclass
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from ...breakdowns import DIMENSIONS
-from ...items import STRONG_AGREE, ItemAnalysis, ItemStats
-from ...numbers import MISSING, round1, score_text
+from ...analysis.items import STRONG_AGREE, ItemAnalysis, ItemStats
+from ...data.breakdowns import DIMENSIONS
+from ...report.numbers import MISSING, round1, score_text
 
 ANY = "any"
 """The filters' choice that keeps every item."""

@@ -7,8 +7,8 @@ from functools import cache
 
 from markupsafe import Markup
 
-from ...breakdowns import DIMENSIONS, PADDING_SENTENCE
-from ...numbers import MISSING, SMALL_GROUP, SMALL_MARK
+from ...data.breakdowns import DIMENSIONS, PADDING_SENTENCE
+from ...report.numbers import MISSING, SMALL_GROUP, SMALL_MARK
 from ..paper import PAPER_ROWS
 from ..rows import PAPER_LABEL, SELF_REPORTED_LABEL, VERIFIED_LABEL
 from .columns import (

@@ -3,8 +3,8 @@ only: no user string is ever formatted into these."""
 
 from __future__ import annotations
 
-from ...breakdowns import PADDING_SENTENCE
-from ...sources import PAPER_BIBTEX
+from ...data.breakdowns import PADDING_SENTENCE
+from ...data.sources import PAPER_BIBTEX
 
 HEADER = """# RespondeoQA leaderboard"""
 

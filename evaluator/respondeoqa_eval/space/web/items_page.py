@@ -11,7 +11,7 @@ from typing import Any
 
 import gradio as gr
 
-from ...breakdowns import DIMENSIONS
+from ...data.breakdowns import DIMENSIONS
 from ..service import Space
 from ..views import items as item_views
 from . import copy

@@ -172,8 +172,8 @@ def _interrupt(signum: int, frame: object) -> None:
 def run_worker(args: argparse.Namespace) -> int:
     """Build the worker from the options and run it (see `Worker`)."""
     _check(args)
-    from ..cli import _notify
     from ..config import SpaceConfig
+    from ..notify import notify_space
     from ..requests.ledger import RequestLedger
     from ..service import _gold_of
     from ..store import Store
@@ -242,7 +242,7 @@ def run_worker(args: argparse.Namespace) -> int:
 
     def notify() -> None:
         if args.space_url:
-            note = _notify(args.space_url, config.hub_token)
+            note = notify_space(args.space_url, config.hub_token)
             if note:
                 logging.getLogger(__name__).info(note.lstrip("; "))
 

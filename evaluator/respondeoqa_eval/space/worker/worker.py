@@ -46,9 +46,9 @@ from pathlib import Path
 from typing import Any
 
 from ..._version import __version__
+from ...data.gold import GoldSet
+from ...data.records import SOURCES
 from ...errors import InputError
-from ...gold import GoldSet
-from ...records import SOURCES
 from ...runner.openai_api import ApiSettings, run_api
 from ...runner.output import PredictionWriter
 from ...runner.prompts import PROMPT_VERSION, build_messages

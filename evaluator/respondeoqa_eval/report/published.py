@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .records import CONTENTS, LANGUAGE_PAIRS
-from .report import Accuracy, BleuScore, EvaluatorInfo, GoldInfo, Report, Score
-from .sources import SOURCES
+from ..data.records import CONTENTS, LANGUAGE_PAIRS
+from ..data.sources import SOURCES
+from .model import Accuracy, BleuScore, EvaluatorInfo, GoldInfo, Report, Score
 
 PUBLISHED_LABEL = "reported in paper"
 

@@ -29,9 +29,9 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..data.records import Record
+from ..metrics.feet import FOOT_NAMES
 from .answer_format import is_feet_list, option_letters, well_formed
-from .metrics.feet import FOOT_NAMES
-from .records import Record
 
 PAPER = "paper"
 """The rule name of an item whose paper answer is kept."""

@@ -10,10 +10,10 @@ scores whatever its extraction reads.
 
 from __future__ import annotations
 
-from .metrics.exact_match import normalize
-from .metrics.feet import FOOT_NAMES, feet
-from .metrics.meter import words
-from .records import Record
+from ..data.records import Record
+from ..metrics.exact_match import normalize
+from ..metrics.feet import FOOT_NAMES, feet
+from ..metrics.meter import words
 
 DEFAULT_LETTERS = "ABCDE"
 """Option letters of a multiple-choice item whose options are missing (PROTOCOL 1: they may be

@@ -14,11 +14,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .breakdowns import BLEU_SPLITS, BLEU_TARGETS, DIMENSIONS, groups_of
+from ..data.breakdowns import BLEU_SPLITS, BLEU_TARGETS, DIMENSIONS, groups_of
+from ..data.records import TASKS
+from ..metrics.bleu import PAD_TO_GROUP_MAX, CorpusStatistics, bleu_of_rows
 from .lenient import RULES, signature
-from .metrics.bleu import PAD_TO_GROUP_MAX, CorpusStatistics, bleu_of_rows
-from .records import TASKS
-from .scoring import ItemScore
+from .per_item import ItemScore
 
 LEVEL = 0.95
 _COUNTS_CACHE_BYTES = 256 * 2**20

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import InputError
-from .io import read_json
+from ..errors import InputError
+from ..io import read_json
 from .records import CONTENTS, DIFFICULTIES, FORMATS, LANGUAGES, Record, category_of
 from .sources import FILES, PASSAGE_FILES, SOURCE_NAMES, FileSpec
 

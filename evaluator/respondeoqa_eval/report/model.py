@@ -1,4 +1,4 @@
-"""The report: a typed model of the JSON contract of docs/report.md (its summary: summary.py).
+"""The report: a typed model of the JSON contract of docs/report.md (its text: summary.py).
 
 Frozen dataclasses with `to_dict` / `from_dict`; `Report.from_dict(r.to_dict()) == r` and
 `to_dict` emits exactly the documented JSON. The Space, the paper's rows and the tests read
@@ -8,23 +8,33 @@ reports through this model, never by string paths.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import sacrebleu
 
-from ._version import __version__
-from .aggregate import Bootstrap, accuracy, bleu, format_compliance
-from .breakdowns import groups_of
-from .gold import GoldSet
-from .lenient import Lenient
-from .metrics import EXACT_MATCH_MACRONS, METRICS
-from .provenance import Provenance
-from .records import PRIVATE_SOURCES, SOURCES
-from .scoring import ItemScore, is_answered
+from .._version import __version__
+from ..data.breakdowns import groups_of
+from ..data.gold import GoldSet
+from ..data.records import PRIVATE_SOURCES, SOURCES
+from ..metrics import EXACT_MATCH_MACRONS, METRICS
+from ..predictions.provenance import Provenance
+from ..scoring.aggregate import Bootstrap, accuracy, bleu, format_compliance
+from ..scoring.lenient import Lenient
+from ..scoring.per_item import ItemScore, is_answered
 
 SCHEMA_VERSION = 1
+
+# The model does not import its renderer (report/summary.py sits above it and imports it):
+# summary.py registers `summarize` here when it is imported, which `import respondeoqa_eval.report`
+# (the package, run before any of its modules) always does.
+_renderer: dict[str, Callable[[Report], str]] = {}
+
+
+def render_summary_with(summarize: Callable[[Report], str]) -> None:
+    """Register the function behind `Report.summary()` (called by report/summary.py)."""
+    _renderer["summary"] = summarize
 
 
 def _ci(value: Any) -> tuple[float, float] | None:
@@ -471,10 +481,8 @@ class Report:
         )
 
     def summary(self) -> str:
-        """The summary `respondeoqa-eval score` prints (summary.py)."""
-        from .summary import summarize
-
-        return summarize(self)
+        """The summary `respondeoqa-eval score` prints (report/summary.py)."""
+        return _renderer["summary"](self)
 
 
 def _bleu_table(data: Mapping[str, Any]) -> dict[str, dict[str, BleuScore | None]]:

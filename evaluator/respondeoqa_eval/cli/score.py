@@ -6,14 +6,14 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import jsonl
-from .api import evaluate
-from .errors import InputError
-from .example import example_predictions
-from .gold import load_gold
-from .io import write_text_atomic
-from .predictions import load_predictions
-from .summary import MOSTLY, mostly_unanswered
+from .. import jsonl
+from ..api import evaluate
+from ..data.gold import load_gold
+from ..errors import InputError
+from ..io import write_text_atomic
+from ..predictions.example import example_predictions
+from ..predictions.load import load_predictions
+from ..report.summary import MOSTLY, mostly_unanswered
 
 
 def add_gold_options(p: argparse.ArgumentParser) -> None:
@@ -48,7 +48,7 @@ def _score(args: argparse.Namespace) -> int:
     if args.report:  # written first: the report never depends on stdout staying open
         write_text_atomic(Path(args.report), report.to_json() + "\n")
     if args.eval_results:
-        from .harness.eval_results import write_eval_results
+        from ..harness.eval_results import write_eval_results
 
         written = write_eval_results(
             args.eval_results,
@@ -59,7 +59,7 @@ def _score(args: argparse.Namespace) -> int:
         )
         print(f"Hub evaluation results written to {written}", file=sys.stderr)
     if args.eee:
-        from .harness.eee import write_eee
+        from ..harness.eee import write_eee
 
         aggregate, samples = write_eee(
             args.eee,

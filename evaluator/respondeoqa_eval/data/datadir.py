@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .errors import InputError
+from ..errors import InputError
 from .sources import UPSTREAM_URL
 
 ENV_DATA_DIR = "RESPONDEOQA_DATA_DIR"

@@ -32,11 +32,11 @@ from typing import Any
 
 import numpy as np
 
-from .answer_format import gold_format_problem
-from .breakdowns import DIMENSIONS
-from .metrics import METRICS
-from .records import PUBLIC_SOURCES, Record, split_language_pair
-from .report import ItemResult
+from ..data.breakdowns import DIMENSIONS
+from ..data.records import PUBLIC_SOURCES, Record, split_language_pair
+from ..metrics import METRICS
+from ..report.model import ItemResult
+from ..scoring.answer_format import gold_format_problem
 
 STRONG_AGREE = "strong-agree"
 """Reason code: strong entries agree on one wrong answer."""

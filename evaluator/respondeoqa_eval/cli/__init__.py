@@ -1,8 +1,9 @@
 """`respondeoqa-eval`: one command, a subcommand per job.
 
-Each area registers its own subcommands (`register(subparsers)` in its `cli` module) and sets
-`func(args) -> int`. Every `InputError` becomes one line on stderr and exit status 2 (a
-`NoData` one ends with `--data-dir DIR` as the way to pass a folder).
+Each area registers its own subcommands (`register(subparsers)` in its `cli` module; the core's
+are `score.py` and `items.py` here) and sets `func(args) -> int`. Every `InputError` becomes one
+line on stderr and exit status 2 (a `NoData` one ends with `--data-dir DIR` as the way to pass a
+folder). `python -m respondeoqa_eval.cli` runs it too (`__main__.py`).
 """
 
 from __future__ import annotations
@@ -13,15 +14,15 @@ import os
 import sys
 from typing import NoReturn
 
-from . import __version__
-from .datadir import CLI_OPTION, NoData
-from .errors import InputError
+from .. import __version__
+from ..data.datadir import CLI_OPTION, NoData
+from ..errors import InputError
 
 # area modules that add subcommands; an area whose optional extra is not installed still
 # registers, and says which extra to install when its command is run
 AREAS = (
-    "respondeoqa_eval.score_cli",
-    "respondeoqa_eval.items_cli",
+    "respondeoqa_eval.cli.score",
+    "respondeoqa_eval.cli.items",
     "respondeoqa_eval.dataset.cli",
     "respondeoqa_eval.space.cli",
     "respondeoqa_eval.runner.cli",
@@ -75,7 +76,3 @@ def main(argv: list[str] | None = None) -> int:
         # output piped into e.g. `head`, which closed early: not an error worth a traceback
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..data.records import Record
+from ..metrics import score_item, short_answer_macron_sensitive
+from ..predictions.load import Predictions
 from .extract import extract_answer
 from .lenient import PAPER, Lenient, lenient_answer
-from .metrics import score_item, short_answer_macron_sensitive
-from .predictions import Predictions
-from .records import Record
 
 
 def is_answered(missing: bool, extracted: str | None) -> bool:

@@ -8,7 +8,7 @@ Accepted layouts:
 - The paper's layout: a folder of JSON files, or one JSON object, mapping upstream file name ->
   {question_id: raw response}. The file name tells the language version of the prosody
   questions; `..._with_instr.json` names the same file.
-- Harness logs (harness/logs.py), told from their shape: lm-evaluation-harness
+- Harness logs (harness_logs.py), told from their shape: lm-evaluation-harness
   `samples_<task>_<date>.jsonl` files and lighteval `details_<task>_<date>.parquet` files, one or
   several, or the output folder holding them. Items are matched by the id in each logged doc.
 
@@ -26,14 +26,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import jsonl
-from .errors import InputError
-from .gold import GoldSet
-from .io import decode_utf8, parse_json
+from .. import jsonl
+from ..data.gold import GoldSet
+from ..data.records import LANGUAGES, Record
+from ..data.sources import FILES
+from ..data.upstream import canonical_file_name
+from ..errors import InputError
+from ..io import decode_utf8, parse_json
 from .provenance import RUNNER, Provenance, clean_params, clean_text
-from .records import LANGUAGES, Record
-from .sources import FILES
-from .upstream import canonical_file_name
 
 MAX_SHOWN = 5
 
@@ -304,7 +304,7 @@ def _hidden(path: Path, root: Path) -> bool:
 
 
 def _harness_logs(folder: Path) -> list[Path]:
-    from .harness.logs import DETAILS_NAME, SAMPLES_NAME
+    from .harness_logs import DETAILS_NAME, SAMPLES_NAME
 
     found = [
         p
@@ -327,7 +327,7 @@ def _read_file(path: Path, col: _Collector, label: str = "") -> None:
             "(or an lm-eval samples .jsonl / lighteval details .parquet)"
         )
     if suffix == ".parquet":
-        from .harness.logs import lighteval_rows
+        from .harness_logs import lighteval_rows
 
         rows, provenance = lighteval_rows(path, origin, label)
         col.note(provenance)
@@ -337,7 +337,7 @@ def _read_file(path: Path, col: _Collector, label: str = "") -> None:
     if suffix == ".jsonl":
         lines = _jsonl_objects(text, origin, label)
         if lines and _is_lm_eval(lines[0][1]):
-            from .harness.logs import lm_eval_provenance, lm_eval_rows
+            from .harness_logs import lm_eval_provenance, lm_eval_rows
 
             col.note(lm_eval_provenance(path, lines))
             _from_rows(lm_eval_rows(lines, path.name, origin, label), col, blank_is_none=False)
@@ -365,7 +365,7 @@ def _read_file(path: Path, col: _Collector, label: str = "") -> None:
 
 
 def _is_lm_eval(row: Mapping[str, Any]) -> bool:
-    from .harness.logs import looks_like_lm_eval_sample
+    from .harness_logs import looks_like_lm_eval_sample
 
     return looks_like_lm_eval_sample(row)
 

@@ -14,10 +14,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..errors import InputError
 from .datadir import ENV_DATA_DIR as ENV_DATA_DIR
 from .datadir import NoData, check_data_dir
 from .datadir import resolve_data_dir as resolve_data_dir
-from .errors import InputError
 from .fetch import fetch_public
 from .records import Record
 from .sources import FILES, PUBLIC_FILES, SOURCE_INFO, UPSTREAM_URL

@@ -9,8 +9,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from ..errors import ChecksumError
 from .datadir import NoData
-from .errors import ChecksumError
 from .sources import PUBLIC_SHA256, UPSTREAM_COMMIT, UPSTREAM_RAW_URL
 
 ENV_BASE_URL = "RESPONDEOQA_BASE_URL"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 
-from .records import Record
+from ..data.records import Record
 
 _FILLER = "Let me think about the grammar and the context of this question."
 

@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..harness import LIGHTEVAL_SUITES, TASKS, lighteval_tasks
 from ..io import decode_utf8, parse_json
-from ..provenance import LIGHTEVAL, LM_EVAL, Provenance, clean_params, clean_text
-from . import LIGHTEVAL_SUITES, TASKS, lighteval_tasks
+from .provenance import LIGHTEVAL, LM_EVAL, Provenance, clean_params, clean_text
 
 Row = tuple[str, dict[str, Any]]
 

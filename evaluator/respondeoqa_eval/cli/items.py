@@ -11,14 +11,21 @@ import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
-from .breakdowns import SOURCE_LABELS, TASK_LABELS
-from .errors import InputError
-from .gold import load_gold
-from .io import read_json, write_text_atomic
-from .items import COLUMNS, GOLD_FORMAT, STRONG_AGREE, ItemAnalysis, ItemStats, analyze_items
-from .numbers import percent_text
-from .report import Report
-from .score_cli import add_gold_options
+from ..analysis.items import (
+    COLUMNS,
+    GOLD_FORMAT,
+    STRONG_AGREE,
+    ItemAnalysis,
+    ItemStats,
+    analyze_items,
+)
+from ..data.breakdowns import SOURCE_LABELS, TASK_LABELS
+from ..data.gold import load_gold
+from ..errors import InputError
+from ..io import read_json, write_text_atomic
+from ..report.model import Report
+from ..report.numbers import percent_text
+from .score import add_gold_options
 
 TOP = 10
 

@@ -17,7 +17,7 @@ import math
 import textwrap
 from collections.abc import Iterable, Sequence
 
-from .breakdowns import (
+from ..data.breakdowns import (
     BLEU_SPLIT_LABELS,
     BLEU_SPLITS,
     BLEU_TARGETS,
@@ -29,7 +29,10 @@ from .breakdowns import (
     SOURCE_LABELS,
     TASK_LABELS,
 )
-from .lenient import RULES
+from ..data.records import TASKS
+from ..data.sources import FILES, SOURCES
+from ..scoring.lenient import RULES
+from .model import BleuScore, FormatCounts, Report, Score, render_summary_with
 from .numbers import (
     MISSING,
     SMALL_GROUP,
@@ -41,9 +44,6 @@ from .numbers import (
     signed_text,
 )
 from .published import PUBLISHED
-from .records import TASKS
-from .report import BleuScore, FormatCounts, Report, Score
-from .sources import FILES, SOURCES
 
 MOSTLY = 0.5
 """Share of items without an answer (no prediction, or none extractable) above which the summary
@@ -390,3 +390,6 @@ def summarize(report: Report) -> str:
             "items; read it with its interval.",
         ]
     return "\n".join(lines)
+
+
+render_summary_with(summarize)  # Report.summary() renders with this (report/model.py)
