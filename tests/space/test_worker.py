@@ -450,7 +450,7 @@ def test_a_killed_worker_leaves_no_engine_behind(
 
 def small_gold(gold, per_source: int = 6):
     """A few items of each source (public and private), for runs on a real engine."""
-    from respondeoqa_eval.gold import GoldSet
+    from respondeoqa_eval.data.gold import GoldSet
 
     picked: dict[str, list] = {}
     for r in gold.records:

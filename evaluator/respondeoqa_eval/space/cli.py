@@ -231,7 +231,7 @@ def _run_requests(args: argparse.Namespace, config) -> int:
     except HubUnavailable as exc:
         raise InputError(f"cannot read the record: {exc}") from None
     if args.space_url and args.request_action == "reopen":
-        note = _notify(args.space_url, config.hub_token)
+        note = notify_space(args.space_url, config.hub_token)
         if note:
             print(note.lstrip("; ").strip())
     return 0
