@@ -25,7 +25,8 @@ the engine dies or refuses an item during its run) ends the request as failed wi
 reason (nothing private: no engine output, no item). The **operator's** (the engine is missing,
 does not start, runs out of memory, answers nothing before a timeout; a bug of the worker)
 gives the request back, pending with that reason as its note and the attempt not counted;
-after `max_operator_faults` of them in a row the worker stops (`WorkerStopped`). The engine's
+this worker does not take it again (another may: a larger GPU), and after
+`max_operator_faults` of them in a row the worker stops (`WorkerStopped`). The engine's
 log, the worker's log and the predictions stay in the request's folder for the operator.
 Stopping the worker (Ctrl-C, SIGTERM) gives the request back (pending). `seed` asks for a model
 as the operator (`--once --model ID`).
@@ -269,6 +270,9 @@ class Worker:
         self.operator_faults = 0  # operator-side failures in a row
         self.declined: dict[str, str] = {}  # preset -> why this engine cannot honour it
         self.failed_now: list[Request] = []  # failed by the last claim (interrupted too often)
+        # given back on the operator's side: not claimed again by this worker, so one model
+        # too large for its GPUs does not hold up the queue behind it
+        self.given_back: set[str] = set()
 
     # -- the engine check ------------------------------------------------------------------
 
@@ -340,9 +344,13 @@ class Worker:
         return f"{where} passed: {engine} answered a public item; {verdict}"
 
     def accepts(self, request: Request) -> bool:
-        """Whether this worker can run `request`: its engine serves the model, and can honour
-        the preset."""
-        return self.engine.accepts(request) and request.preset not in self.declined
+        """Whether this worker can run `request`: its engine serves the model, can honour the
+        preset, and did not fail it on the operator's side already."""
+        return (
+            self.engine.accepts(request)
+            and request.preset not in self.declined
+            and request.id not in self.given_back
+        )
 
     # -- the loop --------------------------------------------------------------------------
 
@@ -416,11 +424,20 @@ class Worker:
             )
         others = [r for r in mine if r.claimable(now) and not self.accepts(r)]
         if others:
-            why = next((self.declined[r.preset] for r in others if r.preset in self.declined), "")
+            unserved = sum(1 for r in others if not self.engine.accepts(r))
+            declined = [r.preset for r in others if r.preset in self.declined]
+            back = sum(1 for r in others if r.id in self.given_back)
+            why = [
+                f"{unserved} for models its engine does not serve" if unserved else "",
+                f"{len(declined)} for presets it declines ({self.declined[declined[0]]})"
+                if declined
+                else "",
+                f"{back} given back by it on the operator's side" if back else "",
+            ]
             return (
-                f"no request is waiting that this worker can run: {len(others)} pending for "
-                "models its engine does not serve"
-                + (f" or presets it declines ({why})" if why else "")
+                f"no request is waiting that this worker can run: {len(others)} pending ("
+                + "; ".join(w for w in why if w)
+                + ")"
             )
         return "no request is waiting (nothing pending)"
 
@@ -512,6 +529,7 @@ class Worker:
         """A failure on the operator's side: the request is pending again with `reason` as its
         note, the attempt not counted (the requester loses nothing)."""
         self.operator_faults += 1
+        self.given_back.add(request.id)
         log.error(
             "request %s given back (operator's side, %d in a row): %s",
             request.id,
