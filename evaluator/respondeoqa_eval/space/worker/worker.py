@@ -617,8 +617,8 @@ class Worker:
                     ) from None
                 raise RunFailed(_public_reason(exc)) from None
         finally:
+            timer.save(force=True)  # first: a second Ctrl-C may cut the rest short
             writer.close()
-            timer.save(force=True)
         return timer.seconds
 
     def _evaluation(
