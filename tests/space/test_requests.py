@@ -322,7 +322,15 @@ def test_a_failed_request_can_be_asked_again_and_operator_faults_cost_nothing(
     assert main([*base, "list"]) == 0
     listed = capsys.readouterr().out.splitlines()
     assert len(listed) == 3 and any(m1.id in line and "pending" in line for line in listed)
-    for bad, said in (("nope", "not a request id"), ("a" * 12, "no such request")):
+    from dataclasses import replace
+
+    done = replace(reopened, status="finished", entries=(1,))
+    hub.put(RECORD_REPO, request_path(m1.id), done.pack())
+    for bad, said in (
+        ("nope", "not a request id"),
+        ("a" * 12, "no such request"),
+        (m1.id, "it finished (finished: entry #1); nothing to run again"),
+    ):
         assert main([*base, "reopen", bad]) == 2
         err = capsys.readouterr().err
         assert said in err and len(err.strip().splitlines()) == 1, err

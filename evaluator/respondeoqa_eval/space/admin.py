@@ -26,7 +26,7 @@ from .config import Limits
 from .metadata import clean_metadata
 from .requests.desk import describe
 from .requests.ledger import RequestLedger
-from .requests.model import REQUEST_ID, RUNNING
+from .requests.model import FINISHED, REQUEST_ID, RUNNING
 from .rows import MAX_ENTRY_ID
 from .store import Entry, RecordProblem, Store
 from .store.hub import HubUnavailable
@@ -197,7 +197,7 @@ def request_lines(ledger: RequestLedger) -> list[str]:
 
 
 def reopen_request(ledger: RequestLedger, rid: str, actor: str) -> str:
-    """Make a failed (or finished) request pending again; one line on what was done."""
+    """Make a failed request pending again; one line on what was done."""
     if not REQUEST_ID.fullmatch(rid):
         raise InputError(f"requests reopen {rid[:40]!r}: not a request id (12 hex digits)")
     _, requests = ledger.read_now()
@@ -208,6 +208,11 @@ def reopen_request(ledger: RequestLedger, rid: str, actor: str) -> str:
         raise InputError(
             f"requests reopen {rid}: it is running on worker {request.worker}; stop that "
             "worker first (its request goes back by itself)"
+        )
+    if request.status == FINISHED:
+        raise InputError(
+            f"requests reopen {rid}: it finished ({describe(request, ledger.clock())}); "
+            "nothing to run again"
         )
     before = request.status
     back = ledger.reopen(request, f"reopened by {actor}")
