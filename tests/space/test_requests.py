@@ -125,14 +125,19 @@ def test_a_request_records_the_hub_facts_and_duplicates_point_to_it(
     assert stored.max_new_tokens == 4096 and stored.status == PENDING
     assert stored.parameters == 44_192  # the stand-in counted the safetensors header
     assert stored.requester == "alice" and stored.history[0].endswith("requested")
-    # the same model at the same commit (named by branch or by commit) and preset: the same
+    # the same model at the same commit (named by branch or by commit), preset and reasoning
+    # budget: the same
     for revision in ("main", model, model[:12]):
-        again = desk.request(MODEL, revision, "paper", False, "bob")
+        again = desk.request(MODEL, revision, "paper", True, "bob")
         assert not again.ok and again.request == first.request
         assert f"request {first.request.id}, pending." in again.message
     other = desk.request(MODEL, "main", "greedy", False, "bob")  # another preset: another run
     assert other.ok and other.request.id != first.request.id
-    assert len(requests_in_record(hub)) == 2
+    # without the reasoning budget: another run too (issue 27: it was refused as a duplicate)
+    plain = desk.request(MODEL, "main", "paper", False, "carol")
+    assert plain.ok and plain.request.id not in (first.request.id, other.request.id)
+    assert plain.request.max_new_tokens == 512 and not plain.request.reasoning
+    assert len(requests_in_record(hub)) == 3
 
 
 def test_per_user_limits_from_the_settings(hub: HubStub, tiny_model: Path, tmp_path: Path):
@@ -264,3 +269,127 @@ def test_request_files_read_back_are_checked(
     hub.put(RECORD_REPO, request_path(good.id), Request.pack(good))
     space.read_record()
     assert [r.id for r in space.requests.requests()] == [good.id]
+
+
+def test_a_failed_request_can_be_asked_again_and_operator_faults_cost_nothing(
+    hub: HubStub, tiny_model: Path, tmp_path: Path, capsys, monkeypatch
+) -> None:
+    from respondeoqa_eval.cli import main
+
+    for i in range(3):
+        add_tiny_model(hub, tiny_model, f"tiny-org/m{i}")
+    clock = Clock()
+    desk = desk_of(hub, tmp_path / "desk", Limits(requests_pending=1, requests_per_week=2), clock)
+    ledger = ledger_of(hub, tmp_path / "w", clock)
+    first = desk.request("tiny-org/m0", "main", "paper", False, "alice").request
+    # the model's side: a failure the requester sees, and may ask again; nobody else may
+    ledger.fail(ledger.claim("w1", 600), "w1", "too many unanswered items")
+    desk.ledger.read_now()
+    other = desk.request("tiny-org/m0", "main", "paper", False, "bob")
+    assert not other.ok and f"request {first.id}, failed: too many unanswered" in other.message
+    again = desk.request("tiny-org/m0", "main", "paper", False, "alice")
+    assert again.ok and again.message.startswith(f"Asked again: request {first.id} ")
+    assert "had failed (too many unanswered items); it is pending again." in again.message
+    back = Request.from_dict(requests_in_record(hub)[first.id])
+    assert (back.status, back.attempts, back.reason) == (PENDING, 0, "")
+    assert back.history[-1].endswith("asked again by alice")
+    # the operator's side: interrupted three times (the worker kept dying) fails it without
+    # counting toward alice's week, and anyone may ask it again
+    for _ in range(3):
+        assert ledger.claim("w1", 600).id == first.id
+        clock.now += 601
+    failed: list[Request] = []
+    assert ledger.claim("w1", 600, failed=failed) is None
+    assert [(r.id, r.status, r.operator_fault) for r in failed] == [(first.id, FAILED, True)]
+    desk.ledger.read_now()
+    assert desk.request("tiny-org/m1", "main", "paper", False, "alice").ok
+    ledger.fail(ledger.claim("w1", 600), "w1", "the engine exited")  # m1: the model's side
+    desk.ledger.read_now()
+    assert desk.request("tiny-org/m2", "main", "paper", False, "alice").ok  # 2 of 2 this week
+    bob = desk.request("tiny-org/m0", "main", "paper", False, "bob")
+    assert bob.ok and bob.message.startswith(f"Asked again: request {first.id}"), bob.message
+
+    # the operator reopens a failed request: `space admin requests reopen ID`
+    m1 = next(r for r in desk.ledger.read_now()[1].values() if r.model == "tiny-org/m1")
+    assert m1.status == FAILED
+    base = ["space", "admin", "--repo", RECORD_REPO, "--actor", "op", "requests"]
+    assert main([*base, "reopen", m1.id]) == 0
+    assert capsys.readouterr().out.strip() == f"request {m1.id} (tiny-org/m1): failed -> pending"
+    reopened = Request.from_dict(requests_in_record(hub)[m1.id])
+    assert reopened.status == PENDING and reopened.history[-1].endswith("reopened by operator:op")
+    assert main([*base, "reopen", m1.id]) == 0
+    assert capsys.readouterr().out.strip() == f"request {m1.id} is pending already"
+    assert main([*base, "list"]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    assert len(listed) == 3 and any(m1.id in line and "pending" in line for line in listed)
+    from dataclasses import replace
+
+    done = replace(reopened, status="finished", entries=(1,))
+    hub.put(RECORD_REPO, request_path(m1.id), done.pack())
+    for bad, said in (
+        ("nope", "not a request id"),
+        ("a" * 12, "no such request"),
+        (m1.id, "it finished (finished: entry #1); nothing to run again"),
+    ):
+        assert main([*base, "reopen", bad]) == 2
+        err = capsys.readouterr().err
+        assert said in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_a_request_given_back_by_the_operator_side_says_so(hub: HubStub, model: str, tmp_path):
+    from respondeoqa_eval.space.requests.desk import describe
+
+    clock = Clock()
+    desk = desk_of(hub, tmp_path / "desk", clock=clock)
+    ledger = ledger_of(hub, tmp_path / "w", clock)
+    rid = desk.request(MODEL, "main", "paper", False, "alice").request.id
+    claimed = ledger.claim("w1", 600)
+    back = ledger.release(claimed, "w1", "the operator's side: x", note="the engine was missing")
+    assert (back.id, back.status, back.attempts) == (rid, PENDING, 0)
+    assert describe(back, clock.now) == (
+        "pending (its last attempt was given back: the engine was missing)"
+    )
+    assert ledger.claim("w1", 600).reason == "the engine was missing"  # kept until it ends
+
+
+def test_hub_facts_name_the_pipeline_with_its_article_and_counts_in_one_style() -> None:
+    from types import SimpleNamespace
+
+    from respondeoqa_eval.errors import InputError
+    from respondeoqa_eval.space.config import Limits as L
+    from respondeoqa_eval.space.metadata import clean_metadata, params_text, parse_params
+    from respondeoqa_eval.space.requests.desk import facts_of, parameter_text
+
+    def info(pipeline: str) -> SimpleNamespace:
+        return SimpleNamespace(id="org/m", sha="a" * 40, pipeline_tag=pipeline)
+
+    for pipeline, said in (("image-classification", "an"), ("fill-mask", "a")):
+        with pytest.raises(InputError) as caught:
+            facts_of(info(pipeline), "org/m")
+        assert f"org/m is {said} {pipeline} model, not one" in str(caught.value)
+    # one number style: the request's message, the entry's metadata and the board's detail
+    for count, text in ((44_192, "44.2K"), (494_032_768, "494M"), (7_615_616_512, "7.6B")):
+        assert parameter_text(count) == text
+        assert params_text(count / 1e9) == text
+        assert clean_metadata("org/m", "", parameter_text(count), "", L()).params == text
+        assert params_text(parse_params(text)) == text
+    assert [params_text(b) for b in (70, 0.5, 671, 0.9997)] == ["70B", "500M", "671B", "1B"]
+
+
+def test_reasoning_is_part_of_a_request_id_and_older_files_still_read() -> None:
+    from dataclasses import replace
+
+    from respondeoqa_eval.space.requests.model import RequestError, request_id
+
+    sha = "a" * 40
+    plain, reasoning = request_id("org/m", sha, "paper"), request_id("org/m", sha, "paper", True)
+    assert plain != reasoning and request_id("ORG/m", sha, "paper", True) == reasoning
+    # a reasoning request stored before reasoning was part of the id: still read
+    old = Request(
+        id=plain, model="org/m", revision=sha, asked_revision="main", preset="paper",
+        reasoning=True, max_new_tokens=8, requester="alice", created="2026-01-01T00:00:00+00:00",
+    )  # fmt: skip
+    assert Request.unpack(old.pack(), request_path(plain)) == old
+    forged = replace(old, id=request_id("org/m", sha, "greedy"))
+    with pytest.raises(RequestError, match="id: not the id of its model"):
+        Request.unpack(forged.pack(), request_path(forged.id))

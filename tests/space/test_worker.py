@@ -29,6 +29,7 @@ from respondeoqa_eval.cli import main
 from respondeoqa_eval.runner.prompts import user_prompt
 from respondeoqa_eval.space.config import Limits
 from respondeoqa_eval.space.requests.model import FAILED, FINISHED, PENDING, RUNNING, Request
+from respondeoqa_eval.space.worker import procs
 from respondeoqa_eval.space.worker.engine import Endpoint, ServeCommand, StartedEngine
 from runner.chat_server import ChatServer
 from synthetic import SECRET_MARKER
@@ -38,6 +39,23 @@ from .requestkit import MODEL, add_tiny_model, desk_of, requests_in_record, work
 pytestmark = pytest.mark.slow
 
 SERVE = "transformers serve {model}@{revision} --host 127.0.0.1 --port {port} --device cpu"
+STUB = Path(__file__).parent.parent / "kit" / "engine_stub.py"
+
+
+def stub_serve(*options: str) -> str:
+    """The engine stand-in (kit/engine_stub.py) as a --serve-command."""
+    return (
+        f"{sys.executable} {STUB} --port {{port}} --model {{model}} --revision {{revision}} "
+        + " ".join(options)
+    )
+
+
+def wait_until(done, what: str, seconds: float = 30.0) -> None:
+    """Poll `done()` (bounded): the kernel and init act on their own time."""
+    deadline = time.monotonic() + seconds
+    while not done():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.05)
 
 
 @pytest.fixture
@@ -152,12 +170,17 @@ def test_the_worker_loop_runs_every_request_and_rides_out_an_outage(
 
         def until_both_finished() -> None:
             deadline = time.monotonic() + 120
-            while time.monotonic() < deadline and not stop.is_set():
-                states = {request_now(hub, r).status for r in (first, second)}
-                if states == {FINISHED}:
-                    break
-                time.sleep(0.1)
-            stop.set()
+            try:  # the loop must end whatever happens here
+                while time.monotonic() < deadline and not stop.is_set():
+                    try:
+                        states = {request_now(hub, r).status for r in (first, second)}
+                    except OSError:  # a file the stand-in was replacing as it was read
+                        states = set()
+                    if states == {FINISHED}:
+                        break
+                    time.sleep(0.1)
+            finally:
+                stop.set()
 
         watcher = threading.Thread(target=until_both_finished)
         watcher.start()
@@ -171,9 +194,12 @@ def test_the_worker_loop_runs_every_request_and_rides_out_an_outage(
     with ChatServer(models=("tiny-org/copycat",), default=reply) as server:
         ended = worker_of(hub, private_gold, tmp_path / "w", Endpoint(server.base)).run_once()
     assert ended.id == third and ended.status == FAILED
+    # the copycat answers as the first request's preset did; which of the two requests made in
+    # the same second ran first (and so holds #1-#15) is the ledger's order, not the test's
+    repeated = ", ".join(f"#{i}" for i in request_now(hub, first).entries[:3])
     assert ended.reason == (
         "every answer of the run is the same as in entries already on the board "
-        "(#1, #2, #3, ...): nothing new to rank"
+        f"({repeated}, ...): nothing new to rank"
     )
 
 
@@ -204,6 +230,10 @@ def test_a_stopped_or_killed_worker_leaves_the_request_to_be_run_again(
         back = request_now(hub, rid)
         assert (back.status, back.attempts, back.worker) == (PENDING, 0, "")
         assert back.history[-1].endswith("released by first: the worker was stopped")
+        # its answering time is kept beside the answers; say earlier attempts took long
+        spent = work / "requests" / rid / "answering.json"
+        assert json.loads(spent.read_text())["seconds"] > 0
+        spent.write_text(json.dumps({"seconds": 5000.0}))
 
         # killed (SIGKILL: a crash, no goodbye): the claim holds until its lease runs out
         second = subprocess.Popen(
@@ -228,6 +258,8 @@ def test_a_stopped_or_killed_worker_leaves_the_request_to_be_run_again(
         ended = third.run_once()
         asked = len(server.bodies) - asked_before
     assert ended.status == FINISHED and ended.attempts == 2, ended
+    # the answering time of every attempt on this machine, not only of the last one
+    assert 5000 < third.store.get(ended.entries[0]).evaluation.seconds < 5600
     claims = [h for h in ended.history if "claimed by" in h]
     assert [c.split(": ", 1)[1] for c in claims] == [
         "claimed by first (attempt 1)",
@@ -279,7 +311,9 @@ def test_an_engine_that_does_not_start_fails_the_request_with_a_reason(
         sleep=clock.sleep,
     )
     ended = worker_of(hub, private_gold, tmp_path / "w2", never).run_once()
-    assert ended.status == FAILED and ended.id == rid
+    # the operator's side (issue 27): the request goes back to the queue with the reason as
+    # its note, the attempt not counted (it failed the request before)
+    assert ended.status == PENDING and ended.id == rid and ended.attempts == 0
     assert ended.reason.startswith("the engine did not answer within 30 seconds of starting")
     assert never.proc is None  # stopped
 
@@ -382,3 +416,256 @@ def test_bad_worker_options_are_one_line(
     monkeypatch.delenv("HF_TOKEN")
     assert main(["space", "worker", "--repo", RECORD_REPO, "--api-base", "x"]) == 2
     assert "$HF_TOKEN: the worker needs a token" in capsys.readouterr().err
+
+
+def test_a_killed_worker_leaves_no_engine_behind(
+    hub: HubStub, tiny_model: Path, private_dir: Path, tmp_path: Path, hub_env: dict
+) -> None:
+    """kill -9 of the worker mid-run: its engine dies with it (PR_SET_PDEATHSIG); what the
+    engine started itself (here a helper process in its group) is ended by the next worker
+    that starts in the work dir, before it starts an engine of its own."""
+    assert procs.PDEATHSIG  # Linux: the guarantee this test checks
+    add_tiny_model(hub, tiny_model)
+    rid = requested(hub, tmp_path)
+    work = tmp_path / "worker"
+    saved = work / "requests" / rid / "predictions.jsonl"
+    serve = stub_serve("--delay", "0.02", "--children", "1")
+    opts = ["--serve-command", serve, "--once", "--concurrency", "2", "--lease", "600"]
+    worker = subprocess.Popen(
+        worker_cmd(work, private_dir, *opts, "--worker-id", "crashing"),
+        env=hub_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    wait_for_rows(worker, saved, 20)
+    record = procs.EngineRecord.load(work / "engine.json")
+    assert record is not None and record.worker_pid == worker.pid and record.pgid == record.pid
+    assert procs.alive(record.pid, record.started)
+    wait_until(lambda: len(procs.group_members(record.pgid, record.started)) == 2, "no helper")
+    os.kill(worker.pid, signal.SIGKILL)
+    worker.wait(timeout=30)
+    wait_until(lambda: not procs.alive(record.pid, record.started), "the engine outlived it")
+    [helper] = procs.group_members(record.pgid, record.started)  # the kernel left it running
+    # the next worker ends the group before its own engine starts (the lease still holds, so
+    # it runs nothing: the point is what it ends)
+    nxt = subprocess.run(
+        worker_cmd(work, private_dir, *opts, "--worker-id", "next"),
+        env=hub_env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert f"ended the engine a stopped worker left (processes {helper})" in nxt.stdout, nxt
+    assert not procs.group_members(record.pgid, record.started)
+    assert not (work / "engine.json").exists()
+    assert request_now(hub, rid).worker == "crashing"  # untouched: its lease still holds
+
+
+def small_gold(gold, per_source: int = 6):
+    """A few items of each source (public and private), for runs on a real engine."""
+    from respondeoqa_eval.data.gold import GoldSet
+
+    picked: dict[str, list] = {}
+    for r in gold.records:
+        if len(picked.setdefault(r.source, [])) < per_source:
+            picked[r.source].append(r)
+    return GoldSet(records=[r for rs in picked.values() for r in rs])
+
+
+def worker_main(work: Path, private_dir: Path, *args: str) -> int:
+    """`respondeoqa-eval space worker` in this process (the hub fixture's environment)."""
+    argv = ["space", "worker", "--repo", RECORD_REPO, "--data-dir", str(private_dir)]
+    return main([*argv, "--work-dir", str(work), *args])
+
+
+def test_a_broken_engine_fails_no_request_and_the_worker_stops_after_its_check(
+    hub: HubStub, tiny_model: Path, private_dir: Path, tmp_path: Path, capsys
+) -> None:
+    add_tiny_model(hub, tiny_model)
+    rid = requested(hub, tmp_path)
+    before = request_now(hub, rid)
+    broken = "no-such-binary {model} {revision} {port}"
+    assert worker_main(tmp_path / "w", private_dir, "--serve-command", broken) == 2
+    out, err = capsys.readouterr()
+    assert len(err.strip().splitlines()) == 1, err
+    assert (
+        "the engine check on HuggingFaceTB/SmolLM2-135M-Instruct failed: the engine command "
+        "could not be started (FileNotFoundError); the operator has to fix --serve-command; "
+        "no request was claimed"
+    ) in err
+    assert request_now(hub, rid) == before  # not claimed, not touched
+    # the check alone, on an engine that works: it says what it found and claims nothing
+    serve = stub_serve()
+    assert worker_main(tmp_path / "w", private_dir, "--serve-command", serve, "--check") == 0
+    out = capsys.readouterr().out
+    assert "the engine check on HuggingFaceTB/SmolLM2-135M-Instruct passed" in out, out
+    assert "it samples when asked to" in out and request_now(hub, rid) == before
+    ignoring = stub_serve("--greedy-only")
+    assert worker_main(tmp_path / "w", private_dir, "--serve-command", ignoring, "--check") == 0
+    out = capsys.readouterr().out
+    assert "it ignores sampling: requests for paper are not taken" in out, out
+    assert not (tmp_path / "w" / "engine.json").exists()  # every engine it started ended
+
+
+def test_operator_side_failures_give_requests_back_and_stop_the_worker(
+    hub: HubStub, tiny_model: Path, private_gold, tmp_path: Path
+) -> None:
+    """An engine that runs out of GPU memory for every model (its log says so): each request
+    goes back to the queue with a note (this worker does not take it again: one model too
+    large for its GPUs does not hold up the rest), and after three in a row the worker stops;
+    the fourth request was not touched."""
+    from respondeoqa_eval.space.worker.worker import WorkerStopped
+
+    rids = []
+    for i, user in enumerate(("alice", "bob", "carol", "dave")):
+        add_tiny_model(hub, tiny_model, f"tiny-org/m{i}")
+        rids.append(requested(hub, tmp_path, f"tiny-org/m{i}", user=user))
+    oom = stub_serve("--exit", "1", "--say", "'torch.OutOfMemoryError: CUDA out of memory.'")
+    engine = StartedEngine(ServeCommand(oom), timeout=60, poll=0.2)
+    worker = worker_of(hub, private_gold, tmp_path / "w", engine, poll=0.01)
+    with pytest.raises(WorkerStopped) as stopped:
+        worker.loop(threading.Event())
+    assert "failed on the operator's side for 3 requests in a row" in str(stopped.value)
+    states = [request_now(hub, rid) for rid in rids]
+    assert [s.status for s in states] == [PENDING] * 4 and all(s.attempts == 0 for s in states)
+    # the oldest first (requests of the same second: by id)
+    *tried, last = sorted(states, key=lambda s: (s.created, s.id))
+    for s in tried:
+        assert s.reason == (
+            "the engine ran out of memory while starting (exit status 1); the operator's GPUs "
+            "are too small or busy"
+        )
+        [given_back] = [h for h in s.history if "released by w1: the operator's side" in h]
+        assert "the engine ran out of memory" in given_back
+    assert last.reason == "" and len(last.history) == 1  # never claimed
+    assert worker.idle_text() == (
+        "no request is waiting that this worker can run: 3 pending (3 given back by it on the "
+        "operator's side)"
+    )
+
+
+def test_once_says_why_nothing_ran_and_fails_with_a_failed_request(
+    hub: HubStub, tiny_model: Path, private_dir: Path, tmp_path: Path, capsys
+) -> None:
+    from dataclasses import replace
+
+    from respondeoqa_eval.space.requests.model import iso, request_path
+
+    add_tiny_model(hub, tiny_model)
+    add_tiny_model(hub, tiny_model, "tiny-org/other")
+    with ChatServer(models=(MODEL,), default="Answer: A") as server:
+        once = ["--api-base", server.base, "--once"]
+        assert worker_main(tmp_path / "w", private_dir, *once) == 0
+        assert capsys.readouterr().out.endswith("no request is waiting (nothing pending)\n")
+        # a claim whose lease still holds (its worker may be dead)
+        rid = requested(hub, tmp_path)
+        held = request_now(hub, rid)
+        lease = iso(time.time() + 9.5 * 60)
+        running = replace(held, status=RUNNING, worker="ghost", attempts=1, lease_until=lease)
+        hub.put(RECORD_REPO, request_path(rid), running.pack())
+        for only in ([], ["--request", rid]):  # any request, or this one (a Job's)
+            assert worker_main(tmp_path / "w", private_dir, *once, *only) == 0
+            assert capsys.readouterr().out.endswith(
+                f"no request is waiting: request {rid} is claimed by worker ghost; if that "
+                "worker stopped, its lease frees the request in 10 min\n"
+            )
+        assert worker_main(tmp_path / "w", private_dir, *once, "--request", "f" * 12) == 0
+        assert capsys.readouterr().out.endswith(f"no request {'f' * 12} in the record\n")
+        assert worker_main(tmp_path / "w", private_dir, *once, "--request", "x;y") == 2
+        assert "--request 'x;y': not a request id" in capsys.readouterr().err
+        # interrupted as often as allowed: this worker fails it, and says so with status 1
+        gone = replace(running, attempts=3, lease_until=iso(time.time() - 1))
+        hub.put(RECORD_REPO, request_path(rid), gone.pack())
+        assert worker_main(tmp_path / "w", private_dir, *once) == 1
+        out = capsys.readouterr().out
+        assert f"request {rid} failed: its evaluation was interrupted 3 times" in out, out
+        # --once --model of a model this endpoint does not serve: a user's failed request for
+        # it stays as it is
+        other = requested(hub, tmp_path, "tiny-org/other", user="bob")
+        failed = replace(request_now(hub, other), status=FAILED, reason="the engine exited")
+        hub.put(RECORD_REPO, request_path(other), failed.pack())
+        seeded = [*once, "--model", "tiny-org/other"]
+        assert worker_main(tmp_path / "w", private_dir, *seeded) == 2
+        err = capsys.readouterr().err
+        assert "--model tiny-org/other: the engine at --api-base does not serve it" in err
+        assert request_now(hub, other) == failed
+        assert worker_main(tmp_path / "w", private_dir, *once, "--request", other) == 0
+        out = capsys.readouterr().out
+        assert out.endswith(f"request {other} failed: the engine exited; nothing to run\n")
+        assert not server.bodies  # nothing was run
+        # the check alone on the operator's endpoint measures it: this stand-in answers the
+        # same whatever the sampling, so the presets that sample would be declined
+        assert worker_main(tmp_path / "w", private_dir, "--api-base", server.base, "--check") == 0
+        out = capsys.readouterr().out
+        assert f"the engine check on {MODEL} passed" in out, out
+        assert "it ignores sampling: requests for paper are not taken" in out
+
+
+def test_an_engine_that_ignores_sampling_declines_the_presets_that_sample(
+    hub: HubStub, tiny_model: Path, private_gold, tmp_path: Path
+) -> None:
+    from respondeoqa_eval.errors import InputError
+
+    add_tiny_model(hub, tiny_model)
+    paper = requested(hub, tmp_path)
+    engine = StartedEngine(ServeCommand(stub_serve("--greedy-only")), timeout=60, poll=0.2)
+    worker = worker_of(hub, small_gold(private_gold), tmp_path / "w", engine)
+    assert "it ignores sampling: requests for paper are not taken" in worker.preflight()
+    assert worker.run_once() is None and request_now(hub, paper).status == PENDING
+    said = worker.idle_text()
+    assert said.startswith(
+        "no request is waiting that this worker can run: 1 pending (1 for presets it declines "
+        "(the engine (python) ignored the temperature in the worker's check"
+    ), said
+    with pytest.raises(InputError, match="--preset paper: the engine .* cannot honour"):
+        worker.seed(MODEL, "main", "paper", False)
+    greedy = requested(hub, tmp_path, user="bob", preset="greedy")
+    ended = worker.run_once()
+    assert (ended.id, ended.status) == (greedy, FINISHED)
+    ev = worker.store.get(ended.entries[0]).evaluation
+    assert (ev.preset, ev.temperature, ev.top_p) == ("greedy", 0.0, None)
+
+
+def test_provenance_says_the_sampling_transformers_serve_applied(
+    hub: HubStub, tiny_model: Path, private_gold, tmp_path: Path, hub_env: dict
+) -> None:
+    """`transformers serve` ignores the temperature of a model whose generation config
+    disables sampling; the worker sends a generation config that enables it (its check
+    measures that the engine then samples), and the entry records what ran: answers that are
+    not the greedy ones, under the sampling of the paper preset."""
+    import shutil
+
+    from respondeoqa_eval.runner.prompts import build_messages
+    from respondeoqa_eval.space.worker import sampling
+
+    model = tmp_path / "greedy-config"
+    shutil.copytree(tiny_model, model)
+    config = json.loads((model / "generation_config.json").read_text())
+    (model / "generation_config.json").write_text(json.dumps({**config, "do_sample": False}))
+    name = "tiny-org/greedy-config"
+    add_tiny_model(hub, model, name)
+    gold = small_gold(private_gold)
+    engine = StartedEngine(ServeCommand(SERVE), timeout=120, poll=0.5)
+    worker = worker_of(hub, gold, tmp_path / "w", engine, concurrency=4)
+    # the engine's own behaviour, as the issue found it: the request's temperature is ignored
+    # unless a generation config enabling sampling comes with it (the worker's check)
+    with engine.serve_model(name, "main", tmp_path) as served:
+        api, served_as = served.api_base, served.model
+        msgs = build_messages(next(r for r in gold.records if not r.is_private))
+        assert sampling.samples(api, served_as, msgs, "unknown") is False
+        assert sampling.samples(api, served_as, msgs, "transformers") is True
+        greedy = {
+            r.id: sampling.answer(api, served_as, build_messages(r), body={"max_tokens": 6})
+            for r in gold.records
+        }
+    rid = requested(hub, tmp_path, name, preset="paper", tokens=6)
+    ended = worker.run_once()
+    assert (ended.id, ended.status) == (rid, FINISHED), ended
+    entry = worker.store.get(ended.entries[0])
+    ev = entry.evaluation
+    assert (ev.engine, ev.temperature, ev.top_p, ev.seed) == ("transformers", 0.6, 0.95, 0)
+    assert "Sampling: given to transformers serve as the request's generation config" in (
+        entry.note
+    )
+    path = tmp_path / "w" / "requests" / rid / "predictions.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    sent = json.loads(rows[0]["params"]["extra_body"]["generation_config"])
+    assert sent == {"do_sample": True, "temperature": 0.6, "top_p": 0.95}
+    assert sorted(greedy) == sorted(r["id"] for r in rows) and all(greedy.values())
+    differ = sum(r["response"] != greedy[r["id"]] for r in rows)
+    assert differ >= len(gold) // 2, differ  # it sampled: not the greedy answers

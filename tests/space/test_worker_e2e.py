@@ -100,7 +100,7 @@ def run_worker(
         sys.executable, "-m", "respondeoqa_eval.cli", "space", "worker",
         "--repo", RECORD_REPO, "--data-dir", str(private_dir), "--work-dir", str(work),
         "--serve-command", SERVE, "--once", "--space-url", space.url, "--concurrency", "8",
-        "--engine-timeout", "300",
+        "--engine-timeout", "300", "--check-model", MODEL,
     ]  # fmt: skip
     return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
 

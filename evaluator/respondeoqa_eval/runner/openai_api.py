@@ -15,7 +15,7 @@ import os
 import random
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from ..data.records import Record
@@ -44,16 +44,20 @@ class ApiSettings:
     top_p: float | None = 0.95
     seed: int | None = 0
     max_new_tokens: int | None = None
+    # engine-specific request fields (`transformers serve`: a generation_config that makes it
+    # sample); recorded in the rows when given
+    extra_body: dict[str, Any] = field(default_factory=dict)
 
     def params(self) -> dict[str, Any]:
         """The parameters recorded in every output row."""
-        return {
+        params = {
             "backend": "openai-compatible",
             "temperature": self.temperature,
             "top_p": self.top_p,
             "seed": self.seed,
             "max_new_tokens": self.max_new_tokens,
         }
+        return {**params, "extra_body": dict(self.extra_body)} if self.extra_body else params
 
 
 def api_key_from_env(name: str | None, *, explicit: bool) -> str | None:
@@ -127,7 +131,7 @@ def _request_body(settings: ApiSettings, messages: list[dict[str, str]]) -> dict
         body["seed"] = settings.seed
     if settings.max_new_tokens is not None:
         body["max_tokens"] = settings.max_new_tokens
-    return body
+    return {**settings.extra_body, **body}
 
 
 def _error_text(resp: Any) -> str:

@@ -5,6 +5,9 @@ submission); the other changes are pushed at once, and when the push fails the a
 change is NOT in the record yet (this copy keeps it for the next run). `space/cli.py` is the
 front end.
 
+`requests list` / `requests reopen ID` act on the record's evaluation requests alone (no
+database): a failed request reopened is pending again, its attempts reset (`RequestLedger`).
+
 With a record the local copy first reads it (`Syncer.read`): an action never works on a
 partial copy, and `list` names the record files that could not be read.
 """
@@ -24,6 +27,9 @@ from ..report.model import ItemResult
 from ..report.numbers import percent_text
 from .config import Limits
 from .metadata import clean_metadata
+from .requests.desk import describe
+from .requests.ledger import RequestLedger
+from .requests.model import FINISHED, REQUEST_ID, RUNNING
 from .rows import MAX_ENTRY_ID
 from .store import Entry, RecordProblem, Store
 from .store.hub import HubUnavailable
@@ -180,3 +186,41 @@ class Admin:
 def _problem_line(problem: RecordProblem) -> str:
     entry = f"#{problem.entry_id}" if problem.entry_id is not None else "#?"
     return f"{entry}\tunreadable record file {problem.path}: {problem.reason}"
+
+
+def request_lines(ledger: RequestLedger) -> list[str]:
+    """One line per evaluation request in the record, oldest first; then its unreadable files."""
+    _, requests = ledger.read_now()
+    now = ledger.clock()
+    lines = [
+        f"{r.id}\t{r.created[:10]}\t{r.model}\t{r.revision[:12]}\t{r.preset}"
+        f"{' reasoning' if r.reasoning else ''}\t{r.requester or 'operator'}\t"
+        f"{describe(r, now)}"
+        for r in sorted(requests.values(), key=lambda r: (r.created, r.id))
+    ]
+    return lines + [f"?\tunreadable request file {p}: {why}" for p, why in ledger.problems.items()]
+
+
+def reopen_request(ledger: RequestLedger, rid: str, actor: str) -> str:
+    """Make a failed request pending again; one line on what was done."""
+    if not REQUEST_ID.fullmatch(rid):
+        raise InputError(f"requests reopen {rid[:40]!r}: not a request id (12 hex digits)")
+    _, requests = ledger.read_now()
+    request = requests.get(rid)
+    if request is None:
+        raise InputError(f"requests reopen {rid}: no such request in the record")
+    if request.status == RUNNING and not request.lease_expired(ledger.clock()):
+        raise InputError(
+            f"requests reopen {rid}: it is running on worker {request.worker}; stop that "
+            "worker first (its request goes back by itself)"
+        )
+    if request.status == FINISHED:
+        raise InputError(
+            f"requests reopen {rid}: it finished ({describe(request, ledger.clock())}); "
+            "nothing to run again"
+        )
+    before = request.status
+    back = ledger.reopen(request, f"reopened by {actor}")
+    if before == back.status:
+        return f"request {rid} is {before} already"
+    return f"request {rid} ({back.model}): {before} -> {back.status}"

@@ -68,7 +68,7 @@ def _register_admin(sub: argparse._SubParsersAction) -> None:
     a = sub.add_parser(
         "admin",
         help="operator tools: list, add, hide, unhide, flag, unflag, delete, rescore, items, "
-        "export",
+        "export, requests",
         description="Act on the leaderboard database (and its record on the Hub when one is "
         "configured: read first, each change pushed at once). Every action is written to the "
         "audit log.",
@@ -125,6 +125,11 @@ def _register_admin(sub: argparse._SubParsersAction) -> None:
         "the running Space chooses; else this --db copy with --repo.",
     )
     rec.add_argument("choice", choices=("status", "repush", "accept"))
+    req = acts.add_parser("requests", help="the record's evaluation requests: list, reopen")
+    req_acts = req.add_subparsers(dest="request_action", required=True)
+    req_acts.add_parser("list", help="every request with its status")
+    reopen = req_acts.add_parser("reopen", help="a failed request pending again")
+    reopen.add_argument("request", help="the request id (12 hex digits)")
     a.set_defaults(func=run_admin)
 
 
@@ -141,6 +146,8 @@ def run_admin(args: argparse.Namespace) -> int:
     from .submission import Intake
 
     config = SpaceConfig.from_env(db=args.db, data_dir=args.data_dir, mirror_repo=args.repo)
+    if args.action == "requests":
+        return _run_requests(args, config)
     if not config.db.exists() and not (args.create or config.mirror_repo):
         raise InputError(
             f"--db {config.db}: no such database (a typo?); add --create to make a new one, "
@@ -246,6 +253,33 @@ def _record_choice(args: argparse.Namespace, token: str | None, syncer) -> str:
         return f"accepted the record: {syncer.accept_record().removed} entries removed here"
     except HubUnavailable as exc:
         raise InputError(f"record {args.choice}: {exc}") from None
+
+
+def _run_requests(args: argparse.Namespace, config) -> int:
+    """`space admin requests list|reopen ID`: on the record's requests only (no database)."""
+    import getpass
+
+    from .admin import reopen_request, request_lines
+    from .requests.ledger import RequestLedger
+    from .store.hub import HubRepo, HubUnavailable
+
+    if not config.mirror_repo:
+        raise InputError("requests live in the record: give --repo (or $RESPONDEOQA_SPACE_MIRROR)")
+    repo = HubRepo(config.mirror_repo, token=config.hub_token, endpoint=config.hub_endpoint)
+    ledger = RequestLedger(repo)
+    try:
+        if args.request_action == "list":
+            print("\n".join(request_lines(ledger)) or "no requests")
+        else:
+            actor = f"operator:{args.actor or getpass.getuser()}"
+            print(reopen_request(ledger, args.request.strip(), actor))
+    except HubUnavailable as exc:
+        raise InputError(f"cannot read the record: {exc}") from None
+    if args.space_url and args.request_action == "reopen":
+        note = notify_space(args.space_url, config.hub_token)
+        if note:
+            print(note.lstrip("; ").strip())
+    return 0
 
 
 def run(args: argparse.Namespace) -> int:

@@ -131,12 +131,21 @@ def parse_params(text: str) -> float | None:
 
 
 def params_text(billions: float | None) -> str:
-    """A parameter count as the board writes it: "70B", "0.5B", "350M"; "" when unknown."""
+    """A parameter count as the leaderboard writes every count (the board, the entry detail,
+    the requests): one decimal below 100 of its unit, whole numbers above ("44.2K", "350M",
+    "7.6B", "70B", "671B"); "" when unknown."""
     if billions is None:
         return ""
-    if billions < 1:
-        return f"{billions * 1000:.3g}M"
-    return f"{billions:.4g}B"
+    count = billions * 1e9
+    units = (("B", 1e9), ("M", 1e6), ("K", 1e3))
+    for i, (unit, size) in enumerate(units):
+        if count >= size or i == len(units) - 1:
+            value = count / size
+            text = f"{value:.0f}" if value >= 99.95 else f"{value:.1f}".removesuffix(".0")
+            if text == "1000" and i > 0:  # 999.7M is 1B
+                return f"1{units[i - 1][0]}"
+            return text + unit
+    return ""
 
 
 WEIGHTS = {"open": "open weights", "api": "API only"}

@@ -5,7 +5,9 @@ must be read (writes are closed until it is), the user logged in, the model id a
 well formed (typed text is hostile: only the Hub's own id syntax passes), the user under the
 limits (`RESPONDEOQA_REQUESTS_PENDING`, `_WEEKLY`), the model public on the Hub at that
 revision (its model info: the exact commit, licence, parameter count), and no other request
-for the same model, commit and preset (that one is named instead). A request that passes is
+for the same model, commit, preset and reasoning (that one is named instead; a failed one is
+asked again when its requester asks, or anyone when it failed on the operator's side). What
+failed on the operator's side never counts toward the weekly limit. A request that passes is
 committed to the record repo at once (`ledger.RequestLedger.create`); a Hub that does not
 answer stores nothing. The desk's view of every request is the record's, read at each pull.
 """
@@ -22,6 +24,7 @@ from typing import Any
 
 from ...errors import InputError
 from ..config import Limits
+from ..metadata import params_text
 from ..store.evaluation import MODEL_ID
 from ..store.hub import HubUnavailable, ModelNotFound, RemoteFile, model_info
 from .ledger import RequestLedger
@@ -75,15 +78,9 @@ def clean_revision(value: Any) -> str:
 
 
 def parameter_text(parameters: int | None) -> str:
-    """A parameter count as the board writes it ("44K", "494M", "7.6B"; "" when unknown)."""
-    if not parameters:
-        return ""
-    for unit, size in (("B", 10**9), ("M", 10**6), ("K", 10**3)):
-        if parameters >= size:
-            value = parameters / size
-            text = f"{value:.0f}" if value >= 100 else f"{value:.1f}".removesuffix(".0")
-            return text + unit
-    return str(parameters)
+    """A parameter count (the Hub's, a whole number) as the board writes every count
+    (`metadata.params_text`: "44.2K", "494M", "7.6B"; "" when unknown)."""
+    return params_text(parameters / 1e9) if parameters else ""
 
 
 @dataclass(frozen=True)
@@ -109,7 +106,8 @@ def facts_of(info: Any, asked: str) -> ModelFacts:
         raise InputError(f"the Hub's answer about {asked} is not one of a model")
     pipeline = getattr(info, "pipeline_tag", None)
     if pipeline and pipeline not in TEXT_PIPELINES:
-        raise InputError(f"{name} is a {pipeline} model, not one that generates text")
+        article = "an" if pipeline[:1].lower() in "aeiou" else "a"
+        raise InputError(f"{name} is {article} {pipeline} model, not one that generates text")
     card = getattr(info, "card_data", None)
     licence = getattr(card, "license", None) if card is not None else None
     if not licence:
@@ -140,7 +138,7 @@ def new_request(
 ) -> Request:
     """A pending request for a checked model (the token budget from the limits)."""
     return Request(
-        id=request_id(facts.model, facts.revision, preset),
+        id=request_id(facts.model, facts.revision, preset, reasoning),
         model=facts.model,
         revision=facts.revision,
         asked_revision=asked_revision,
@@ -177,6 +175,8 @@ def describe(request: Request, now: float) -> str:
         return f"finished: entry #{first}{more}"
     if request.status == FAILED:
         return f"failed: {request.reason}"
+    if request.status == PENDING and request.reason:  # given back by the operator's side
+        return f"pending (its last attempt was given back: {request.reason})"
     return status
 
 
@@ -253,6 +253,8 @@ class RequestDesk:
                 facts, asked_revision, preset_name, reasoning, username, self.limits, self.clock()
             )
             existing = self.ledger.requests().get(made.id)
+            if existing is not None and self._may_ask_again(existing, username):
+                return self._asked_again(existing, username)
             if existing is not None:
                 return self._duplicate(existing)
             try:
@@ -288,6 +290,31 @@ class RequestDesk:
             stored,
         )
 
+    @staticmethod
+    def _may_ask_again(existing: Request, username: str) -> bool:
+        """A failed request may be asked again by its requester, and by anyone when it failed
+        on the operator's side."""
+        return existing.status == FAILED and (
+            existing.requester == username or existing.operator_fault
+        )
+
+    def _asked_again(self, existing: Request, username: str) -> RequestOutcome:
+        try:
+            back = self.ledger.reopen(existing, f"asked again by {username}")
+        except HubUnavailable as exc:
+            log.warning("request not reopened: %s", exc)
+            return _refused(
+                "the leaderboard's record on the Hub did not answer; nothing was stored, "
+                "please try again."
+            )
+        log.info("request %s asked again by %s", back.id, username)
+        return RequestOutcome(
+            True,
+            f"Asked again: request {back.id} ({back.model} at revision {back.revision[:12]}, "
+            f"{back.preset}) had failed ({existing.reason}); it is pending again.",
+            back,
+        )
+
     def _duplicate(self, existing: Request) -> RequestOutcome:
         where = describe(existing, self.clock())
         return _refused(
@@ -305,7 +332,12 @@ class RequestDesk:
                 f"you have {waiting} requests waiting or running (at most "
                 f"{self.limits.requests_pending} per user); please wait until one has finished."
             )
-        recent = sum(1 for r in mine if now - seconds_of(r.created) < WEEK)
+        # what failed on the operator's side costs the requester nothing
+        recent = sum(
+            1
+            for r in mine
+            if now - seconds_of(r.created) < WEEK and not (r.status == FAILED and r.operator_fault)
+        )
         if recent >= self.limits.requests_per_week:
             return (
                 f"at most {self.limits.requests_per_week} requests per user in 7 days; please "

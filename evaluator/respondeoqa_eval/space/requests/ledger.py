@@ -152,10 +152,11 @@ class RequestLedger:
         *,
         accept: Callable[[Request], bool] = lambda r: True,
         max_attempts: int = 3,
+        failed: list[Request] | None = None,
     ) -> Request | None:
         """Claim the oldest claimable request that `accept` takes, with a lease of `lease`
         seconds; None when there is none. A request already claimed `max_attempts` times
-        fails instead (its runs kept stopping)."""
+        fails instead (its runs kept stopping: the operator's side), added to `failed`."""
 
         def decide(current: dict[str, Request], now: float) -> Plan | None:
             waiting = sorted(
@@ -170,8 +171,16 @@ class RequestLedger:
                     f"its evaluation was interrupted {first.attempts} times (the worker "
                     "stopped each time); the operator has the logs"
                 )
-                failed = first.moved(now, "failed: interrupted", status=FAILED, reason=reason)
-                return Plan((failed,), f"request {first.id}: failed", "again")
+                ended = first.moved(
+                    now,
+                    "failed: interrupted",
+                    status=FAILED,
+                    reason=reason,
+                    operator_fault=True,
+                    worker="",
+                    lease_until="",
+                )
+                return Plan((ended,), f"request {first.id}: failed", ("again", ended))
             claimed = first.moved(
                 now,
                 f"claimed by {worker} (attempt {first.attempts + 1})",
@@ -184,8 +193,10 @@ class RequestLedger:
 
         while True:
             got = self._swap(decide)
-            if got != "again":
+            if not (isinstance(got, tuple) and got[0] == "again"):
                 return got  # type: ignore[return-value]
+            if failed is not None:
+                failed.append(got[1])
 
     def _mine(self, current: dict[str, Request], request: Request, worker: str) -> Request:
         now = current.get(request.id)
@@ -204,9 +215,10 @@ class RequestLedger:
 
         return self._swap(decide)  # type: ignore[return-value]
 
-    def release(self, request: Request, worker: str, why: str) -> Request | None:
-        """Give a claimed request back (the operator stopped the worker): pending again, and
-        this attempt not counted. None when the claim was gone already."""
+    def release(self, request: Request, worker: str, why: str, note: str = "") -> Request | None:
+        """Give a claimed request back (the operator stopped the worker, or its engine failed
+        on the operator's side: `note` says so to the requester): pending again, and this
+        attempt not counted. None when the claim was gone already."""
 
         def decide(current: dict[str, Request], now: float) -> Plan:
             mine = self._mine(current, request, worker)
@@ -217,6 +229,7 @@ class RequestLedger:
                 worker="",
                 lease_until="",
                 attempts=max(0, mine.attempts - 1),
+                reason=note,
             )
             return Plan((back,), f"request {request.id}: released", back)
 
@@ -250,7 +263,15 @@ class RequestLedger:
             if now_req.status in (PENDING, RUNNING):
                 return Plan((), "", now_req)
             back = now_req.moved(
-                now, why, status=PENDING, attempts=0, reason="", entries=(), worker=""
+                now,
+                why,
+                status=PENDING,
+                attempts=0,
+                reason="",
+                entries=(),
+                worker="",
+                lease_until="",
+                operator_fault=False,
             )
             return Plan((back,), f"request {request.id}: reopened", back)
 
@@ -271,5 +292,6 @@ class RequestLedger:
             worker="",
             lease_until="",
             reason="",
+            operator_fault=False,
         )
         return {request_path(done.id): done.pack()}

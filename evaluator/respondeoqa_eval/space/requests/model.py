@@ -1,7 +1,7 @@
 """An evaluation request as the record keeps it: `requests/<id>.json`, one file per request.
 
 The id is a hash of what makes two requests the same (the Hub model, the exact commit of the
-revision asked for, the sampling preset), so a duplicate names the same file. A request goes
+revision asked for, the sampling preset, reasoning or not), so a duplicate names the same file. A request goes
 pending -> running (claimed by a worker, with a lease) -> finished (with its entries) or
 failed (with a plain reason); a running request whose lease ran out is pending again for every
 worker (its worker stopped), until it has been tried `max_attempts` times.
@@ -56,10 +56,12 @@ class RequestError(ValueError):
     """A request file that cannot be trusted; `str()` names the field."""
 
 
-def request_id(model: str, revision: str, preset: str) -> str:
-    """The id of a request: the same model (any letter case), commit and preset, the same id."""
-    key = f"{model.lower()}\n{revision}\n{preset}".encode()
-    return hashlib.sha256(key).hexdigest()[:12]
+def request_id(model: str, revision: str, preset: str, reasoning: bool = False) -> str:
+    """The id of a request: the same model (any letter case), commit, preset and token budget
+    (reasoning or not), the same id. Without reasoning it is the id of request files written
+    before reasoning was part of it."""
+    key = f"{model.lower()}\n{revision}\n{preset}" + ("\nreasoning" if reasoning else "")
+    return hashlib.sha256(key.encode()).hexdigest()[:12]
 
 
 def request_path(rid: str) -> str:
@@ -105,7 +107,8 @@ class Request:
     worker: str = ""  # who holds the claim while running
     lease_until: str = ""  # the claim is void after this (its worker stopped)
     entries: tuple[int, ...] = ()  # the entries of a finished run, the full coverage first
-    reason: str = ""  # why it failed, in plain words
+    reason: str = ""  # why it failed (or, pending, why its last attempt was given back)
+    operator_fault: bool = False  # failed on the operator's side: not the requester's quota
     history: tuple[str, ...] = field(default=())  # "time: what happened", the last few
 
     # -- state -------------------------------------------------------------------------
@@ -169,8 +172,13 @@ class Request:
         if preset not in PRESETS:
             raise RequestError("preset: unknown")
         rid = f.match("id", REQUEST_ID)
-        if rid != request_id(model, revision, preset):
-            raise RequestError("id: not the id of its model, revision and preset")
+        reasoning = f.flag("reasoning")
+        # a reasoning request written before reasoning was part of the id keeps its old id
+        if rid not in (
+            request_id(model, revision, preset, reasoning),
+            request_id(model, revision, preset),
+        ):
+            raise RequestError("id: not the id of its model, revision, preset and reasoning")
         status = f.text("status")
         if status not in STATUSES:
             raise RequestError("status: unknown")
@@ -193,7 +201,7 @@ class Request:
             revision=revision,
             asked_revision=f.text("asked_revision"),
             preset=preset,
-            reasoning=f.flag("reasoning"),
+            reasoning=reasoning,
             max_new_tokens=f.integer("max_new_tokens", low=1),  # type: ignore[arg-type]
             requester=requester,
             created=f.when("created"),
@@ -207,5 +215,6 @@ class Request:
             lease_until=f.when("lease_until", optional=True),
             entries=tuple(entries),
             reason=f.text("reason"),
+            operator_fault=f.flag("operator_fault"),
             history=tuple(history[-MAX_HISTORY:]),
         )

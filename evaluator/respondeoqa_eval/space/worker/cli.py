@@ -12,7 +12,8 @@ from pathlib import Path
 
 from ...errors import InputError
 from ..config import finite_number, url_option
-from ..requests.model import DEFAULT_PRESET, FINISHED, PRESETS
+from ..requests.model import DEFAULT_PRESET, FINISHED, PENDING, PRESETS
+from .engine import CHECK_MODEL
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -61,9 +62,37 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     w.add_argument("--once", action="store_true", help="run one request, then stop")
     w.add_argument(
+        "--check",
+        action="store_true",
+        help="check the engine and stop, claiming nothing: start it on --check-model and ask a "
+        "public item (with --api-base: its first model), and measure whether it samples when "
+        "asked to; every start does the same check before claiming",
+    )
+    w.add_argument(
+        "--check-model",
+        metavar="ID",
+        default=None,
+        help=f"the reference model of the engine check (default {CHECK_MODEL})",
+    )
+    w.add_argument("--check-revision", default="main", help="with --check-model (default main)")
+    w.add_argument(
+        "--max-operator-faults",
+        type=int,
+        default=3,
+        help="requests in a row that fail on the operator's side (the engine missing, not "
+        "starting, out of memory, not answering) before the worker stops; each goes back to "
+        "the queue (default 3)",
+    )
+    w.add_argument(
         "--model",
         metavar="ID",
         help="with --once: evaluate this Hub model as the operator (a reference entry)",
+    )
+    w.add_argument(
+        "--request",
+        metavar="ID",
+        help="with --once: run only this request (e.g. one Job per request); nothing else is "
+        "claimed",
     )
     w.add_argument("--revision", default="main", help="with --model (default main)")
     w.add_argument("--preset", choices=list(PRESETS), default=DEFAULT_PRESET, help="with --model")
@@ -115,13 +144,33 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _check(args: argparse.Namespace) -> None:
     if args.model and not args.once:
         raise InputError("--model needs --once (seed one reference entry, then stop)")
+    if args.request is not None:
+        from ..store.evaluation import REQUEST_ID
+
+        if not args.once or args.model:
+            raise InputError(
+                "--request needs --once, without --model (run that request, then stop)"
+            )
+        args.request = args.request.strip()
+        if not REQUEST_ID.fullmatch(args.request):
+            raise InputError(f"--request {args.request[:40]!r}: not a request id (12 hex digits)")
     for name, low in (("poll", 1), ("lease", 30), ("engine_timeout", 1), ("timeout", 1)):
         if getattr(args, name) < low:
             raise InputError(f"--{name.replace('_', '-')} must be at least {low} seconds")
     if not 0 <= args.max_unanswered <= 1:
         raise InputError("--max-unanswered must be a share from 0 to 1")
-    if args.max_attempts < 1 or args.concurrency < 1:
-        raise InputError("--max-attempts and --concurrency must be at least 1")
+    if args.max_attempts < 1 or args.concurrency < 1 or args.max_operator_faults < 1:
+        raise InputError(
+            "--max-attempts, --max-operator-faults and --concurrency must be at least 1"
+        )
+    if args.check and (args.once or args.model or args.request):
+        raise InputError(
+            "--check runs alone: it claims nothing (leave out --once, --model and --request)"
+        )
+    if args.check_model is not None:
+        from ..requests.desk import clean_model_id
+
+        args.check_model = clean_model_id(args.check_model)
 
 
 def _interrupt(signum: int, frame: object) -> None:
@@ -140,7 +189,7 @@ def run_worker(args: argparse.Namespace) -> int:
     from ..store.sync import Syncer
     from ..submission import Intake
     from .engine import Endpoint, ServeCommand, StartedEngine
-    from .worker import Worker, WorkerSettings
+    from .worker import Worker, WorkerSettings, WorkerStopped
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     for chatty in ("httpx", "httpx2"):  # a line per HTTP request: thousands per run
@@ -153,15 +202,26 @@ def run_worker(args: argparse.Namespace) -> int:
         api_key = os.environ.get(args.api_key_env)
         if not api_key:
             raise InputError(f"--api-key-env {args.api_key_env}: that variable is not set")
-    engine = (
-        Endpoint(args.api_base, api_key)
-        if args.api_base
-        else StartedEngine(ServeCommand(args.serve_command), timeout=args.engine_timeout)
-    )
     work = args.work_dir
     if work.exists() and not work.is_dir():
         raise InputError(f"--work-dir {work}: not a folder")
+    engine = (
+        Endpoint(args.api_base, api_key)
+        if args.api_base
+        else StartedEngine(
+            ServeCommand(args.serve_command),
+            timeout=args.engine_timeout,
+            record=work / "engine.json",
+        )
+    )
     work.mkdir(parents=True, exist_ok=True)
+    if isinstance(engine, StartedEngine):
+        left = engine.end_leftover()
+        if left:
+            print(
+                f"ended the engine a stopped worker left (processes {', '.join(map(str, left))})",
+                flush=True,
+            )
     store = Store(work / "record.sqlite3")
     gold = _gold_of(config)
     intake = Intake(
@@ -183,6 +243,9 @@ def run_worker(args: argparse.Namespace) -> int:
         api_key=api_key,
         hub_endpoint=config.hub_endpoint,
         hub_token=config.hub_token,
+        max_operator_faults=args.max_operator_faults,
+        check_model=args.check_model or CHECK_MODEL,
+        check_revision=args.check_revision,
     )
 
     def notify() -> None:
@@ -216,8 +279,11 @@ def run_worker(args: argparse.Namespace) -> int:
             f"({'with' if gold.has_private else 'without'} private files), record {args.repo}",
             flush=True,
         )
+        print(worker.preflight(probe=args.check), flush=True)  # InputError: one line, stop
+        if args.check:
+            return 0
         if args.once:
-            only = None
+            only = args.request
             if args.model:
                 seeded = worker.seed(args.model, args.revision, args.preset, args.reasoning)
                 print(f"request {seeded.id}: {seeded.model} at {seeded.revision[:12]}", flush=True)
@@ -226,11 +292,16 @@ def run_worker(args: argparse.Namespace) -> int:
                     return _report(seeded)
                 only = seeded.id
             ended = worker.run_once(only=only)
+            if ended is None and worker.failed_now:  # the claim failed it: run too often
+                return max(_report(r) for r in worker.failed_now)
             if ended is None:
-                print("no request is waiting", flush=True)
+                print(worker.idle_text(only), flush=True)
                 return 0
             return _report(ended)
         worker.loop(threading.Event())
+    except WorkerStopped as exc:
+        print(f"respondeoqa-eval: worker stopped: {exc}", flush=True)
+        return 3
     except KeyboardInterrupt:
         print("respondeoqa-eval: worker stopped; its request (if any) is pending again")
         return 130
@@ -244,5 +315,7 @@ def _report(request) -> int:
         print(f"request {request.id} finished: entries {entries}", flush=True)
         return 0
     why = f": {request.reason}" if request.reason else " (see the log above)"
+    if request.status == PENDING:  # given back: the operator's side failed
+        why = f" again, given back{why}"
     print(f"request {request.id} {request.status}{why}", flush=True)
     return 1

@@ -5,18 +5,21 @@
   then each placeholder is replaced inside its argument: the model id and commit come from a
   request (checked against the Hub's syntax when it was made) and never pass through a shell.
 - `StartedEngine`: that command for one request, its output in a log file of the request's
-  folder; ready once `GET /v1/models` answers; stopped (its whole process group) afterwards.
+  folder; ready once `GET /v1/models` answers; stopped (its whole process group) afterwards,
+  and killed with the worker even on kill -9 (`procs.py`).
 - `Endpoint`: `--api-base URL`, an engine the operator runs (vLLM, TGI, an Inference Endpoint):
   it serves the models it lists, so the worker takes only requests for those.
 
 An engine's name and version are asked of the engine (vLLM's `/version`, TGI's `/info`), else
 read from the installed package that provides the command (`transformers serve`: transformers).
 What goes wrong is an `EngineError` whose `reason` is plain words safe to publish (no engine
-output: it may quote a prompt); the engine's own words stay in its log for the operator.
+output: it may quote a prompt), and whose `side` is the operator's or the model's; the engine's
+own words stay in its log for the operator (which is read for one thing only: out of memory).
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
@@ -33,19 +36,46 @@ from typing import Any
 
 from ...errors import InputError
 from ..requests.model import Request
+from . import procs
 
 log = logging.getLogger(__name__)
 
 PLACEHOLDERS = ("model", "revision", "port")
+CHECK_MODEL = "HuggingFaceTB/SmolLM2-135M-Instruct"
+"""The engine check's default reference model: small, public, served by every engine."""
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
 
-class EngineError(Exception):
-    """The engine could not serve a request; `reason` is for the record, plain and public."""
+OPERATOR, MODEL_SIDE = "operator", "model"
 
-    def __init__(self, reason: str) -> None:
+
+class EngineError(Exception):
+    """The engine could not serve a request; `reason` is for the record, plain and public.
+    `side` says whose fault it is: the operator's (the engine is missing, cannot start, runs
+    out of GPU memory, never answers: the request goes back to the queue) or the model's (it
+    does not load: the request fails)."""
+
+    def __init__(self, reason: str, side: str = MODEL_SIDE) -> None:
         super().__init__(reason)
         self.reason = reason
+        self.side = side
+
+
+_OUT_OF_MEMORY = re.compile(
+    rb"CUDA out of memory|OutOfMemoryError|out of memory|HIP out of memory|"
+    rb"No available memory for the cache blocks|insufficient memory",
+    re.IGNORECASE,
+)
+
+
+def out_of_memory(log_path: Path) -> bool:
+    """Whether the engine's log (its last 256 KB) says it ran out of (GPU) memory."""
+    try:
+        with log_path.open("rb") as f:
+            f.seek(max(0, log_path.stat().st_size - 256 * 1024))
+            return _OUT_OF_MEMORY.search(f.read()) is not None
+    except OSError:
+        return False
 
 
 @dataclass(frozen=True)
@@ -168,13 +198,20 @@ class StartedEngine:
         poll: float = 2.0,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
+        record: Path | None = None,
     ) -> None:
         self.command = command
         self.timeout = timeout
         self.poll = poll
         self.clock = clock
         self.sleep = sleep
+        self.record = record  # the work dir's engine.json (see procs.py)
         self.proc: subprocess.Popen | None = None
+        self.log_path: Path | None = None
+
+    def end_leftover(self) -> list[int]:
+        """End the engine a dead worker of this work dir left (procs.end_leftover)."""
+        return procs.end_leftover(self.record) if self.record is not None else []
 
     def accepts(self, request: Request) -> bool:
         return True  # it is started for whatever model the request names
@@ -182,28 +219,41 @@ class StartedEngine:
     @contextmanager
     def serve(self, request: Request, folder: Path) -> Iterator[Served]:
         """The engine started for `request`, ready; stopped when the block ends."""
+        yield from self._serve(request.model, request.revision, folder)
+
+    @contextmanager
+    def serve_model(self, model: str, revision: str, folder: Path) -> Iterator[Served]:
+        """The engine started for `model` at `revision` (the preflight's reference model)."""
+        yield from self._serve(model, revision, folder)
+
+    def _serve(self, model: str, revision: str, folder: Path) -> Iterator[Served]:
         port = free_port()
-        argv = self.command.argv(request.model, request.revision, port)
-        log_path = folder / "engine.log"
+        argv = self.command.argv(model, revision, port)
+        self.log_path = log_path = folder / "engine.log"
         log.info("starting the engine: %s (log %s)", shlex.join(argv), log_path)
-        with log_path.open("ab") as out:
-            try:
+        self.end_leftover()  # never two engines on one GPU
+        try:
+            with log_path.open("ab") as out:
                 self.proc = subprocess.Popen(
                     argv,
                     stdout=out,
                     stderr=subprocess.STDOUT,
                     stdin=subprocess.DEVNULL,
                     start_new_session=True,  # its own process group: stopped as a whole
+                    preexec_fn=procs.die_with_parent(os.getpid()),  # and killed with us
                 )
-            except OSError as exc:
-                raise EngineError(
-                    f"the engine command could not be started ({type(exc).__name__}); the "
-                    "operator has to fix --serve-command"
-                ) from None
+        except OSError as exc:
+            raise EngineError(
+                f"the engine command could not be started ({type(exc).__name__}); the "
+                "operator has to fix --serve-command",
+                OPERATOR,
+            ) from None
         try:
+            if self.record is not None:
+                procs.record_engine(self.record, self.proc.pid)
             api_base = f"http://127.0.0.1:{port}/v1"
             names = self._wait(api_base)
-            name = names[0] if len(names) == 1 else request.model
+            name = names[0] if len(names) == 1 else model
             engine, version = identify(api_base, self.command.executable)
             log.info("engine ready: %s %s serving %s", engine, version or "?", name)
             yield Served(api_base, name, engine, version, started=True)
@@ -215,6 +265,12 @@ class StartedEngine:
         while True:
             status = self.exit_status()
             if status is not None:
+                if self.log_path is not None and out_of_memory(self.log_path):
+                    raise EngineError(
+                        f"the engine ran out of memory while starting (exit status {status}); "
+                        "the operator's GPUs are too small or busy",
+                        OPERATOR,
+                    )
                 raise EngineError(
                     f"the engine exited with status {status} before it answered: the model may "
                     "not fit the operator's GPUs, or not load with this engine (the operator "
@@ -226,7 +282,8 @@ class StartedEngine:
             if self.clock() >= deadline:
                 raise EngineError(
                     f"the engine did not answer within {self.timeout:,.0f} seconds of starting "
-                    "(the operator has the engine's log)"
+                    "(the operator has the engine's log)",
+                    OPERATOR,
                 )
             self.sleep(self.poll)
 
@@ -234,18 +291,22 @@ class StartedEngine:
         return None if self.proc is None else self.proc.poll()
 
     def stop(self) -> None:
-        """Stop the engine's whole process group: SIGTERM, then SIGKILL after 60 s."""
+        """Stop the engine's whole process group (what its leader left too): SIGTERM, then
+        SIGKILL after 60 s; at once when the worker is interrupted meanwhile."""
         proc, self.proc = self.proc, None
-        if proc is None or proc.poll() is not None:
+        if proc is None:
             return
         try:
-            os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=30)
-        except ProcessLookupError:
-            pass
+            procs.end_group(proc.pid, grace=60.0, reap=proc.poll)
+        except BaseException:  # Ctrl-C while waiting: nothing of it may stay
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            raise
+        finally:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=30)
+            if self.record is not None:
+                self.record.unlink(missing_ok=True)
         log.info("engine stopped")
 
 
@@ -284,5 +345,5 @@ class Endpoint:
     def serve(self, request: Request, folder: Path) -> Iterator[Served]:
         name = self._name_for(request)
         if name is None:
-            raise EngineError(f"the operator's endpoint does not serve {request.model}")
+            raise EngineError(f"the operator's endpoint does not serve {request.model}", OPERATOR)
         yield Served(self.api_base, name, self.engine, self.version, started=False)

@@ -16,10 +16,20 @@ One request at a time (`Worker.run_once`):
    run ranks in every coverage a submitter can have. The entries, and the request marked
    finished with their numbers, go to the record in ONE commit (`Syncer.push(extra=...)`).
 
-Anything that goes wrong ends the request as failed with a plain reason (nothing private: no
-engine output, no item); the engine's log, the worker's log and the predictions stay in the
-request's folder for the operator. Stopping the worker (Ctrl-C, SIGTERM) gives the request
-back (pending). `seed` asks for a model as the operator (`--once --model ID`).
+Before claiming anything the worker checks its engine (`preflight`, also `space worker
+--check` alone): started on a reference model, it must answer a public item, and is measured
+for whether it samples when asked to (`sampling.py`); presets it cannot honour are declined.
+
+What goes wrong is someone's fault. The **model's** (it does not load, too many empty answers,
+the engine dies or refuses an item during its run) ends the request as failed with a plain
+reason (nothing private: no engine output, no item). The **operator's** (the engine is missing,
+does not start, runs out of memory, answers nothing before a timeout; a bug of the worker)
+gives the request back, pending with that reason as its note and the attempt not counted;
+this worker does not take it again (another may: a larger GPU), and after
+`max_operator_faults` of them in a row the worker stops (`WorkerStopped`). The engine's
+log, the worker's log and the predictions stay in the request's folder for the operator.
+Stopping the worker (Ctrl-C, SIGTERM) gives the request back (pending). `seed` asks for a model
+as the operator (`--once --model ID`).
 """
 
 from __future__ import annotations
@@ -27,6 +37,7 @@ from __future__ import annotations
 import itertools
 import json
 import logging
+import math
 import re
 import threading
 import time
@@ -41,24 +52,26 @@ from ...data.records import SOURCES
 from ...errors import InputError
 from ...runner.openai_api import ApiSettings, run_api
 from ...runner.output import PredictionWriter
-from ...runner.prompts import PROMPT_VERSION
+from ...runner.prompts import PROMPT_VERSION, build_messages
 from ..config import Limits
 from ..metadata import clean_metadata
 from ..requests.desk import (
     clean_model_id,
     clean_revision,
+    describe,
     facts_of,
     new_request,
     parameter_text,
 )
 from ..requests.ledger import LostClaim, RequestLedger
-from ..requests.model import FAILED, PRESETS, Request, iso
+from ..requests.model import FAILED, FINISHED, PRESETS, RUNNING, Request, iso, seconds_of
 from ..store import DuplicateSubmissionError, Store
 from ..store.evaluation import Evaluation
 from ..store.hub import HubUnavailable, model_info
 from ..store.sync import Syncer
 from ..submission import Intake
-from .engine import EngineError, Served
+from . import sampling
+from .engine import CHECK_MODEL, OPERATOR, EngineError, Served, out_of_memory
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +101,13 @@ class WorkerSettings:
     api_key: str | None = None  # for the engine (an Inference Endpoint takes an HF token)
     hub_endpoint: str | None = None  # for the entries' links and the model info
     hub_token: str | None = None
+    max_operator_faults: int = 3  # operator-side failures in a row before the worker stops
+    check_model: str = CHECK_MODEL  # the preflight's reference model (a started engine)
+    check_revision: str = "main"
+
+
+class WorkerStopped(Exception):
+    """The worker stops: its engine failed on the operator's side too many times in a row."""
 
 
 class Heartbeat:
@@ -122,11 +142,40 @@ class Heartbeat:
                 log.warning("request %s: lease not renewed (%s)", self.request.id, exc)
 
 
-class _LogProgress:
-    """The runner's progress as a log line every tenth of the items."""
+class AnsweringTime:
+    """Seconds spent answering a request's saved predictions, summed over its attempts on this
+    machine (`answering.json` beside them), saved every few seconds: a killed attempt loses at
+    most that much."""
 
-    def __init__(self, total: int, done: int) -> None:
-        self.total, self.n = total, done
+    EVERY = 5.0
+
+    def __init__(self, path: Path, *, fresh: bool, clock: Callable[[], float] = time.monotonic):
+        self.path, self.clock = path, clock
+        self.before = 0.0 if fresh else self._read()
+        self.began = self._saved = clock()
+
+    def _read(self) -> float:
+        try:
+            value = json.loads(self.path.read_text(encoding="utf-8"))["seconds"]
+        except (OSError, ValueError, KeyError, TypeError):
+            return 0.0
+        return float(value) if isinstance(value, (int, float)) and 0 <= value < 1e9 else 0.0
+
+    @property
+    def seconds(self) -> float:
+        return self.before + self.clock() - self.began
+
+    def save(self, force: bool = False) -> None:
+        if force or self.clock() - self._saved >= self.EVERY:
+            self._saved = self.clock()
+            self.path.write_text(json.dumps({"seconds": round(self.seconds, 1)}), "utf-8")
+
+
+class _LogProgress:
+    """The runner's progress as a log line every tenth of the items (and the time saved)."""
+
+    def __init__(self, total: int, done: int, timer: AnsweringTime | None = None) -> None:
+        self.total, self.n, self.timer = total, done, timer
         self._next = done + max(1, total // 10)
 
     def start(self) -> None:
@@ -134,6 +183,8 @@ class _LogProgress:
 
     def update(self, n: int = 1) -> None:
         self.n += n
+        if self.timer is not None:
+            self.timer.save()
         if self.n >= self._next:
             log.info("answering: %d of %d items done", self.n, self.total)
             self._next += max(1, self.total // 10)
@@ -164,9 +215,10 @@ def _public_reason(exc: InputError) -> str:
     return "the run could not be completed; the operator has the logs"
 
 
-def _writer(path: Path, settings: ApiSettings) -> PredictionWriter:
+def _writer(path: Path, settings: ApiSettings) -> tuple[PredictionWriter, bool]:
     """The request's predictions file, open to go on from an earlier attempt's answers; begun
-    again when those were made under another engine name, prompt version or sampling."""
+    again when those were made under another engine name, prompt version or sampling (then
+    True: fresh)."""
 
     def open_(overwrite: bool) -> PredictionWriter:
         return PredictionWriter(
@@ -177,14 +229,15 @@ def _writer(path: Path, settings: ApiSettings) -> PredictionWriter:
             overwrite=overwrite,
         ).open()
 
+    fresh = not path.exists()
     try:
         writer = open_(False)
     except InputError:  # another engine name or prompt version
-        return open_(True)
+        return open_(True), True
     if writer.changed:  # other sampling
         writer.close()
-        return open_(True)
-    return writer
+        return open_(True), True
+    return writer, fresh
 
 
 class Worker:
@@ -214,29 +267,127 @@ class Worker:
         self.work_dir = Path(work_dir)
         self.limits = limits
         self.notify = notify
+        self.operator_faults = 0  # operator-side failures in a row
+        self.declined: dict[str, str] = {}  # preset -> why this engine cannot honour it
+        self.failed_now: list[Request] = []  # failed by the last claim (interrupted too often)
+        # given back on the operator's side: not claimed again by this worker, so one model
+        # too large for its GPUs does not hold up the queue behind it
+        self.given_back: set[str] = set()
+
+    # -- the engine check ------------------------------------------------------------------
+
+    def preflight(self, probe: bool = False) -> str:
+        """Check the engine before claiming anything (`space worker --check` alone): a started
+        engine is started on the reference model, must answer a public item, and is measured
+        for whether it samples (`sampling.samples`); an endpoint (`--api-base`) has listed its
+        models already, and is measured with `probe`. Presets the engine cannot honour are
+        declined from then on. One line on what was found; InputError when the check fails."""
+        public = next(r for r in self.gold.records if not r.is_private)
+        messages = build_messages(public)
+        headers = (
+            {"Authorization": f"Bearer {self.settings.api_key}"} if self.settings.api_key else {}
+        )
+        timeout = self.settings.request_timeout
+        started = hasattr(self.engine, "serve_model")
+        model = self.settings.check_model if started else self.engine.names[0]
+        where = f"the engine check on {model}"
+        folder = self.work_dir / "check"
+        folder.mkdir(parents=True, exist_ok=True)
+        try:
+            if started:
+                with self.engine.serve_model(model, self.settings.check_revision, folder) as served:
+                    said = sampling.answer(
+                        served.api_base, served.model, messages, headers=headers, timeout=timeout
+                    )
+                    samples = sampling.samples(
+                        served.api_base, served.model, messages, served.engine,
+                        headers=headers, timeout=timeout,
+                    )  # fmt: skip
+                    engine = served.engine
+            else:
+                engine = self.engine.engine
+                said = samples = None
+                if probe:
+                    said = sampling.answer(
+                        self.engine.api_base, model, messages, headers=headers, timeout=timeout
+                    )
+                    samples = sampling.samples(
+                        self.engine.api_base, model, messages, engine,
+                        headers=headers, timeout=timeout,
+                    )  # fmt: skip
+        except EngineError as exc:
+            raise InputError(
+                f"{where} failed: {exc.reason}; no request was claimed (the engine's log: "
+                f"{folder / 'engine.log'})"
+            ) from None
+        if (started or probe) and (not said or not said.strip() or samples is None):
+            raise InputError(
+                f"{where} failed: the engine gave no answer to a public item; no request was "
+                f"claimed (the engine's log: {folder / 'engine.log'})"
+            )
+        if samples is False:
+            for name, preset in PRESETS.items():
+                if preset.temperature > 0:
+                    self.declined[name] = (
+                        f"the engine ({engine}) ignored the temperature in the worker's check "
+                        f"(the same answer as greedy at temperature {sampling.PROBE_TEMPERATURE} "
+                        f"under {len(sampling.PROBE_SEEDS)} seeds): it cannot honour "
+                        f"{preset.label}"
+                    )
+        if not started and not probe:
+            return f"engine {engine} at --api-base serves {', '.join(self.engine.names)}"
+        verdict = (
+            "it samples when asked to"
+            if samples
+            else f"it ignores sampling: requests for {', '.join(self.declined)} are not taken"
+        )
+        return f"{where} passed: {engine} answered a public item; {verdict}"
+
+    def accepts(self, request: Request) -> bool:
+        """Whether this worker can run `request`: its engine serves the model, can honour the
+        preset, and did not fail it on the operator's side already."""
+        return (
+            self.engine.accepts(request)
+            and request.preset not in self.declined
+            and request.id not in self.given_back
+        )
 
     # -- the loop --------------------------------------------------------------------------
 
     def loop(self, stop: threading.Event) -> None:
-        """Run requests until `stop` is set; look again every `poll` seconds when idle."""
+        """Run requests until `stop` is set; look again every `poll` seconds when idle.
+        WorkerStopped after `max_operator_faults` operator-side failures in a row."""
         while not stop.is_set():
             try:
                 ran = self.run_once()
             except HubUnavailable as exc:  # an outage: look again later
                 log.warning("the record cannot be read (%s); trying again later", exc)
                 ran = None
-            if ran is None:
+            self.check_faults()
+            if ran is None and not self.failed_now:
                 stop.wait(self.settings.poll)
+
+    def check_faults(self) -> None:
+        """WorkerStopped once the engine failed on the operator's side too often in a row."""
+        if self.operator_faults >= self.settings.max_operator_faults:
+            raise WorkerStopped(
+                f"the engine failed on the operator's side for {self.operator_faults} requests "
+                "in a row (each is pending again); fix it, check it with `space worker "
+                "--check`, and start the worker again"
+            )
 
     def run_once(self, only: str | None = None) -> Request | None:
         """Claim one request (the one with id `only`, when given) and run it; the request as
-        it ended, or None when none was waiting."""
-        accept = self.engine.accepts if only is None else lambda r: r.id == only
+        it ended, or None when none was waiting (`failed_now` holds any request the claim
+        failed instead: it had been interrupted too often; `idle_text` says why)."""
+        accept = self.accepts if only is None else lambda r: r.id == only and self.accepts(r)
+        self.failed_now = []
         request = self.ledger.claim(
             self.settings.worker_id,
             self.settings.lease,
             accept=accept,
             max_attempts=self.settings.max_attempts,
+            failed=self.failed_now,
         )
         if request is None:
             return None
@@ -250,6 +401,45 @@ class Worker:
             request.attempts,
         )
         return self.run(request)
+
+    def idle_text(self, only: str | None = None) -> str:
+        """Why the last `run_once` found nothing to run, in one line."""
+        now = self.ledger.clock()
+        requests = self.ledger.requests()
+        if only is not None and only not in requests:
+            return f"no request {only} in the record"
+        if only is not None and requests[only].status in (FINISHED, FAILED):
+            return f"request {only} {describe(requests[only], now)}; nothing to run"
+        mine = [r for r in requests.values() if only is None or r.id == only]
+        held = sorted(
+            (r for r in mine if r.status == RUNNING and not r.lease_expired(now)),
+            key=lambda r: r.lease_until,
+        )
+        if held:
+            r = held[0]
+            minutes = max(1, math.ceil((seconds_of(r.lease_until) - now) / 60))
+            return (
+                f"no request is waiting: request {r.id} is claimed by worker {r.worker}; if "
+                f"that worker stopped, its lease frees the request in {minutes} min"
+            )
+        others = [r for r in mine if r.claimable(now) and not self.accepts(r)]
+        if others:
+            unserved = sum(1 for r in others if not self.engine.accepts(r))
+            declined = [r.preset for r in others if r.preset in self.declined]
+            back = sum(1 for r in others if r.id in self.given_back)
+            why = [
+                f"{unserved} for models its engine does not serve" if unserved else "",
+                f"{len(declined)} for presets it declines ({self.declined[declined[0]]})"
+                if declined
+                else "",
+                f"{back} given back by it on the operator's side" if back else "",
+            ]
+            return (
+                f"no request is waiting that this worker can run: {len(others)} pending ("
+                + "; ".join(w for w in why if w)
+                + ")"
+            )
+        return "no request is waiting (nothing pending)"
 
     def seed(self, model: str, revision: str, preset: str, reasoning: bool) -> Request:
         """The operator's own request for a model (a reference entry): made, or reopened when
@@ -273,6 +463,13 @@ class Worker:
         except Exception as exc:  # ModelNotFound, or a model that cannot be evaluated
             raise InputError(f"--model {model}: {exc}") from None
         made = new_request(facts, revision, preset, reasoning, "", self.limits, self.ledger.clock())
+        if preset in self.declined:
+            raise InputError(f"--preset {preset}: {self.declined[preset]}")
+        if not self.engine.accepts(made):
+            raise InputError(
+                f"--model {model}: the engine at --api-base does not serve it (it serves "
+                f"{', '.join(getattr(self.engine, 'names', []))}); nothing was asked"
+            )
         stored, new = self.ledger.create(made)
         if not new and stored.status == FAILED:
             stored = self.ledger.reopen(stored, "asked again by the operator")
@@ -292,9 +489,14 @@ class Worker:
             with Heartbeat(self.ledger, request, self.settings) as beat:
                 try:
                     ended = self._run(request, folder, beat)
+                    self.operator_faults = 0
                 except (EngineError, RunFailed) as exc:
-                    log.error("request %s failed: %s", request.id, exc.reason)
-                    ended = self._end(self.ledger.fail, request, exc.reason)
+                    if isinstance(exc, EngineError) and exc.side == OPERATOR:
+                        ended = self._give_back(request, exc.reason)
+                    else:
+                        log.error("request %s failed: %s", request.id, exc.reason)
+                        self.operator_faults = 0
+                        ended = self._end(self.ledger.fail, request, exc.reason)
                 except LostClaim:
                     log.error("request %s: claim lost; its results are not stored", request.id)
                     self._drop_unpushed()
@@ -309,18 +511,36 @@ class Worker:
                     self._drop_unpushed()
                     self._end(self.ledger.release, request, "the worker was stopped")
                     raise
-                except Exception as exc:  # a bug: the request must not stay claimed
+                except Exception as exc:  # a bug: the operator's, not the requester's
                     log.exception("request %s: internal error", request.id)
+                    self._drop_unpushed()
                     reason = (
                         f"internal error of the worker ({type(exc).__name__}); the operator "
                         "has the logs"
                     )
-                    ended = self._end(self.ledger.fail, request, reason)
+                    ended = self._give_back(request, reason)
         finally:
             package.removeHandler(handler)
             handler.close()
         self.notify()
         return ended
+
+    def _give_back(self, request: Request, reason: str) -> Request:
+        """A failure on the operator's side: the request is pending again with `reason` as its
+        note, the attempt not counted (the requester loses nothing)."""
+        self.operator_faults += 1
+        self.given_back.add(request.id)
+        log.error(
+            "request %s given back (operator's side, %d in a row): %s",
+            request.id,
+            self.operator_faults,
+            reason,
+        )
+
+        def release(req: Request, worker: str, why: str) -> Request | None:
+            return self.ledger.release(req, worker, f"the operator's side: {why}", note=why)
+
+        return self._end(release, request, reason)
 
     def _end(self, change: Callable[..., Request | None], request: Request, why: str) -> Request:
         """Fail or release a claimed request; when the Hub does not answer, its lease runs out
@@ -334,9 +554,9 @@ class Worker:
     def _run(self, request: Request, folder: Path, beat: Heartbeat) -> Request:
         records = list(self.gold.records)
         path = folder / "predictions.jsonl"
-        preset = PRESETS[request.preset]
         started = time.time()
         with self.engine.serve(request, folder) as served:
+            sent = sampling.applied(served.engine, PRESETS[request.preset])
             settings = ApiSettings(
                 api_base=served.api_base,
                 model=served.model,
@@ -344,15 +564,15 @@ class Worker:
                 concurrency=self.settings.concurrency,
                 timeout=self.settings.request_timeout,
                 max_retries=self.settings.max_retries,
-                temperature=preset.temperature,
-                top_p=preset.top_p,
-                seed=preset.seed,
+                temperature=sent.temperature,
+                top_p=sent.top_p,
+                seed=sent.seed,
                 max_new_tokens=request.max_new_tokens,
+                extra_body=sent.extra_body,
             )
-            self._answer(records, path, settings)
+            seconds = self._answer(records, path, settings, folder)
         if beat.lost.is_set():
             raise LostClaim(request.id)
-        seconds = time.time() - started
         rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
         empty = sum(1 for r in rows if not str(r.get("response") or "").strip())
         if empty > self.settings.max_unanswered * len(rows):
@@ -361,40 +581,56 @@ class Worker:
                 f"(at most {self.settings.max_unanswered:.0%} may be); a reasoning model may "
                 "need the reasoning budget"
             )
-        evaluation = self._evaluation(request, served, rows, empty, seconds, started)
-        return self._store(request, rows, folder, evaluation)
+        evaluation = self._evaluation(request, served, sent, rows, empty, seconds, started)
+        return self._store(request, rows, folder, evaluation, sent)
 
-    def _answer(self, records: list, path: Path, settings: ApiSettings) -> None:
-        """Every item answered into `path` (resumed when an earlier attempt left rows)."""
-        writer = _writer(path, settings)
+    def _answer(self, records: list, path: Path, settings: ApiSettings, folder: Path) -> float:
+        """Every item answered into `path` (resumed when an earlier attempt left rows); the
+        seconds spent answering them, over every attempt on this machine."""
+        writer, fresh = _writer(path, settings)
+        timer = AnsweringTime(folder / "answering.json", fresh=fresh)
         try:
             done = len({r.id for r in records} & writer.done)
             log.info("%d items, %d answered already", len(records), done)
             try:
-                run_api(records, writer, settings, _LogProgress(len(records), done))
+                run_api(records, writer, settings, _LogProgress(len(records), done, timer))
             except InputError as exc:
                 status = self.engine.exit_status()
                 log.error("the run stopped: %s", exc)  # the operator's log: details allowed
+                log_path = getattr(self.engine, "log_path", None)
+                if status is not None and log_path is not None and out_of_memory(log_path):
+                    raise EngineError(
+                        f"the engine ran out of memory during the run (exit status {status}); "
+                        "the operator's GPUs are too small or busy",
+                        OPERATOR,
+                    ) from None
                 if status is not None:
                     raise EngineError(
                         f"the engine stopped during the run (exit status {status}) after "
                         f"{len(writer.done):,} of {len(records):,} items; the operator has its "
                         "log"
                     ) from None
+                if not writer.done and "failed after" in str(exc):
+                    raise EngineError(
+                        "the engine answered no item before timing out (the operator has the logs)",
+                        OPERATOR,
+                    ) from None
                 raise RunFailed(_public_reason(exc)) from None
         finally:
+            timer.save(force=True)  # first: a second Ctrl-C may cut the rest short
             writer.close()
+        return timer.seconds
 
     def _evaluation(
         self,
         request: Request,
         served: Served,
+        sent: sampling.Applied,
         rows: list[dict[str, Any]],
         empty: int,
         seconds: float,
         started: float,
     ) -> Evaluation:
-        preset = PRESETS[request.preset]
         usage = [r.get("usage") for r in rows]
         counted = all(isinstance(u, dict) for u in usage)
 
@@ -409,9 +645,9 @@ class Worker:
             model=request.model,
             revision=request.revision,
             preset=request.preset,
-            temperature=preset.temperature,
-            top_p=preset.top_p,
-            seed=preset.seed,
+            temperature=sent.temperature,
+            top_p=sent.top_p,
+            seed=sent.seed,
             max_new_tokens=request.max_new_tokens,
             reasoning=request.reasoning,
             engine=re.sub(r"[^\w.+:@/ ()-]", "", served.engine)[:80],
@@ -432,7 +668,12 @@ class Worker:
         )
 
     def _store(
-        self, request: Request, rows: list[dict[str, Any]], folder: Path, evaluation: Evaluation
+        self,
+        request: Request,
+        rows: list[dict[str, Any]],
+        folder: Path,
+        evaluation: Evaluation,
+        sent: sampling.Applied,
     ) -> Request:
         """The run's entries (all its sources, then each combination of fewer) and the request
         finished, in one commit."""
@@ -444,7 +685,7 @@ class Worker:
             parameter_text(request.parameters),
             f"Evaluated by the leaderboard (request {request.id}): "
             f"{PRESETS[request.preset].label}, up to {request.max_new_tokens:,} new tokens "
-            f"per item, prompts {PROMPT_VERSION}.",
+            f"per item, prompts {PROMPT_VERSION}. Sampling: {sent.how}.",
             self.limits,
         )
         shas: list[str] = []
