@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ...errors import InputError
 from ..requests.model import DEFAULT_PRESET, FINISHED, PRESETS
+from ..store.evaluation import REQUEST_ID
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -64,6 +65,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="ID",
         help="with --once: evaluate this Hub model as the operator (a reference entry)",
     )
+    w.add_argument(
+        "--request",
+        metavar="ID",
+        help="with --once: run this request only (one claimed under --worker-id already, as "
+        "the Jobs dispatcher does, or a pending one)",
+    )
     w.add_argument("--revision", default="main", help="with --model (default main)")
     w.add_argument("--preset", choices=list(PRESETS), default=DEFAULT_PRESET, help="with --model")
     w.add_argument("--reasoning", action="store_true", help="with --model: the larger budget")
@@ -107,6 +114,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _check(args: argparse.Namespace) -> None:
     if args.model and not args.once:
         raise InputError("--model needs --once (seed one reference entry, then stop)")
+    if args.request and (not args.once or args.model):
+        raise InputError("--request needs --once, without --model")
+    if args.request and not REQUEST_ID.fullmatch(args.request):
+        raise InputError("--request: not a request id (12 hexadecimal digits)")
     for name, low in (("poll", 1), ("lease", 30), ("engine_timeout", 1), ("timeout", 1)):
         if getattr(args, name) < low:
             raise InputError(f"--{name.replace('_', '-')} must be at least {low} seconds")
@@ -125,6 +136,7 @@ def run_worker(args: argparse.Namespace) -> int:
     _check(args)
     from ..cli import _notify
     from ..config import SpaceConfig
+    from ..jobs.command import JobRun
     from ..requests.ledger import RequestLedger
     from ..service import _gold_of
     from ..store import Store
@@ -175,6 +187,7 @@ def run_worker(args: argparse.Namespace) -> int:
         api_key=api_key,
         hub_endpoint=config.hub_endpoint,
         hub_token=config.hub_token,
+        job=JobRun.from_env(),
     )
 
     def notify() -> None:
@@ -209,7 +222,7 @@ def run_worker(args: argparse.Namespace) -> int:
             flush=True,
         )
         if args.once:
-            only = None
+            only = args.request
             if args.model:
                 seeded = worker.seed(args.model, args.revision, args.preset, args.reasoning)
                 print(f"request {seeded.id}: {seeded.model} at {seeded.revision[:12]}", flush=True)

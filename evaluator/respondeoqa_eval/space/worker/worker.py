@@ -43,6 +43,7 @@ from ...runner.openai_api import ApiSettings, run_api
 from ...runner.output import PredictionWriter
 from ...runner.prompts import PROMPT_VERSION
 from ..config import Limits
+from ..jobs.command import JobRun
 from ..metadata import clean_metadata
 from ..requests.desk import (
     clean_model_id,
@@ -52,7 +53,7 @@ from ..requests.desk import (
     parameter_text,
 )
 from ..requests.ledger import LostClaim, RequestLedger
-from ..requests.model import FAILED, PRESETS, Request, iso
+from ..requests.model import FAILED, PRESETS, RUNNING, Request, iso
 from ..store import DuplicateSubmissionError, Store
 from ..store.evaluation import Evaluation
 from ..store.hub import HubUnavailable, model_info
@@ -88,6 +89,7 @@ class WorkerSettings:
     api_key: str | None = None  # for the engine (an Inference Endpoint takes an HF token)
     hub_endpoint: str | None = None  # for the entries' links and the model info
     hub_token: str | None = None
+    job: JobRun | None = None  # inside a Hugging Face Job: its flavor, price and start
 
 
 class Heartbeat:
@@ -164,6 +166,17 @@ def _public_reason(exc: InputError) -> str:
     return "the run could not be completed; the operator has the logs"
 
 
+def _job_fields(job: JobRun | None) -> dict[str, Any]:
+    """A Job's flavor, price and time so far (up to the entries' commit), for the evaluation."""
+    if job is None:
+        return {}
+    return {
+        "hardware": job.flavor,
+        "price_per_hour": job.price_per_hour,
+        "job_seconds": round(max(0.0, time.time() - job.started), 1),
+    }
+
+
 def _writer(path: Path, settings: ApiSettings) -> PredictionWriter:
     """The request's predictions file, open to go on from an earlier attempt's answers; begun
     again when those were made under another engine name, prompt version or sampling."""
@@ -232,7 +245,8 @@ class Worker:
         """Claim one request (the one with id `only`, when given) and run it; the request as
         it ended, or None when none was waiting."""
         accept = self.engine.accepts if only is None else lambda r: r.id == only
-        request = self.ledger.claim(
+        request = None if only is None else self._adopt(only)
+        request = request or self.ledger.claim(
             self.settings.worker_id,
             self.settings.lease,
             accept=accept,
@@ -250,6 +264,22 @@ class Worker:
             request.attempts,
         )
         return self.run(request)
+
+    def _adopt(self, rid: str) -> Request | None:
+        """Request `rid` when it is claimed already under this worker's id (the Jobs
+        dispatcher claims it, then starts this worker in a Job with that id), its lease
+        renewed; None otherwise."""
+        current = self.ledger.read_now()[1].get(rid)
+        if (
+            current is None
+            or current.status != RUNNING
+            or current.worker != self.settings.worker_id
+        ):
+            return None
+        try:
+            return self.ledger.renew(current, self.settings.worker_id, self.settings.lease)
+        except LostClaim:
+            return None
 
     def seed(self, model: str, revision: str, preset: str, reasoning: bool) -> Request:
         """The operator's own request for a model (a reference entry): made, or reopened when
@@ -429,6 +459,7 @@ class Worker:
             seconds=round(seconds, 1),
             started=iso(started),
             finished=iso(time.time()),
+            **_job_fields(self.settings.job),
         )
 
     def _store(
