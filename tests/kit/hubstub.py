@@ -14,7 +14,7 @@ is what makes a read-then-commit atomic for the record's writers. Model reposito
 the README's front matter, the parameter count read from the safetensors headers, siblings); a
 private model is "not found" to this token, as to any token without access, and an unknown
 revision is RevisionNotFound. And it fails on demand (`fail`): HTTP 5xx (or any status) on the
-next N requests whose method and path match, the Hub's passing outages.
+next N requests whose method and path match, the Hub's passing outages. With `jobs` (kit/jobstub.py) it also answers the Jobs API.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 
@@ -102,6 +103,7 @@ class HubStub:
     lfs_objects: dict[str, bytes] = field(default_factory=dict)  # sha256 -> uploaded bytes
     lfs_paths: set[str] = field(default_factory=set)  # "type:id:path" stored through LFS
     gated: dict[str, str] = field(default_factory=dict)  # "model:id" -> "auto" / "manual"
+    jobs: Any = None  # a kit.jobstub.JobStub answers /api/jobs/ (Hugging Face Jobs)
 
     def fail(self, method: str, path_part: str, status: int = 500, times: int = 1) -> None:
         """Answer the next `times` requests of `method` whose path contains `path_part` with
@@ -253,6 +255,9 @@ class HubStub:
 
     def _route(self, h, method: str, path: str, query: str, body: bytes) -> None:
         seg = path.strip("/").split("/")
+        if self.jobs is not None and seg[:2] == ["api", "jobs"] and len(seg) >= 3:
+            self.jobs.route(self, h, method, path, query, body)
+            return
         if method == "PUT" and seg[0] == "lfs-upload":  # the href the batch endpoint gave out
             oid = seg[1]
             if hashlib.sha256(body).hexdigest() != oid:
