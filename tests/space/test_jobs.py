@@ -330,3 +330,28 @@ def test_the_lease_is_renewed_while_the_job_waits_for_hardware(
             break
         time.sleep(0.1)
     assert job.stage == "CANCELED"
+
+
+def test_a_jobs_run_shows_its_hardware_time_and_cost_and_older_entries_read_as_before() -> None:
+    from dataclasses import replace
+
+    from respondeoqa_eval.space.store.evaluation import Evaluation, EvaluationError
+    from respondeoqa_eval.space.views.verified import evaluation_fields
+
+    from .test_record_writers import EVALUATION
+
+    old = EVALUATION.to_dict()
+    for key in ("hardware", "price_per_hour", "job_seconds"):
+        del old[key]  # an entry stored before Jobs existed
+    assert Evaluation.from_dict(old) == EVALUATION
+    assert "Cost" not in dict(evaluation_fields(EVALUATION))
+    on_job = replace(EVALUATION, hardware="a100-large", price_per_hour=2.5, job_seconds=1801.0)
+    fields = dict(evaluation_fields(Evaluation.from_dict(on_job.to_dict())))
+    assert fields["Hardware"] == "a100-large (Nvidia A100 - large), a Hugging Face Job"
+    assert fields["Job wall time"] == "1,801 s, billed as 31 min"
+    assert fields["Cost"].startswith("$1.29 (31 min x $2.50/h")  # 31 x 2.50 / 60
+    names = [name for name, _ in evaluation_fields(on_job)]
+    assert names.index("Tokens") + 1 == names.index("Hardware")  # beside the token counts
+    for bad in ({"hardware": "<b>x</b>"}, {"price_per_hour": -1}, {"job_seconds": "soon"}):
+        with pytest.raises(EvaluationError, match="evaluation\\."):
+            Evaluation.from_dict({**on_job.to_dict(), **bad})
