@@ -355,3 +355,61 @@ def test_a_jobs_run_shows_its_hardware_time_and_cost_and_older_entries_read_as_b
     for bad in ({"hardware": "<b>x</b>"}, {"price_per_hour": -1}, {"job_seconds": "soon"}):
         with pytest.raises(EvaluationError, match="evaluation\\."):
             Evaluation.from_dict({**on_job.to_dict(), **bad})
+
+
+def test_the_jobs_api_failing_changes_nothing_and_a_job_not_started_gives_its_request_back(
+    hub: HubStub, jobs, tmp_path: Path
+) -> None:
+    from respondeoqa_eval.space.store.hub import HubUnavailable
+
+    jobs.hold = True
+    rid = requested(hub, tmp_path)
+    dispatcher = dispatcher_of(hub, tmp_path / "d")
+    commits = len(hub.commits)
+    hub.fail("GET", "/api/jobs/operator", 500, times=20)  # the list of Jobs: an outage
+    with pytest.raises(HubUnavailable, match="the Jobs of operator"):
+        dispatcher.round()
+    assert len(hub.commits) == commits and now_of(hub, rid).status == PENDING
+    hub.faults.clear()
+    hub.fail("POST", "/api/jobs/operator", 402)  # no credit: the Job is refused
+    done = dispatcher.round()
+    assert "could not be started (HfHubHTTPError)" in done.waiting[0], done.lines()
+    back = now_of(hub, rid)
+    assert back.status == PENDING and back.attempts == 0 and not jobs.created
+    dispatcher.round()
+    assert len(jobs.created) == 1 and now_of(hub, rid).status == RUNNING
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--max-jobs", "0"], "--max-jobs, --max-attempts and --items must be at least 1"),
+        (["--daily-cap", "-1"], "--daily-cap must be a positive number"),
+        (["--request-cap", "nan"], "--request-cap must be a positive number"),
+        (["--loop", "--poll", "600"], "--poll must be at most a third of --lease"),
+        (["--job-token-env", "NO_SUCH_TOKEN_VAR"], "--job-token-env NO_SUCH_TOKEN_VAR: that"),
+    ],
+)
+def test_bad_dispatch_options_are_one_line(
+    args: list[str], message: str, capsys, monkeypatch
+) -> None:
+    from respondeoqa_eval.cli import main
+
+    monkeypatch.setenv("HF_TOKEN", TOKEN)
+    monkeypatch.delenv("NO_SUCH_TOKEN_VAR", raising=False)
+    code = main(["space", "dispatch", "--repo", RECORD_REPO, *args])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_the_worker_takes_a_request_id_only_with_once(capsys, monkeypatch) -> None:
+    from respondeoqa_eval.cli import main
+
+    monkeypatch.setenv("HF_TOKEN", TOKEN)
+    for args, message in (
+        (["--request", "0123456789ab"], "--request needs --once"),
+        (["--once", "--request", "../etc"], "--request: not a request id"),
+    ):
+        code = main(["space", "worker", "--repo", RECORD_REPO, "--api-base", "x", *args])
+        err = capsys.readouterr().err
+        assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err

@@ -37,7 +37,7 @@ from typing import Any
 from ..requests.desk import parameter_text
 from ..requests.ledger import LostClaim, RequestLedger
 from ..requests.model import FAILED, RUNNING, Request
-from ..store.hub import HubUnavailable, model_info
+from ..store.hub import HubUnavailable, describe, model_info
 from .command import (
     IMAGE,
     LABEL_RECORD,
@@ -173,19 +173,27 @@ class Dispatcher:
 
     def jobs(self) -> list[Any]:
         """This record's Jobs, oldest first."""
-        found = self.api.list_jobs(
-            labels={LABEL_RECORD: record_label(self.settings.repo)},
-            namespace=self.settings.namespace,
-        )
+        try:
+            found = list(
+                self.api.list_jobs(
+                    labels={LABEL_RECORD: record_label(self.settings.repo)},
+                    namespace=self.settings.namespace,
+                )
+            )
+        except Exception as exc:  # the Hub's HTTP errors and outages: the next round
+            raise HubUnavailable(f"the Jobs of {self.settings.namespace}: {describe(exc)}") from exc
         return sorted(found, key=lambda j: (j.created_at is None, j.created_at, j.id))
 
     def out_of_memory(self, job: Any) -> bool:
         """Whether an ended Job's log ends with the out-of-memory line (read once)."""
         if job.id not in self._oom:
-            lines: Iterable[str] = self.api.fetch_job_logs(
-                job_id=job.id, namespace=self.settings.namespace, tail=20
-            )
-            self._oom[job.id] = any(OOM_LINE in line for line in lines)
+            try:
+                lines: Iterable[str] = self.api.fetch_job_logs(
+                    job_id=job.id, namespace=self.settings.namespace, tail=20
+                )
+                self._oom[job.id] = any(OOM_LINE in line for line in lines)
+            except Exception as exc:  # not known yet: the request is settled at a later round
+                raise HubUnavailable(f"the log of Job {job.id}: {describe(exc)}") from exc
         return self._oom[job.id]
 
     # -- a round -------------------------------------------------------------------------
@@ -235,7 +243,10 @@ class Dispatcher:
 
     def _cancel(self, job: Any, why: str) -> None:
         log.warning("Job %s cancelled: %s", job.id, why)
-        self.api.cancel_job(job_id=job.id, namespace=self.settings.namespace)
+        try:
+            self.api.cancel_job(job_id=job.id, namespace=self.settings.namespace)
+        except Exception as exc:  # asked again at the next round
+            log.error("Job %s not cancelled: %s", job.id, describe(exc))
 
     def _settle(self, job: Any, request: Request, its_jobs: list[Any]) -> str:
         """End the request of an ended Job as the rules say; a line saying how, or ""."""
