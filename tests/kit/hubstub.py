@@ -14,7 +14,8 @@ is what makes a read-then-commit atomic for the record's writers. Model reposito
 the README's front matter, the parameter count read from the safetensors headers, siblings); a
 private model is "not found" to this token, as to any token without access, and an unknown
 revision is RevisionNotFound. And it fails on demand (`fail`): HTTP 5xx (or any status) on the
-next N requests whose method and path match, the Hub's passing outages. With `jobs` (kit/jobstub.py) it also answers the Jobs API.
+next N requests whose method and path match, the Hub's passing outages. With `jobs`
+(kit/jobstub.py) it also answers the Jobs API, as the Hub does on the same endpoint.
 """
 
 from __future__ import annotations

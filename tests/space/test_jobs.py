@@ -348,7 +348,7 @@ def test_a_jobs_run_shows_its_hardware_time_and_cost_and_older_entries_read_as_b
     on_job = replace(EVALUATION, hardware="a100-large", price_per_hour=2.5, job_seconds=1801.0)
     fields = dict(evaluation_fields(Evaluation.from_dict(on_job.to_dict())))
     assert fields["Hardware"] == "a100-large (Nvidia A100 - large), a Hugging Face Job"
-    assert fields["Job wall time"] == "1,801 s, billed as 31 min"
+    assert fields["Job wall time"] == "1,801 s from its start to its results: 31 billed min"
     assert fields["Cost"].startswith("$1.29 (31 min x $2.50/h")  # 31 x 2.50 / 60
     names = [name for name, _ in evaluation_fields(on_job)]
     assert names.index("Tokens") + 1 == names.index("Hardware")  # beside the token counts

@@ -81,7 +81,7 @@ def test_a_request_runs_on_a_job_and_its_entries_show_their_cost(
         minutes = math.ceil(ev.job_seconds / 60)
         for shown in (
             "l4x1 (1x Nvidia L4), a Hugging Face Job",
-            f"{ev.job_seconds:,.0f} s, billed as {minutes:,} min",
+            f"{ev.job_seconds:,.0f} s from its start to its results: {minutes:,} billed min",
             f"${minutes * 0.80 / 60:,.2f} ({minutes:,} min x $0.80/h",
             f"{ev.completion_tokens:,} generated",
         ):

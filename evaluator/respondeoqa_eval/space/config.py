@@ -3,9 +3,10 @@
 `SpaceConfig.from_env` reads each variable of the table once, checks its type and range, and
 fails with one line naming the variable (`InputError`; the CLI exits 2). `respondeoqa-eval space`
 (whose options override the environment), the operator tools and the Hub Space entry point
-(`space/app.py`) all build their config here. The Hugging Face Jobs hardware, its prices and
-the flavor rule of `space dispatch` are one table too: `space/jobs/flavors.py`. The settings tables of the README and of
+(`space/app.py`) all build their config here. The settings tables of the README and of
 `space/README.md` are rendered from `SETTINGS` (`settings_markdown`; a test keeps them equal).
+The Hugging Face Jobs hardware, its prices and the flavor rule of `space dispatch` are one
+table too, in `space/jobs/flavors.py`.
 """
 
 from __future__ import annotations

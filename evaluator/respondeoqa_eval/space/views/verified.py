@@ -39,7 +39,10 @@ def _job(ev: Evaluation) -> list[tuple[str, str]]:
     minutes = billed_minutes(ev.job_seconds)
     return [
         ("Hardware", f"{name}, a Hugging Face Job"),
-        ("Job wall time", f"{ev.job_seconds:,.0f} s, billed as {minutes:,} min"),
+        (
+            "Job wall time",
+            f"{ev.job_seconds:,.0f} s from its start to its results: {minutes:,} billed min",
+        ),
         (
             "Cost",
             f"{money(billed_cost(ev.job_seconds, ev.price_per_hour))} ({minutes:,} min x "
