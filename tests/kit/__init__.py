@@ -4,6 +4,8 @@
 - `space_server`: the real `respondeoqa-eval space` in a subprocess, on a free port;
 - `hubstub`: a loopback Hugging Face Hub (the endpoints huggingface_hub's client calls), with
   the Hub's faults on demand (HTTP 5xx, LFS uploads for `*.gz`);
+- `jobstub`: Hugging Face Jobs on loopback (mounted in `hubstub`): a Job's command as a local
+  process, the vLLM image stood in for by `transformers serve` or a fake engine; its faults;
 - `oidcstub`: a loopback OpenID provider for the Space's Hugging Face login;
 - `browser`: Debian's chromium, started the way this machine's closed network needs.
 """

@@ -20,7 +20,8 @@ Beyond passing faults, the bad days of an operator: `deny_writes` refuses every 
 Hub's HTTP 403 (a read-only token, a repo made read-only); `delete_repo` deletes a repository
 and its history (a `create` then makes a new, empty one whose history shares no commit with the
 old); the commit history is served (`/api/{type}s/{id}/commits/{rev}`, newest first), and any
-number of clients may write at once (two Spaces on one record: the 412 above decides).
+number of clients may write at once (two Spaces on one record: the 412 above decides). With `jobs`
+(kit/jobstub.py) it also answers the Jobs API, as the Hub does on the same endpoint.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 
@@ -111,6 +113,7 @@ class HubStub:
     history: dict[str, list[str]] = field(default_factory=dict)  # "type:id" -> commit ids
     generation: dict[str, int] = field(default_factory=dict)  # "type:id" -> times deleted
     read_only: set[str] = field(default_factory=set)  # "type:id" refusing commits (403)
+    jobs: Any = None  # a kit.jobstub.JobStub answers /api/jobs/ (Hugging Face Jobs)
 
     def hold_commits(self, after: int = 0) -> None:
         """Let `after` more commit requests through, then keep the next ones waiting (the
@@ -314,6 +317,9 @@ class HubStub:
 
     def _route(self, h, method: str, path: str, query: str, body: bytes) -> None:
         seg = path.strip("/").split("/")
+        if self.jobs is not None and seg[:2] == ["api", "jobs"] and len(seg) >= 3:
+            self.jobs.route(self, h, method, path, query, body)
+            return
         if method == "PUT" and seg[0] == "lfs-upload":  # the href the batch endpoint gave out
             oid = seg[1]
             if hashlib.sha256(body).hexdigest() != oid:

@@ -44,6 +44,7 @@ def test_every_variable_of_the_table_is_read_and_none_elsewhere() -> None:
         "RESPONDEOQA_SPACE_MIRROR": "org/record",
         "RESPONDEOQA_GOLD_REPO": "org/gold",
         "HF_TOKEN": "hf_x",
+        "RESPONDEOQA_GOLD_TOKEN": "hf_gold",
         "HF_ENDPOINT": "http://127.0.0.1:9",
         "GRADIO_SERVER_NAME": "0.0.0.0",
     }

@@ -1,5 +1,6 @@
 """`respondeoqa-eval space`: start the leaderboard; `space admin`: the operator's tools;
-`space worker` (worker/cli.py): the operator's evaluation worker; `space bundle` / `space
+`space worker` (worker/cli.py): the operator's evaluation worker; `space dispatch`
+(jobs/cli.py): the requests on Hugging Face Jobs; `space bundle` / `space
 deploy` (deploy/bundle.py): the Hub Space repository."""
 
 from __future__ import annotations
@@ -48,12 +49,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="Hub dataset repo of record (default: $RESPONDEOQA_SPACE_MIRROR; off)",
     )
     p.set_defaults(func=run)
-    sub = p.add_subparsers(dest="space_command", metavar="{admin,worker,bundle,deploy}")
+    sub = p.add_subparsers(dest="space_command", metavar="{admin,worker,dispatch,bundle,deploy}")
     _register_admin(sub)
     from .deploy.bundle import register as register_bundle
+    from .jobs.cli import register as register_dispatch
     from .worker.cli import register as register_worker
 
     register_worker(sub)
+    register_dispatch(sub)
     register_bundle(sub)
 
 

@@ -5,6 +5,8 @@ fails with one line naming the variable (`InputError`; the CLI exits 2). `respon
 (whose options override the environment), the operator tools and the Hub Space entry point
 (`space/app.py`) all build their config here. The settings tables of the README and of
 `space/README.md` are rendered from `SETTINGS` (`settings_markdown`; a test keeps them equal).
+The Hugging Face Jobs hardware, its prices and the flavor rule of `space dispatch` are one
+table too, in `space/jobs/flavors.py`.
 """
 
 from __future__ import annotations
@@ -78,6 +80,7 @@ class SpaceConfig:
     commit_window: float = 0.1  # submissions arriving within it share one record commit
     min_coverage: float = 0.9
     gold_repo: str | None = None
+    gold_token: str | None = field(default=None, repr=False)  # None: hub_token reads the gold
     oauth: bool = False  # on a Space with hf_oauth: submitting needs a login
 
     @classmethod
@@ -243,6 +246,7 @@ class Setting:
 ENV_DB = "RESPONDEOQA_SPACE_DB"
 ENV_MIRROR = "RESPONDEOQA_SPACE_MIRROR"
 ENV_GOLD_REPO = "RESPONDEOQA_GOLD_REPO"
+ENV_GOLD_TOKEN = "RESPONDEOQA_GOLD_TOKEN"
 ENV_TOKEN = "HF_TOKEN"
 ENV_ENDPOINT = "HF_ENDPOINT"
 ENV_SPACE_ID = "SPACE_ID"  # set by the Hub on a Space
@@ -421,6 +425,12 @@ SETTINGS: tuple[Setting, ...] = (
         "private Hub dataset repo with the Certamen / NLE files, downloaded at start-up",
         _repo_id,
         shown_default="\u2014 (off)",
+    ),
+    Setting(
+        ENV_GOLD_TOKEN,
+        "gold_token",
+        None,
+        "secret: reads the gold repo (default `$HF_TOKEN`); what a Hugging Face Job is given",
     ),
     Setting(
         ENV_DATA_DIR,

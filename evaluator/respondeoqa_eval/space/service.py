@@ -139,7 +139,8 @@ def _gold_of(config: SpaceConfig) -> GoldSet:
     data_dir = config.data_dir
     if data_dir is None and config.gold_repo:
         data_dir = Path(tempfile.mkdtemp(prefix="respondeoqa-gold-"))
-        repo = HubRepo(config.gold_repo, token=config.hub_token, endpoint=config.hub_endpoint)
+        token = config.gold_token or config.hub_token
+        repo = HubRepo(config.gold_repo, token=token, endpoint=config.hub_endpoint)
         try:
             fetched = repo.download_folder(data_dir, ["*.json", "*.jsonl"])
         except HubUnavailable as exc:

@@ -64,6 +64,11 @@ class Evaluation:
     seconds: float  # wall time of the answering
     started: str
     finished: str
+    # a run on Hugging Face Jobs (space/jobs/): its flavor, hourly price and time up to the
+    # commit of its entries; "" / None for a run on the operator's own machine
+    hardware: str = ""
+    price_per_hour: float | None = None
+    job_seconds: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -118,4 +123,7 @@ class Evaluation:
             seconds=get.number("seconds"),  # type: ignore[arg-type]
             started=get.when("started"),
             finished=get.when("finished"),
+            hardware=get.text("hardware"),
+            price_per_hour=get.number("price_per_hour", optional=True),
+            job_seconds=get.number("job_seconds", optional=True),
         )

@@ -3,6 +3,7 @@ provenance of the run (pure; every value is plain text)."""
 
 from __future__ import annotations
 
+from ..jobs.flavors import FLAVORS, PRICE_SOURCE, billed_cost, billed_minutes, money
 from ..rows import coverage_label
 from ..store.evaluation import Evaluation
 
@@ -29,6 +30,27 @@ def _tokens(ev: Evaluation) -> str:
     )
 
 
+def _job(ev: Evaluation) -> list[tuple[str, str]]:
+    """A run on Hugging Face Jobs: its hardware, wall time and cost as billed."""
+    if not ev.hardware or ev.price_per_hour is None or ev.job_seconds is None:
+        return []
+    known = FLAVORS.get(ev.hardware)
+    name = f"{ev.hardware} ({known.label})" if known else ev.hardware
+    minutes = billed_minutes(ev.job_seconds)
+    return [
+        ("Hardware", f"{name}, a Hugging Face Job"),
+        (
+            "Job wall time",
+            f"{ev.job_seconds:,.0f} s from its start to its results: {minutes:,} billed min",
+        ),
+        (
+            "Cost",
+            f"{money(billed_cost(ev.job_seconds, ev.price_per_hour))} ({minutes:,} min x "
+            f"{money(ev.price_per_hour)}/h, {PRICE_SOURCE})",
+        ),
+    ]
+
+
 def evaluation_fields(ev: Evaluation) -> list[tuple[str, str]]:
     """(field, value) rows of a verified entry's run, for its detail."""
     return [
@@ -50,5 +72,6 @@ def evaluation_fields(ev: Evaluation) -> list[tuple[str, str]]:
         ("Run covered", f"{ev.items:,} items: {coverage_label(ev.run_sources)}"),
         ("Empty answers", f"{ev.empty:,}"),
         ("Tokens", _tokens(ev)),
+        *_job(ev),
         ("Answering time", f"{ev.seconds:,.0f} s ({ev.started} to {ev.finished})"),
     ]

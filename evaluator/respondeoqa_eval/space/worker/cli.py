@@ -91,8 +91,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     w.add_argument(
         "--request",
         metavar="ID",
-        help="with --once: run only this request (e.g. one Job per request); nothing else is "
-        "claimed",
+        help="with --once: run this request only (one claimed under --worker-id already, as "
+        "the Jobs dispatcher does, or a pending one)",
     )
     w.add_argument("--revision", default="main", help="with --model (default main)")
     w.add_argument("--preset", choices=list(PRESETS), default=DEFAULT_PRESET, help="with --model")
@@ -181,6 +181,7 @@ def run_worker(args: argparse.Namespace) -> int:
     """Build the worker from the options and run it (see `Worker`)."""
     _check(args)
     from ..config import SpaceConfig
+    from ..jobs.command import JobRun
     from ..notify import notify_space
     from ..requests.ledger import RequestLedger
     from ..service import _gold_of
@@ -246,6 +247,7 @@ def run_worker(args: argparse.Namespace) -> int:
         max_operator_faults=args.max_operator_faults,
         check_model=args.check_model or CHECK_MODEL,
         check_revision=args.check_revision,
+        job=JobRun.from_env(),
     )
 
     def notify() -> None:

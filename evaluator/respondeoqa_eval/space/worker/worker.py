@@ -54,6 +54,7 @@ from ...runner.openai_api import ApiSettings, run_api
 from ...runner.output import PredictionWriter
 from ...runner.prompts import PROMPT_VERSION, build_messages
 from ..config import Limits
+from ..jobs.command import JobRun
 from ..metadata import clean_metadata
 from ..requests.desk import (
     clean_model_id,
@@ -104,6 +105,7 @@ class WorkerSettings:
     max_operator_faults: int = 3  # operator-side failures in a row before the worker stops
     check_model: str = CHECK_MODEL  # the preflight's reference model (a started engine)
     check_revision: str = "main"
+    job: JobRun | None = None  # inside a Hugging Face Job: its flavor, price and start
 
 
 class WorkerStopped(Exception):
@@ -213,6 +215,17 @@ def _public_reason(exc: InputError) -> str:
     if "failed after" in str(exc):
         return "the engine stopped answering (timeouts or dropped connections)"
     return "the run could not be completed; the operator has the logs"
+
+
+def _job_fields(job: JobRun | None) -> dict[str, Any]:
+    """A Job's flavor, price and time so far (up to the entries' commit), for the evaluation."""
+    if job is None:
+        return {}
+    return {
+        "hardware": job.flavor,
+        "price_per_hour": job.price_per_hour,
+        "job_seconds": round(max(0.0, time.time() - job.started), 1),
+    }
 
 
 def _writer(path: Path, settings: ApiSettings) -> tuple[PredictionWriter, bool]:
@@ -379,10 +392,12 @@ class Worker:
     def run_once(self, only: str | None = None) -> Request | None:
         """Claim one request (the one with id `only`, when given) and run it; the request as
         it ended, or None when none was waiting (`failed_now` holds any request the claim
-        failed instead: it had been interrupted too often; `idle_text` says why)."""
+        failed instead: it had been interrupted too often; `idle_text` says why). A request
+        claimed already under this worker's id (the Jobs dispatcher's claim) is adopted."""
         accept = self.accepts if only is None else lambda r: r.id == only and self.accepts(r)
         self.failed_now = []
-        request = self.ledger.claim(
+        request = None if only is None else self._adopt(only)
+        request = request or self.ledger.claim(
             self.settings.worker_id,
             self.settings.lease,
             accept=accept,
@@ -440,6 +455,22 @@ class Worker:
                 + ")"
             )
         return "no request is waiting (nothing pending)"
+
+    def _adopt(self, rid: str) -> Request | None:
+        """Request `rid` when it is claimed already under this worker's id (the Jobs
+        dispatcher claims it, then starts this worker in a Job with that id), its lease
+        renewed; None otherwise."""
+        current = self.ledger.read_now()[1].get(rid)
+        if (
+            current is None
+            or current.status != RUNNING
+            or current.worker != self.settings.worker_id
+        ):
+            return None
+        try:
+            return self.ledger.renew(current, self.settings.worker_id, self.settings.lease)
+        except LostClaim:
+            return None
 
     def seed(self, model: str, revision: str, preset: str, reasoning: bool) -> Request:
         """The operator's own request for a model (a reference entry): made, or reopened when
@@ -665,6 +696,7 @@ class Worker:
             seconds=round(seconds, 1),
             started=iso(started),
             finished=iso(time.time()),
+            **_job_fields(self.settings.job),
         )
 
     def _store(
