@@ -159,8 +159,9 @@ def test_a_killed_job_gives_its_request_back_and_a_new_job_runs_it(
     done = dispatcher.round()
     assert len(done.launched) == 1 and "1x Nvidia L4" in done.launched[0], done.lines()
     (first,) = jobs.jobs.values()
-    # the Job's worker adopted the dispatcher's claim and is answering
-    wait_for_log(jobs, first.id, "answering: 0 of")
+    # the Job's worker holds the dispatcher's claim and has its engine up (its engine check, on
+    # the stand-in's "hang" engine, then waits for an answer that never comes: mid-run)
+    wait_for_log(jobs, first.id, "engine ready: ")
     claimed = now_of(hub, rid)
     assert (
         claimed.status == RUNNING and claimed.worker == first.spec["labels"]["respondeoqa-worker"]
@@ -180,12 +181,12 @@ def test_a_killed_job_gives_its_request_back_and_a_new_job_runs_it(
     assert any(f"its Job {first.id} ended (error)" in h for h in again.history)
     # the Job's log quotes no private item, and no token
     logs = "\n".join(dispatcher.api.fetch_job_logs(job_id=first.id, namespace="operator"))
-    assert "answering: 0 of" in logs and TOKEN not in logs
+    assert "engine ready: " in logs and TOKEN not in logs
     from synthetic import SECRET_MARKER
 
     assert SECRET_MARKER not in logs
     # a third end: interrupted as often as allowed, it fails with a public reason
-    wait_for_log(jobs, second[0].id, "answering: 0 of")
+    wait_for_log(jobs, second[0].id, "engine ready: ")
     jobs.kill(second[0].id)
     dispatcher.settings.max_attempts = 2
     done = dispatcher.round()
@@ -200,7 +201,7 @@ def test_a_job_that_reaches_its_timeout_fails_its_request(
     dispatcher = dispatcher_of(hub, tmp_path / "d")
     dispatcher.round()
     (job,) = jobs.jobs.values()
-    wait_for_log(jobs, job.id, "answering: 0 of")
+    wait_for_log(jobs, job.id, "engine ready: ")
     jobs.timeout_now(job.id)
     done = dispatcher.round()
     ended = now_of(hub, rid)
@@ -408,7 +409,7 @@ def test_the_worker_takes_a_request_id_only_with_once(capsys, monkeypatch) -> No
     monkeypatch.setenv("HF_TOKEN", TOKEN)
     for args, message in (
         (["--request", "0123456789ab"], "--request needs --once"),
-        (["--once", "--request", "../etc"], "--request: not a request id"),
+        (["--once", "--request", "../etc"], "--request '../etc': not a request id"),
     ):
         code = main(["space", "worker", "--repo", RECORD_REPO, "--api-base", "x", *args])
         err = capsys.readouterr().err

@@ -31,7 +31,9 @@ from .flavors import Flavor
 IMAGE = "vllm/vllm-openai:v0.11.0"
 """The pinned engine image (vLLM's official OpenAI-compatible server)."""
 
-WORK_DIR = "/tmp/respondeoqa-work"
+WORK_DIR = "respondeoqa-work"
+"""The worker's folder, in the Job's working directory (a new container's: nothing of another
+Job's run, whose local copy of the record a new record would not be applied over)."""
 OOM_LINE = "respondeoqa-job: the engine ran out of GPU memory"
 OOM_PATTERN = "CUDA out of memory|OutOfMemoryError|No available memory for the cache blocks"
 SCRIPT = (
@@ -39,7 +41,7 @@ SCRIPT = (
     'pip install --no-cache-dir --quiet "$RESPONDEOQA_PACKAGE" || exit 3\n'
     'respondeoqa-eval "$@"\n'
     "status=$?\n"
-    f"if grep -qsE '{OOM_PATTERN}' \"$RESPONDEOQA_WORK\"/requests/*/engine.log; then\n"
+    f"if grep -qsE '{OOM_PATTERN}' \"$RESPONDEOQA_WORK\"/requests/*/engine.log \"$RESPONDEOQA_WORK\"/check/engine.log; then\n"
     f"  echo '{OOM_LINE}'\n"
     "fi\n"
     'exit "$status"\n'
