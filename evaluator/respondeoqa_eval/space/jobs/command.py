@@ -41,7 +41,7 @@ SCRIPT = (
     'pip install --no-cache-dir --quiet "$RESPONDEOQA_PACKAGE" || exit 3\n'
     'respondeoqa-eval "$@"\n'
     "status=$?\n"
-    f"if grep -qsE '{OOM_PATTERN}' \"$RESPONDEOQA_WORK\"/requests/*/engine.log \"$RESPONDEOQA_WORK\"/check/engine.log; then\n"
+    f'if grep -qsE \'{OOM_PATTERN}\' "$RESPONDEOQA_WORK"/requests/*/engine.log "$RESPONDEOQA_WORK"/check/engine.log; then\n'
     f"  echo '{OOM_LINE}'\n"
     "fi\n"
     'exit "$status"\n'
