@@ -22,7 +22,7 @@ import pytest
 from kit.hubstub import RECORD_REPO, TOKEN, HubStub
 from kit.space_server import start_server
 from respondeoqa_eval._version import __version__
-from respondeoqa_eval.gold import GoldSet
+from respondeoqa_eval.data.gold import GoldSet
 from respondeoqa_eval.space.config import Limits
 from respondeoqa_eval.space.store import Store
 from synthetic import SECRET_MARKER
