@@ -155,6 +155,9 @@ def launch(config: SpaceConfig | Space, *, prevent_thread_lock: bool = False) ->
     import signal
 
     # a Space restart sends SIGTERM: leave through the server's shutdown, then push the outbox
+    # while the interpreter still runs (huggingface_hub uploads 2+ files through a thread pool,
+    # which refuses work once the interpreter shuts down: an atexit push of 2+ files fails);
+    # atexit stays as the fallback of a server started with prevent_thread_lock
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _interrupt)
     atexit.register(space.close)
@@ -178,6 +181,7 @@ def launch(config: SpaceConfig | Space, *, prevent_thread_lock: bool = False) ->
             pass
         finally:
             demo.close(verbose=False)
+            space.close()  # a second close (atexit) finds nothing waiting
     return demo
 
 
