@@ -428,6 +428,59 @@ def test_entry_detail_html_keeps_every_user_string_text(name: str) -> None:
     assert "No such entry" in detail_html(None)
 
 
+class _DetailRows(HTMLParser):
+    """The rows of the entry detail's full breakdown (its cells' text)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.rows: list[list[str]] = []
+        self._inside = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "table":
+            self._inside = ("id", "detail-breakdown") in attrs
+        elif tag == "tr" and self._inside:
+            self.rows.append([])
+        elif tag == "td" and self._inside:
+            self.rows[-1].append("")
+
+    def handle_data(self, data: str) -> None:
+        if self._inside and self.rows and self.rows[-1]:
+            self.rows[-1][-1] += data.strip()
+
+
+def _detail_rows(report: Report) -> list[list[str]]:
+    entry = FakeEntry(7, "m", report)
+    page = detail_html(EntryDetail("Entry #7", metadata_frame(entry), breakdown_frame(report), b""))
+    parser = _DetailRows()
+    parser.feed(page)
+    return [r for r in parser.rows if r]
+
+
+def test_entry_detail_says_a_breakdown_of_only_unknown_is_not_given_as_the_summary_does(
+    public_gold,
+) -> None:
+    """The public files give no difficulty: the detail lists no "Unknown" row of all 797
+    items (it says nothing) but one line, the `score` summary's; a breakdown where some items
+    have a value keeps its Unknown group."""
+    from respondeoqa_eval import evaluate
+
+    first = public_gold.records[0]
+    report = evaluate([{"id": first.id, "answer": "x"}], public_gold, bootstrap=0)
+    rows = _detail_rows(report)
+    difficulty = [r for r in rows if r[0] == "Difficulty"]
+    assert difficulty == [["Difficulty", "not given for any of these items", "—", "—", "—"]]
+    assert "  Difficulty: not given for any of these items" in report.summary().splitlines()
+    # some items with a difficulty: every group listed, Unknown among them
+    acc = report.accuracy
+    mixed = {"advanced": Score(0.5, 100, (0.4, 0.6)), "unknown": Score(0.25, 697, (0.2, 0.3))}
+    known = replace(
+        report, accuracy=replace(acc, breakdowns={**acc.breakdowns, "by_difficulty": mixed})
+    )
+    difficulty = [r[:3] for r in _detail_rows(known) if r[0] == "Difficulty"]
+    assert difficulty == [["Difficulty", "Unknown", "25.0"], ["Difficulty", "Advanced", "50.0"]]
+
+
 class _Texts(HTMLParser):
     """Every text node of an HTML text, entities decoded."""
 
