@@ -183,8 +183,11 @@ def disagreements(
 
 def disagreements_display(df: pd.DataFrame) -> Styler:
     """`disagreements` as the page shows it: the question and the gold as escaped Markdown
-    (their emphasis in italics); API clients get the plain text."""
-    return df.style.format(gold_markdown, subset=["Question", "Gold"])
+    (their emphasis in italics), the scores as written ("1", "0.8", not the table's
+    "1.000000", which a narrow column breaks); API clients get the plain text and numbers."""
+    return df.style.format(gold_markdown, subset=["Question", "Gold"]).format(
+        lambda v: "" if pd.isna(v) else f"{v:g}", subset=["A score", "B score"]
+    )
 
 
 FORMAT_GAP_DIMENSIONS = ("by_task", "by_content", "by_language_pair")
