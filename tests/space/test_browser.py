@@ -289,7 +289,7 @@ def test_browser_leaderboard_at_a_glance(
     for tag, records, k, extra in (
         ("glance-short", short, 200, {"params": "7B", "weights": "open weights"}),
         ("glance-short-2", short, 260, {"params": "70B", "reasoning": "yes"}),
-        ("glance-feet", short + feet, 120, {"hub_model": "org/glance-feet"}),
+        ("glance-feet", short + feet, 120, {"hub_model": "org/glance-feet", "params": "500M"}),
     ):
         rows, _ = k_correct_predictions(records, k)
         path = write_jsonl(tmp_path / f"{tag}.jsonl", rows)
@@ -519,6 +519,15 @@ def test_browser_leaderboard_at_a_glance(
             sync_api.expect(page.locator("#entry-detail .detail-msg")).to_have_text(
                 re.compile(rf"^Entry #{ids[2]}"), timeout=20_000
             )
+            # a size typed as 500M is written as model cards write it
+            size = page.locator("#detail-meta tr").filter(has_text="Parameters").locator("td")
+            sync_api.expect(size).to_have_text("0.5B")
+            # a breakdown no item has a value for: one line, not a row "Unknown" of every item
+            difficulty = page.locator("#detail-breakdown tr").filter(has_text="Difficulty")
+            sync_api.expect(difficulty).to_have_count(1)
+            sync_api.expect(difficulty.locator("td").nth(1)).to_have_text(
+                "not given for any of these items"
+            )
 
             # the size chart, on its own page
             open_page(page, "Size")
@@ -699,8 +708,8 @@ def test_browser_gold_error_evidence_is_whole_beside_each_flag(
             page.goto(srv.url, wait_until="networkidle")
             open_page(page, "Items")
             msg = page.locator("#items-msg textarea")
-            sync_api.expect(msg).to_have_value(re.compile("^Item analysis of the 10 entries"),
-                                               timeout=30_000)  # fmt: skip
+            analysed = re.compile("^Item analysis of the 10 entries")
+            sync_api.expect(msg).to_have_value(analysed, timeout=30_000)
             page.locator("#items-flagged input").check()
             sync_api.expect(msg).to_have_value(re.compile(r"; [1-9]\d* shown"), timeout=30_000)
             sync_api.expect(msg).not_to_have_value(re.compile(r"; 675 shown"), timeout=30_000)
