@@ -140,20 +140,17 @@ def params_text(billions: float | None) -> str:
         return ""
     small = f"{billions:.3g}"  # the 0.1B-1B style, when the count rounds into it
     if float(small) >= 1:
-        return (f"{billions:.0f}" if billions >= 99.95 else f"{billions:.1f}").removesuffix(
-            ".0"
-        ) + "B"
+        text = f"{billions:.0f}" if billions >= 99.95 else f"{billions:.1f}".removesuffix(".0")
+        return text + "B"
     if float(small) >= 0.1:
-        return f"{small}B"
+        return small + "B"
     count = billions * 1e9
-    for unit, size, larger in (("M", 1e6, "0.1B"), ("K", 1e3, "1M")):
-        if count >= size or unit == "K":
-            value = count / size
-            text = f"{value:.0f}" if value >= 99.95 else f"{value:.1f}".removesuffix(".0")
-            if text == "1000" or (unit == "M" and float(text) >= 100):  # 999.97K is 1M
-                return larger
-            return text + unit
-    return ""
+    unit, size = ("M", 1e6) if count >= 1e6 else ("K", 1e3)
+    value = count / size
+    if value >= 99.95 and unit == "M":  # 99.96M rounds to 0.1B
+        return "0.1B"
+    text = f"{value:.0f}" if value >= 99.95 else f"{value:.1f}".removesuffix(".0")
+    return "1M" if text == "1000" else text + unit  # 999.97K is 1M
 
 
 WEIGHTS = {"open": "open weights", "api": "API only"}

@@ -51,8 +51,8 @@ def _escaped(text: str) -> str:
 def gold_markdown(text: str) -> str:
     """A public question or gold answer as Markdown for a Dataframe cell of datatype
     "markdown": its own emphasis (upstream writes a Latin word as *Thisbe*, a gold as *Fas*)
-    shown in italics, every other
-    character escaped, so the text shows as written and no markup in it ever runs."""
+    shown in italics, every other character escaped, so the text shows as written and no
+    markup in it ever runs."""
     out, at = [], 0
     for match in _EMPHASIS.finditer(text):
         out += [_escaped(text[at : match.start()]), f"*{_escaped(match.group(1))}*"]

@@ -144,8 +144,8 @@ def item_table(items: Sequence[ItemStats]) -> pd.DataFrame:
 
 def items_display(df: pd.DataFrame) -> Styler:
     """`item_table` as the page shows it: the question and the gold as escaped Markdown (their
-    emphasis in italics), one decimal for the share right, two for the discrimination with its sign, "—"
-    where it is undefined."""
+    emphasis in italics), one decimal for the share right, two for the discrimination with its
+    sign, "—" where it is undefined."""
     return (
         df.style.format(gold_markdown, subset=["Question", "Gold"])
         .format(score_text, subset=["Right %"])
