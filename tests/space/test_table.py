@@ -516,6 +516,21 @@ def test_legend_explains_missing_small_and_bleu() -> None:
     assert "brevity penalty" in text and "no padding" in text
     assert "fewer than 10 private" in text and "not reported in the paper" in text
     assert "BLEU without padding (the mean over the target languages" in text
+    # the Translation view's score is a mean with no interval: its legend claims none (nor a
+    # range of ranks from one), the Overview's does
+    assert "interval allows" not in text and "under it, its 95%" not in text
+    assert "a mean, with no interval of its own" in text
+    overview = legend("Overview")
+    assert "interval allows" in overview and "under it, its 95% bootstrap interval" in overview
+    entry = FakeEntry(1, "a", make_report(0.5))
+    titles = {}
+    for view in (TRANSLATION_VIEW, "Overview"):
+        html = board_html(leaderboard_frame([entry], view), view, "caption")
+        titles[view] = re.search(r'data-heading="0"[^>]* title="([^"]*)"', html).group(1)
+    assert titles == {
+        TRANSLATION_VIEW: "Rank within the coverage",
+        "Overview": "Rank within the coverage; under it, the ranks its interval allows",
+    }
     assert "fewer than 30 items" in legend("Overview")
     assert "**Gram.** Grammar" in legend("Content type")
     assert "The paper reports no numbers" in legend("Source")
