@@ -195,6 +195,15 @@ def _assert_laid_out(page, where: str) -> None:
     assert cut == [], (where, cut)
 
 
+def _assert_table_name_whole(page, elem: str) -> None:
+    """A Gradio table's name (its label) takes at least half the table's width, not squeezed
+    beside its search box into a column a word wide (on a phone)."""
+    label, row = page.locator(f"{elem} .header-row").first.evaluate(
+        "r => [r.querySelector('.label').getBoundingClientRect().width, r.clientWidth]"
+    )
+    assert label >= 0.5 * row, (elem, label, row)
+
+
 def _assert_detail_whole(page, where: str) -> None:
     """The entry detail: its full breakdown as long as the page (no inner box that scrolls up
     and down, so the page does not seem to end early), laid out whole."""
@@ -587,6 +596,7 @@ def test_browser_leaderboard_at_a_glance(
         for h in page.locator("#disagreements th").all():
             assert h.bounding_box()["width"] >= 60
         _assert_laid_out(page, f"{width} compare")
+        _assert_table_name_whole(page, "#disagreements")
         # the picker names each entry's coverage
         options = page.locator("#compare-pick .token").all_inner_texts()
         assert any("\u00b7 Junior Scholarship" in o for o in options), options
@@ -609,6 +619,7 @@ def test_browser_leaderboard_at_a_glance(
         )
         sync_api.expect(page.locator("#items-chart")).to_contain_text("(n=")
         _assert_laid_out(page, f"{width} items")
+        _assert_table_name_whole(page, "#items-table")
         page.screenshot(path=str(shots / f"{width}-items.png"), full_page=True)
         # the question's own Markdown emphasis in italics, not as raw asterisks
         page.locator("#items-table input[placeholder='Search...']").fill("Thisbe")
