@@ -5,6 +5,9 @@
 // - cut(selector): shown elements of the matched ones that stick out of the page sideways
 //   with no scrolling box around them to bring them into view, or whose text does not fit
 //   their own box (a picker's chosen name, a chart's title), as short descriptions.
+// - clipped(selector): shown elements of the matched ones whose content a box that does not
+//   scroll (overflow hidden or clip) cuts off, below or beside ("Suspected gold error" text in
+//   a table cell of fixed height), as short descriptions.
 ({
   brokenWords(selector) {
     const broken = [];
@@ -64,6 +67,22 @@
       if (el instanceof SVGGraphicsElement) {
         const svg = el.ownerSVGElement.getBoundingClientRect();
         if (box.right > svg.right + 1 || box.left < svg.left - 1) out.push(`${describe(el)} cut by its chart`);
+      }
+    }
+    return out;
+  },
+
+  clipped(selector) {
+    const out = [];
+    for (const el of document.querySelectorAll(selector)) {
+      const box = el.getBoundingClientRect();
+      if (!box.width || !box.height || !el.getClientRects().length) continue;
+      const style = getComputedStyle(el);
+      const tall = /(hidden|clip)/.test(style.overflowY) && el.scrollHeight > el.clientHeight + 1;
+      const wide = /(hidden|clip)/.test(style.overflowX) && el.scrollWidth > el.clientWidth + 1;
+      if (tall || wide) {
+        const text = (el.textContent || "").trim().slice(0, 50);
+        out.push(`${el.tagName.toLowerCase()}.${el.classList[0] || ""} "${text}" cut ${tall ? "below" : "beside"} (${el.scrollHeight}x${el.scrollWidth} in ${el.clientHeight}x${el.clientWidth})`);
       }
     }
     return out;

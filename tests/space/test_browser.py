@@ -178,17 +178,30 @@ def test_browser_submit_view_compare_escape(
 NUMBER = re.compile(r"^(\d+\.\d\*?|\u2014)$")  # one decimal (marked when small), or missing
 ALL_VIEWS = list(VIEWS)
 LAYOUT = (Path(__file__).parents[1] / "kit" / "layout.js").read_text(encoding="utf-8")
-CELLS = "th, td"  # every table's headers and cells: the board's, the detail's, Gradio's
+CELLS = "th, td, [role=gridcell]"  # every table's headers and cells (Gradio's body cells are
+# gridcell divs): the board's, the detail's, the Gradio tables'
+INSIDE_CELLS = "th, td, [role=gridcell], [role=gridcell] *"  # and the boxes in them
 SHOWN = "p, label, h1, h2, h3, th, td, select, button, summary, .gtitle, .line"
 
 
 def _assert_laid_out(page, where: str) -> None:
-    """No table header or cell breaks a word across lines, and nothing sticks out of the
-    window without a scrolling box around it (tests/kit/layout.js)."""
+    """No table header or cell breaks a word across lines or cuts its text off (a box that
+    does not scroll), and nothing sticks out of the window without a scrolling box around it
+    (tests/kit/layout.js)."""
     broken = page.evaluate(f"(s) => ({LAYOUT}).brokenWords(s)", CELLS)
     assert broken == [], (where, broken)
     cut = page.evaluate(f"(s) => ({LAYOUT}).cut(s)", SHOWN)
+    cut += page.evaluate(f"(s) => ({LAYOUT}).clipped(s)", INSIDE_CELLS)
     assert cut == [], (where, cut)
+
+
+def _assert_table_name_whole(page, elem: str) -> None:
+    """A Gradio table's name (its label) takes at least half the table's width, not squeezed
+    beside its search box into a column a word wide (on a phone)."""
+    label, row = page.locator(f"{elem} .header-row").first.evaluate(
+        "r => [r.querySelector('.label').getBoundingClientRect().width, r.clientWidth]"
+    )
+    assert label >= 0.5 * row, (elem, label, row)
 
 
 def _assert_detail_whole(page, where: str) -> None:
@@ -285,7 +298,7 @@ def test_browser_leaderboard_at_a_glance(
     for tag, records, k, extra in (
         ("glance-short", short, 200, {"params": "7B", "weights": "open weights"}),
         ("glance-short-2", short, 260, {"params": "70B", "reasoning": "yes"}),
-        ("glance-feet", short + feet, 120, {"hub_model": "org/glance-feet"}),
+        ("glance-feet", short + feet, 120, {"hub_model": "org/glance-feet", "params": "500M"}),
     ):
         rows, _ = k_correct_predictions(records, k)
         path = write_jsonl(tmp_path / f"{tag}.jsonl", rows)
@@ -515,6 +528,15 @@ def test_browser_leaderboard_at_a_glance(
             sync_api.expect(page.locator("#entry-detail .detail-msg")).to_have_text(
                 re.compile(rf"^Entry #{ids[2]}"), timeout=20_000
             )
+            # a size typed as 500M is written as model cards write it
+            size = page.locator("#detail-meta tr").filter(has_text="Parameters").locator("td")
+            sync_api.expect(size).to_have_text("0.5B")
+            # a breakdown no item has a value for: one line, not a row "Unknown" of every item
+            difficulty = page.locator("#detail-breakdown tr").filter(has_text="Difficulty")
+            sync_api.expect(difficulty).to_have_count(1)
+            sync_api.expect(difficulty.locator("td").nth(1)).to_have_text(
+                "not given for any of these items"
+            )
 
             # the size chart, on its own page
             open_page(page, "Size")
@@ -565,10 +587,16 @@ def test_browser_leaderboard_at_a_glance(
             "A answer",
             "B answer",
         ]
+        # the gold's own emphasis in italics too, never as raw asterisks
+        gold_cells = page.locator("#disagreements div[role=row]").evaluate_all(
+            "rs => rs.map(r => r.querySelectorAll('[role=gridcell]')[1].textContent.trim())"
+        )
+        assert gold_cells and not [g for g in gold_cells if "*" in g], gold_cells
         # at phone width too: the table scrolls sideways, no column shrinks to a letter
         for h in page.locator("#disagreements th").all():
             assert h.bounding_box()["width"] >= 60
         _assert_laid_out(page, f"{width} compare")
+        _assert_table_name_whole(page, "#disagreements")
         # the picker names each entry's coverage
         options = page.locator("#compare-pick .token").all_inner_texts()
         assert any("\u00b7 Junior Scholarship" in o for o in options), options
@@ -591,11 +619,19 @@ def test_browser_leaderboard_at_a_glance(
         )
         sync_api.expect(page.locator("#items-chart")).to_contain_text("(n=")
         _assert_laid_out(page, f"{width} items")
+        _assert_table_name_whole(page, "#items-table")
         page.screenshot(path=str(shots / f"{width}-items.png"), full_page=True)
         # the question's own Markdown emphasis in italics, not as raw asterisks
         page.locator("#items-table input[placeholder='Search...']").fill("Thisbe")
         sync_api.expect(page.locator("#items-table em").first).to_have_text("Thisbe")
         assert "*Thisbe*" not in page.locator("#items-table").inner_text()
+        # and the gold's (upstream writes a gold as *Fas*)
+        starred = next(m[1] for r in short if (m := re.fullmatch(r"\*(\w+)\*\W*", r.answers[0])))
+        page.locator("#items-table input[placeholder='Search...']").fill(starred)
+        sync_api.expect(page.locator("#items-table em").filter(has_text=starred)).not_to_have_count(
+            0
+        )
+        assert f"*{starred}*" not in page.locator("#items-table").inner_text()
         page.locator("#items-table input[placeholder='Search...']").fill("")
         _pick(page, "#items-content", "Scansion")
         sync_api.expect(msg).not_to_have_value(re.compile(f"; {all_shown:,} shown"), timeout=30_000)
@@ -644,3 +680,75 @@ def test_browser_unreadable_answers_need_a_confirmation(
     sync_api.expect(page.locator("#submit-msg")).to_have_class(re.compile("msg-ok"))
     sync_api.expect(confirm).to_be_hidden()
     page.close()
+
+
+def _scroll_to(cell) -> None:
+    """Scroll the Gradio table around `cell` sideways until the cell is at its left edge."""
+    cell.evaluate(
+        "c => { const v = c.closest('.virtual-table-viewport'); "
+        "v.scrollLeft = Math.max(0, c.offsetLeft - 8); }"
+    )
+
+
+def test_browser_gold_error_evidence_is_whole_beside_each_flag(
+    browser, private_dir: Path, public_gold, tmp_path: Path, screenshot_dir: Path
+) -> None:
+    """Ten graded entries of the planted-error benchmark (tests/planted_gold.py) that give
+    three planted answers where the board's gold differs, on a board of their own: the Items
+    page flags planted items, and the evidence beside each flag is readable at 1400 and 390 px
+    (scrolled to on a phone: whole inside the window, no word broken, no text cut off)."""
+    from kit.space_server import start_server
+    from planted_gold import plant, simulate
+
+    shots = screenshot_dir / "items"
+    shots.mkdir(parents=True, exist_ok=True)
+    short = file_records(public_gold, SHORT)
+    planted = plant(short, 3, {"short_answer": 3}, ())
+    # the entries know the planted answers: against the true gold, those are agreeing errors
+    entries = simulate([planted.gold[r.id] for r in short], public_gold.by_id, 3)
+    lures = {planted.gold[i].answers[0] for i in planted.true}
+    srv = start_server(private_dir, tmp_path / "flags-space")
+    try:
+        client = Client(srv.url, verbose=False)
+        for name, results in entries.items():
+            rows = [{"id": it.id, "answer": it.extracted or ""} for it in results]
+            message = submit(client, write_jsonl(tmp_path / f"{name}.jsonl", rows), name)[0]
+            entry_id(message)  # stored
+        for width, height in ((1400, 1000), (390, 844)):
+            page = browser.new_page(viewport={"width": width, "height": height})
+            page.goto(srv.url, wait_until="networkidle")
+            open_page(page, "Items")
+            msg = page.locator("#items-msg textarea")
+            analysed = re.compile("^Item analysis of the 10 entries")
+            sync_api.expect(msg).to_have_value(analysed, timeout=30_000)
+            page.locator("#items-flagged input").check()
+            sync_api.expect(msg).to_have_value(re.compile(r"; [1-9]\d* shown"), timeout=30_000)
+            sync_api.expect(msg).not_to_have_value(re.compile(r"; 675 shown"), timeout=30_000)
+            shown = int(re.search(r"; (\d+) shown", msg.input_value()).group(1))
+            headers = _dataframe_headers(page, "#items-table")
+            wrong, evidence = (
+                headers.index(h) for h in ("Most common wrong answer", "Suspected gold error")
+            )
+            rows = page.locator("#items-table div[role=row]")
+            sync_api.expect(rows).to_have_count(shown, timeout=30_000)
+            page.screenshot(path=str(shots / f"{width}-flagged.png"), full_page=True)
+            answers = set()
+            for i in range(shown):
+                cells = rows.nth(i).locator("[role=gridcell]")
+                answers.add(cells.nth(wrong).inner_text().strip())
+                cell = cells.nth(evidence)
+                _scroll_to(cell)
+                page.wait_for_timeout(200)
+                cell.scroll_into_view_if_needed()
+                text = cell.inner_text().strip()
+                assert len(text) > 40, (width, i, text)  # a sentence, not a mark
+                box = cell.bounding_box()
+                assert 0 <= box["x"] and box["x"] + box["width"] <= width, (width, box)
+                assert 0 <= box["y"] and box["y"] + box["height"] <= height, (width, box)
+                _assert_laid_out(page, f"{width} flagged item {i}")
+                if i == 0:
+                    page.screenshot(path=str(shots / f"{width}-evidence.png"))
+            assert answers & lures, (answers, lures)  # the planted answers are flagged
+            page.close()
+    finally:
+        srv.stop()

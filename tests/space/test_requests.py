@@ -367,13 +367,25 @@ def test_hub_facts_name_the_pipeline_with_its_article_and_counts_in_one_style() 
         with pytest.raises(InputError) as caught:
             facts_of(info(pipeline), "org/m")
         assert f"org/m is {said} {pipeline} model, not one" in str(caught.value)
-    # one number style: the request's message, the entry's metadata and the board's detail
-    for count, text in ((44_192, "44.2K"), (494_032_768, "494M"), (7_615_616_512, "7.6B")):
+    # one number style: the request's message, the entry's metadata and the board's detail;
+    # from 0.1B to 1B in B as model cards write it (Qwen2.5-0.5B has 494,032,768 parameters)
+    for count, text in (
+        (44_192, "44.2K"),
+        (60_000_000, "60M"),
+        (494_032_768, "0.494B"),
+        (7_615_616_512, "7.6B"),
+    ):
         assert parameter_text(count) == text
         assert params_text(count / 1e9) == text
         assert clean_metadata("org/m", "", parameter_text(count), "", L()).params == text
         assert params_text(parse_params(text)) == text
-    assert [params_text(b) for b in (70, 0.5, 671, 0.9997)] == ["70B", "500M", "671B", "1B"]
+    sizes = (70, 0.5, 0.35, 0.125, 0.1, 0.0999, 671, 0.9997, 0.9994)
+    shown = ["70B", "0.5B", "0.35B", "0.125B", "0.1B", "99.9M", "671B", "1B", "0.999B"]
+    assert [params_text(b) for b in sizes] == shown
+    # what a submitter types is written the board's way, and reads back as itself
+    for typed, text in (("0.5B", "0.5B"), ("500M", "0.5B"), ("350m", "0.35B"), ("99.96M", "0.1B")):
+        assert clean_metadata("org/m", "", typed, "", L()).params == text
+        assert params_text(parse_params(text)) == text
 
 
 def test_reasoning_is_part_of_a_request_id_and_older_files_still_read() -> None:

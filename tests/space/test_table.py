@@ -428,6 +428,59 @@ def test_entry_detail_html_keeps_every_user_string_text(name: str) -> None:
     assert "No such entry" in detail_html(None)
 
 
+class _DetailRows(HTMLParser):
+    """The rows of the entry detail's full breakdown (its cells' text)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.rows: list[list[str]] = []
+        self._inside = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "table":
+            self._inside = ("id", "detail-breakdown") in attrs
+        elif tag == "tr" and self._inside:
+            self.rows.append([])
+        elif tag == "td" and self._inside:
+            self.rows[-1].append("")
+
+    def handle_data(self, data: str) -> None:
+        if self._inside and self.rows and self.rows[-1]:
+            self.rows[-1][-1] += data.strip()
+
+
+def _detail_rows(report: Report) -> list[list[str]]:
+    entry = FakeEntry(7, "m", report)
+    page = detail_html(EntryDetail("Entry #7", metadata_frame(entry), breakdown_frame(report), b""))
+    parser = _DetailRows()
+    parser.feed(page)
+    return [r for r in parser.rows if r]
+
+
+def test_entry_detail_says_a_breakdown_of_only_unknown_is_not_given_as_the_summary_does(
+    public_gold,
+) -> None:
+    """The public files give no difficulty: the detail lists no "Unknown" row of all 797
+    items (it says nothing) but one line, the `score` summary's; a breakdown where some items
+    have a value keeps its Unknown group."""
+    from respondeoqa_eval import evaluate
+
+    first = public_gold.records[0]
+    report = evaluate([{"id": first.id, "answer": "x"}], public_gold, bootstrap=0)
+    rows = _detail_rows(report)
+    difficulty = [r for r in rows if r[0] == "Difficulty"]
+    assert difficulty == [["Difficulty", "not given for any of these items", "—", "—", "—"]]
+    assert "  Difficulty: not given for any of these items" in report.summary().splitlines()
+    # some items with a difficulty: every group listed, Unknown among them
+    acc = report.accuracy
+    mixed = {"advanced": Score(0.5, 100, (0.4, 0.6)), "unknown": Score(0.25, 697, (0.2, 0.3))}
+    known = replace(
+        report, accuracy=replace(acc, breakdowns={**acc.breakdowns, "by_difficulty": mixed})
+    )
+    difficulty = [r[:3] for r in _detail_rows(known) if r[0] == "Difficulty"]
+    assert difficulty == [["Difficulty", "Unknown", "25.0"], ["Difficulty", "Advanced", "50.0"]]
+
+
 class _Texts(HTMLParser):
     """Every text node of an HTML text, entities decoded."""
 
@@ -463,6 +516,21 @@ def test_legend_explains_missing_small_and_bleu() -> None:
     assert "brevity penalty" in text and "no padding" in text
     assert "fewer than 10 private" in text and "not reported in the paper" in text
     assert "BLEU without padding (the mean over the target languages" in text
+    # the Translation view's score is a mean with no interval: its legend claims none (nor a
+    # range of ranks from one), the Overview's does
+    assert "interval allows" not in text and "under it, its 95%" not in text
+    assert "a mean, with no interval of its own" in text
+    overview = legend("Overview")
+    assert "interval allows" in overview and "under it, its 95% bootstrap interval" in overview
+    entry = FakeEntry(1, "a", make_report(0.5))
+    titles = {}
+    for view in (TRANSLATION_VIEW, "Overview"):
+        html = board_html(leaderboard_frame([entry], view), view, "caption")
+        titles[view] = re.search(r'data-heading="0"[^>]* title="([^"]*)"', html).group(1)
+    assert titles == {
+        TRANSLATION_VIEW: "Rank within the coverage",
+        "Overview": "Rank within the coverage; under it, the ranks its interval allows",
+    }
     assert "fewer than 30 items" in legend("Overview")
     assert "**Gram.** Grammar" in legend("Content type")
     assert "The paper reports no numbers" in legend("Source")

@@ -8,7 +8,7 @@ this registry; display names live only here.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 
 from .records import (
@@ -39,7 +39,7 @@ class Dimension:
     """Short names for narrow table headers (the display name where there is none)."""
     unknown: str | None = None
     """The group of items whose source gives no value (a breakdown of only this group says
-    nothing, and the summary says so instead of printing it)."""
+    nothing: `says_nothing`)."""
 
     @property
     def column(self) -> str:
@@ -55,10 +55,19 @@ class Dimension:
         """A group's name for a narrow column header."""
         return self.shorts.get(group, self.label(group))
 
+    def says_nothing(self, groups: Collection[str]) -> bool:
+        """The breakdown has only the unknown group (no item has a value): one row "Unknown"
+        the size of the whole table would say nothing, so the `score` summary and the entry
+        detail show one line, NOT_GIVEN, instead."""
+        return self.unknown is not None and set(groups) == {self.unknown}
+
     def order(self, group: str) -> int:
         """Sort key of a group: its place in `groups`, unknown groups last."""
         return self.groups.index(group) if group in self.groups else len(self.groups)
 
+
+NOT_GIVEN = "not given for any of these items"
+"""What a breakdown that says nothing (`Dimension.says_nothing`) shows instead of its groups."""
 
 TASK_LABELS = {
     "multiple_choice": "Multiple choice",

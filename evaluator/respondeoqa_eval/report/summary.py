@@ -25,6 +25,7 @@ from ..data.breakdowns import (
     DIMENSIONS,
     EXTRA_LABELS,
     LANGUAGE_LABELS,
+    NOT_GIVEN,
     PADDING_SENTENCE,
     SOURCE_LABELS,
     TASK_LABELS,
@@ -191,9 +192,8 @@ def _accuracy(report: Report, with_ci: bool) -> list[str]:
         if not groups:
             continue
         title = dim.name + (" (short-answer items)" if key == "by_multihop" else "")
-        if dim.unknown is not None and set(groups) == {dim.unknown}:
-            # one row "Unknown" the size of the whole table would say nothing
-            rows.append([f"{title}: not given for any of these items"])
+        if dim.says_nothing(groups):
+            rows.append([f"{title}: {NOT_GIVEN}"])
             continue
         rows.append([title])
         for group in sorted(groups, key=dim.order):

@@ -132,20 +132,25 @@ def parse_params(text: str) -> float | None:
 
 def params_text(billions: float | None) -> str:
     """A parameter count as the leaderboard writes every count (the board, the entry detail,
-    the requests): one decimal below 100 of its unit, whole numbers above ("44.2K", "350M",
-    "7.6B", "70B", "671B"); "" when unknown."""
+    the requests), as model cards do: from 1B on, in B with one decimal below 100 and whole
+    numbers above ("7.6B", "70B", "671B"); from 0.1B to 1B, in B with up to three significant
+    digits ("0.5B", "0.494B", "0.125B"); below that in M or K, one decimal below 100 of the
+    unit ("60M", "44.2K"); "" when unknown. `parse_params` reads every text back to itself."""
     if billions is None:
         return ""
+    small = f"{billions:.3g}"  # the 0.1B-1B style, when the count rounds into it
+    if float(small) >= 1:
+        text = f"{billions:.0f}" if billions >= 99.95 else f"{billions:.1f}".removesuffix(".0")
+        return text + "B"
+    if float(small) >= 0.1:
+        return small + "B"
     count = billions * 1e9
-    units = (("B", 1e9), ("M", 1e6), ("K", 1e3))
-    for i, (unit, size) in enumerate(units):
-        if count >= size or i == len(units) - 1:
-            value = count / size
-            text = f"{value:.0f}" if value >= 99.95 else f"{value:.1f}".removesuffix(".0")
-            if text == "1000" and i > 0:  # 999.7M is 1B
-                return f"1{units[i - 1][0]}"
-            return text + unit
-    return ""
+    unit, size = ("M", 1e6) if count >= 1e6 else ("K", 1e3)
+    value = count / size
+    if value >= 99.95 and unit == "M":  # 99.96M rounds to 0.1B
+        return "0.1B"
+    text = f"{value:.0f}" if value >= 99.95 else f"{value:.1f}".removesuffix(".0")
+    return "1M" if text == "1000" else text + unit  # 999.97K is 1M
 
 
 WEIGHTS = {"open": "open weights", "api": "API only"}

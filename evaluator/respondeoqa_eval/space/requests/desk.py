@@ -79,7 +79,7 @@ def clean_revision(value: Any) -> str:
 
 def parameter_text(parameters: int | None) -> str:
     """A parameter count (the Hub's, a whole number) as the board writes every count
-    (`metadata.params_text`: "44.2K", "494M", "7.6B"; "" when unknown)."""
+    (`metadata.params_text`: "44.2K", "0.494B", "7.6B"; "" when unknown)."""
     return params_text(parameters / 1e9) if parameters else ""
 
 

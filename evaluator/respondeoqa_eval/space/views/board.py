@@ -46,7 +46,9 @@ def _heads(view: str, empty: set[str]) -> list[_Head]:
     """The board's columns; a score column with no value in the table (`empty`: multiple
     choice on the public coverage) waits in the Columns menu like the optional ones."""
     spec = VIEWS[view]
-    rank_title = "Rank within the coverage; under it, the ranks its interval allows"
+    rank_title = "Rank within the coverage" + (
+        "; under it, the ranks its interval allows" if spec.score_interval else ""
+    )
     heads = [
         _Head(RANK, "Rank", rank_title, "num", False),
         _Head("Model", "Model", "Model", "text", False),

@@ -117,7 +117,7 @@ DISAGREEMENT_WIDTHS = [
 ]
 DISAGREEMENT_DATATYPES = [
     "markdown",  # the question's own emphasis in italics (html.gold_markdown)
-    "str",
+    "markdown",  # and the gold's (upstream writes *Fas*)
     "str",
     "str",
     "number",
@@ -182,9 +182,12 @@ def disagreements(
 
 
 def disagreements_display(df: pd.DataFrame) -> Styler:
-    """`disagreements` as the page shows it: the question as escaped Markdown (its emphasis in
-    italics); API clients get the plain text."""
-    return df.style.format(gold_markdown, subset=["Question"])
+    """`disagreements` as the page shows it: the question and the gold as escaped Markdown
+    (their emphasis in italics), the scores as written ("1", "0.8", not the table's
+    "1.000000", which a narrow column breaks); API clients get the plain text and numbers."""
+    return df.style.format(gold_markdown, subset=["Question", "Gold"]).format(
+        lambda v: "" if pd.isna(v) else f"{v:g}", subset=["A score", "B score"]
+    )
 
 
 FORMAT_GAP_DIMENSIONS = ("by_task", "by_content", "by_language_pair")

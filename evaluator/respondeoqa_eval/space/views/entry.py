@@ -20,6 +20,7 @@ from ...data.breakdowns import (
     DIMENSIONS,
     EXTRA_LABELS,
     LANGUAGE_LABELS,
+    NOT_GIVEN,
     SOURCE_LABELS,
     TASK_LABELS,
 )
@@ -77,6 +78,9 @@ def breakdown_frame(report: Report) -> pd.DataFrame:
     add_acc("Overall accuracy", "all scored items (not translation)", acc.overall)
     for key, dim in DIMENSIONS.items():
         groups = acc.breakdowns.get(key, {})
+        if dim.says_nothing(groups):  # as the `score` summary: one line, no "Unknown" row
+            add(dim.name, NOT_GIVEN, Cell(None))
+            continue
         for group in sorted(groups, key=dim.order):
             add_acc(dim.name, dim.label(group), groups[group])
     add_acc(

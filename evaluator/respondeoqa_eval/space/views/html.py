@@ -49,9 +49,10 @@ def _escaped(text: str) -> str:
 
 
 def gold_markdown(text: str) -> str:
-    """A public question as Markdown for a Dataframe cell of datatype "markdown": its own
-    emphasis (upstream writes a Latin word as *Thisbe*) shown in italics, every other
-    character escaped, so the text shows as written and no markup in it ever runs."""
+    """A public question or gold answer as Markdown for a Dataframe cell of datatype
+    "markdown": its own emphasis (upstream writes a Latin word as *Thisbe*, a gold as *Fas*)
+    shown in italics, every other character escaped, so the text shows as written and no
+    markup in it ever runs."""
     out, at = [], 0
     for match in _EMPHASIS.finditer(text):
         out += [_escaped(text[at : match.start()]), f"*{_escaped(match.group(1))}*"]

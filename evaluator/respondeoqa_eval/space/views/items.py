@@ -44,7 +44,7 @@ COLUMNS = [
 ]
 DATATYPES = [
     "markdown",  # the question's own emphasis in italics (html.gold_markdown)
-    "str",
+    "markdown",  # and the gold's (upstream writes *Fas*)
     "number",
     "number",
     "number",
@@ -143,11 +143,11 @@ def item_table(items: Sequence[ItemStats]) -> pd.DataFrame:
 
 
 def items_display(df: pd.DataFrame) -> Styler:
-    """`item_table` as the page shows it: the question as escaped Markdown (its emphasis in
-    italics), one decimal for the share right, two for the discrimination with its sign, "—"
-    where it is undefined."""
+    """`item_table` as the page shows it: the question and the gold as escaped Markdown (their
+    emphasis in italics), one decimal for the share right, two for the discrimination with its
+    sign, "—" where it is undefined."""
     return (
-        df.style.format(gold_markdown, subset=["Question"])
+        df.style.format(gold_markdown, subset=["Question", "Gold"])
         .format(score_text, subset=["Right %"])
         .format(
             lambda v: MISSING if v is None or pd.isna(v) else f"{v:+.2f}",

@@ -37,10 +37,21 @@ def legend(view: str, min_private: int | None = None) -> str:
         if view == TRANSLATION_VIEW
         else "overall accuracy"
     )
+    ranges = (
+        " Under a rank, the ranks its 95% interval allows: an entry is surely above another "
+        "only when their intervals do not overlap."
+        if spec.score_interval
+        else ""
+    )
+    interval = (
+        "under it, its 95% bootstrap interval over items (1,000 resamples)"
+        if spec.score_interval
+        else "a mean, with no interval of its own (each language's padded BLEU, in the "
+        "**Columns** menu, has one)"
+    )
     lines = [
         f"**Rank** orders entries by {ranked_by} among entries scored on the same sources: one "
-        "section per coverage, ranks restart in each. Under a rank, the ranks its 95% interval "
-        "allows: an entry is surely above another only when their intervals do not overlap. "
+        f"section per coverage, ranks restart in each.{ranges} "
         "**Rank** and **Model** stay in view when you scroll sideways; ↗ opens the model on "
         "the Hugging Face Hub.",
         f"**{spec.score_short}**: {spec.score_header}"
@@ -49,9 +60,8 @@ def legend(view: str, min_private: int | None = None) -> str:
             if view != TRANSLATION_VIEW
             else ", in points"
         )
-        + "; under it, its 95% bootstrap interval over items (1,000 resamples). Scores in %, "
-        "BLEU and chrF in points (0-100), all with one decimal. **Items**: what the score "
-        "rests on. Hover any number for its items and interval.",
+        + f"; {interval}. Scores in %, BLEU and chrF in points (0-100), all with one decimal. "
+        "**Items**: what the score rests on. Hover any number for its items and interval.",
         f"**bold, shaded**: the best value of a column among the section's entries; "
         f"**\\{SMALL_MARK}** (grey, italic): it rests on fewer than {SMALL_GROUP} items, so one or "
         "two items move it a lot: it is never shaded best.",
