@@ -247,8 +247,9 @@ def test_a_stopped_or_killed_worker_leaves_the_request_to_be_run_again(
         assert (held.status, held.worker, held.attempts) == (RUNNING, "second", 1)
         answered = rows_in(saved)
 
-        server.delay = 0
-        asked_before = len(server.bodies)
+    # the third asks an engine of its own: what the killed worker had in flight may still reach
+    # the first server after the kill, and is no question of the third's
+    with ChatServer(models=(MODEL,), default="Hm.\nAnswer: B") as server:
         now = worker_of(hub, private_gold, work, Endpoint(server.base), worker_id="third")
         assert now.run_once() is None  # the lease still holds
         later = time.time() + 601
@@ -256,7 +257,7 @@ def test_a_stopped_or_killed_worker_leaves_the_request_to_be_run_again(
             hub, private_gold, work, Endpoint(server.base), worker_id="third", clock=lambda: later
         )
         ended = third.run_once()
-        asked = len(server.bodies) - asked_before
+        asked = len(server.bodies)
     assert ended.status == FINISHED and ended.attempts == 2, ended
     # the answering time of every attempt on this machine, not only of the last one
     assert 5000 < third.store.get(ended.entries[0]).evaluation.seconds < 5600
