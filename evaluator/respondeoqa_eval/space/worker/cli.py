@@ -248,6 +248,7 @@ def run_worker(args: argparse.Namespace) -> int:
         check_model=args.check_model or CHECK_MODEL,
         check_revision=args.check_revision,
         job=JobRun.from_env(),
+        keep_engine=args.once,  # one request follows: the checked engine may serve it
     )
 
     def notify() -> None:
@@ -307,6 +308,9 @@ def run_worker(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("respondeoqa-eval: worker stopped; its request (if any) is pending again")
         return 130
+    finally:
+        if isinstance(engine, StartedEngine):
+            engine.stop()  # an engine the check kept up for a request that did not come
     return 0
 
 
