@@ -6,7 +6,7 @@ completions (after `--delay` seconds each), and may start helper processes of it
 (`--children N`: vLLM's tensor-parallel workers), which the kernel does not kill with it. With
 `--greedy-only` it ignores the request's sampling, as `transformers serve` does when the model's
 generation config disables sampling; otherwise a request with a temperature above 0 gets an
-answer that depends on its seed. `--exit N` exits with status N before it answers, after
+answer that depends on its seed (a greedy one is `--reply`). `--exit N` exits with status N before it answers, after
 writing `--say` to its log (an engine out of GPU memory).
 """
 
@@ -30,6 +30,7 @@ def main() -> None:
     p.add_argument("--greedy-only", action="store_true")
     p.add_argument("--exit", type=int, default=None)
     p.add_argument("--say", default="")
+    p.add_argument("--reply", default="Hm.\nAnswer: A", help="the greedy answer to every item")
     args = p.parse_args()
     if args.say:
         print(args.say, flush=True)
@@ -57,7 +58,7 @@ def main() -> None:
             body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
             time.sleep(args.delay)
             sampled = not args.greedy_only and float(body.get("temperature") or 0) > 0
-            text = f"Sampled {body.get('seed')}.\nAnswer: B" if sampled else "Hm.\nAnswer: A"
+            text = f"Sampled {body.get('seed')}.\nAnswer: B" if sampled else args.reply
             self._send(
                 {
                     "object": "chat.completion",

@@ -16,6 +16,14 @@ private model is "not found" to this token, as to any token without access, and 
 revision is RevisionNotFound. And it fails on demand (`fail`): HTTP 5xx (or any status) on the
 next N requests whose method and path match, the Hub's passing outages.
 
+Tokens: with `token` set, every request must carry it or a fine-grained token made with
+`grant` (anything else is HTTP 401 "Invalid credentials in Authorization header"). A
+fine-grained token reads every public repository and the private ones it was granted (read or
+write); a private repository it was not granted is "not found" (HTTP 404 RepoNotFound: the Hub
+does not tell a token that a repository it cannot see exists); a commit (or preupload) to a
+repository it may not write is HTTP 403, as are creating a repository and the Jobs API. Every
+request is logged with its token (`seen`), so a test can say which token was used for what.
+
 Beyond passing faults, the bad days of an operator: `deny_writes` refuses every commit with the
 Hub's HTTP 403 (a read-only token, a repo made read-only); `delete_repo` deletes a repository
 and its history (a `create` then makes a new, empty one whose history shares no commit with the
@@ -91,6 +99,20 @@ def lfs_pointer(oid: str, size: int) -> bytes:
 
 
 @dataclass
+class Scope:
+    """A fine-grained token's access: the repositories ("type:id") it may read and write."""
+
+    read: set[str] = field(default_factory=set)
+    write: set[str] = field(default_factory=set)
+
+    def reads(self, key: str) -> bool:
+        return key in self.read or key in self.write
+
+
+FORBIDDEN_COMMIT = "You don't have the rights to create a commit on this repo"
+
+
+@dataclass
 class Fault:
     method: str
     path_part: str
@@ -114,6 +136,14 @@ class HubStub:
     generation: dict[str, int] = field(default_factory=dict)  # "type:id" -> times deleted
     read_only: set[str] = field(default_factory=set)  # "type:id" refusing commits (403)
     jobs: Any = None  # a kit.jobstub.JobStub answers /api/jobs/ (Hugging Face Jobs)
+    scoped: dict[str, Scope] = field(default_factory=dict)  # fine-grained tokens (`grant`)
+    seen: list[tuple[str, str, str]] = field(default_factory=list)  # (token, method, path)
+
+    def grant(self, token: str, *, read: tuple[str, ...] = (), write: tuple[str, ...] = ()) -> str:
+        """Make (or change) a fine-grained token: read and write access to the repositories
+        named "type:id" (e.g. "dataset:org/name"), nothing else; the token."""
+        self.scoped[token] = Scope(set(read), set(write))
+        return token
 
     def hold_commits(self, after: int = 0) -> None:
         """Let `after` more commit requests through, then keep the next ones waiting (the
@@ -292,12 +322,14 @@ class HubStub:
 
     def _handle(self, h: BaseHTTPRequestHandler, method: str) -> None:
         presigned = h.path.startswith("/lfs-upload/")  # like the Hub's storage URLs: no token
-        if (
-            self.token
-            and not presigned
-            and h.headers.get("authorization") != f"Bearer {self.token}"
-        ):
-            self._send(h, 401, b'{"error":"Invalid credentials"}')
+        given = (h.headers.get("authorization") or "").removeprefix("Bearer ")
+        if self.token and not presigned and given != self.token and given not in self.scoped:
+            self._send(
+                h,
+                401,
+                b'{"error":"Invalid credentials"}',
+                X_Error_Message="Invalid credentials in Authorization header",
+            )
             return
         parts = urlsplit(h.path)
         path = unquote(parts.path)
@@ -306,14 +338,49 @@ class HubStub:
         self._hold(method, path)
         with self._lock:
             self.requests.append((method, path))
+            self.seen.append((given, method, path))
             status = self._fault(method, path)
             if status is not None:
                 self._send(h, status, json.dumps({"error": "stub fault"}).encode())
                 return
             try:
+                if not self._scope_allows(h, self.scoped.get(given), method, path):
+                    return
                 self._route(h, method, path, parts.query, body)
             except Exception as exc:  # a stub bug shows up as a 500 the client reports
                 self._send(h, 500, json.dumps({"error": repr(exc)}).encode())
+
+    def _scope_allows(self, h, scope: Scope | None, method: str, path: str) -> bool:
+        """Whether a fine-grained token may do this (else the Hub's answer is sent): a full
+        token (`scope` None) may do anything the rest of the stand-in allows."""
+        if scope is None or path.startswith("/lfs-upload/"):
+            return True
+        seg = path.strip("/").split("/")
+        forbidden = ""
+        if seg[:2] == ["api", "jobs"]:
+            forbidden = "This token has no permission to run Jobs"
+        elif path == "/api/repos/create":
+            forbidden = "You don't have the rights to create a repository under this namespace"
+        key = None
+        if seg[0] == "api" and len(seg) >= 4 and seg[1] in ("models", "datasets", "spaces"):
+            key, action = f"{seg[1].rstrip('s')}:{seg[2]}/{seg[3]}", seg[4:5]
+        elif len(seg) >= 4 and seg[0] in ("datasets", "spaces"):
+            key, action = f"{seg[0].rstrip('s')}:{seg[1]}/{seg[2]}", seg[3:4]
+        elif len(seg) >= 3 and seg[2] == "resolve":
+            key, action = f"model:{seg[0]}/{seg[1]}", ["resolve"]
+        if key is not None and self.private.get(key) and not scope.reads(key):
+            self._not_found(h)  # a private repository it cannot see: "not found"
+            return False
+        if key is not None and method == "POST" and action in (["commit"], ["preupload"]):
+            if key not in scope.write:
+                forbidden = FORBIDDEN_COMMIT
+        if key is not None and path.endswith(".git/info/lfs/objects/batch"):
+            if key.split(".git")[0] not in scope.write:
+                forbidden = FORBIDDEN_COMMIT
+        if forbidden:
+            self._send(h, 403, json.dumps({"error": forbidden}).encode(), X_Error_Message=forbidden)
+            return False
+        return True
 
     def _route(self, h, method: str, path: str, query: str, body: bytes) -> None:
         seg = path.strip("/").split("/")
@@ -342,7 +409,9 @@ class HubStub:
         if method == "GET" and path == "/api/whoami-v2":  # Gradio's local login asks it
             user = {"type": "user", "name": "operator", "fullname": "Operator", "orgs": []}
             user["avatarUrl"] = ""
-            user["auth"] = {"type": "access_token", "accessToken": {"role": "write"}}
+            given = (h.headers.get("authorization") or "").removeprefix("Bearer ")
+            role = "fineGrained" if given in self.scoped else "write"
+            user["auth"] = {"type": "access_token", "accessToken": {"role": role}}
             self._json(h, 200, user)
             return
         if method == "POST" and path == "/api/validate-yaml":
@@ -381,6 +450,8 @@ class HubStub:
             if len(seg) == 4 or seg[4] == "revision":
                 self._model_info(h, f"{seg[2]}/{seg[3]}", "/".join(seg[5:]) or "main")
                 return
+        if seg[0] == "api" and len(seg) == 4 and seg[1] in ("datasets", "spaces"):
+            seg = [*seg, "revision", "main"]  # repo info: the main branch's
         if seg[0] == "api" and len(seg) >= 6:
             repo_type, repo_id, action = seg[1].rstrip("s"), f"{seg[2]}/{seg[3]}", seg[4]
             if repo_type == "model" and self.private.get(f"model:{repo_id}"):

@@ -414,3 +414,70 @@ def test_the_worker_takes_a_request_id_only_with_once(capsys, monkeypatch) -> No
         code = main(["space", "worker", "--repo", RECORD_REPO, "--api-base", "x", *args])
         err = capsys.readouterr().err
         assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
+
+
+# -- the Job's two tokens ------------------------------------------------------------------
+
+RECORD_ONLY, GOLD_ONLY = "hf_record_write_only", "hf_gold_read_only"
+
+
+def job_worker(
+    hub: HubStub, tmp_path: Path, monkeypatch, capsys, rid: str, record_token: str, gold_token: str
+) -> tuple[int, str]:
+    """`space worker --once --request RID` as a Job runs it (the dispatcher's claim, the gold
+    read from the gold repo), in this process, with the Job's two tokens; (status, stderr)."""
+    from respondeoqa_eval.cli import main
+    from respondeoqa_eval.space.requests.ledger import RequestLedger
+
+    from .jobskit import GOLD_REPO
+    from .requestkit import repo_of
+    from .test_worker import stub_serve
+
+    claimed = RequestLedger(repo_of(hub, tmp_path / "dispatcher")).claim("job-0123abcd", 900)
+    assert claimed.id == rid
+    monkeypatch.setenv("HF_TOKEN", record_token)
+    monkeypatch.setenv("RESPONDEOQA_GOLD_REPO", GOLD_REPO)
+    monkeypatch.setenv("RESPONDEOQA_GOLD_TOKEN", gold_token)
+    code = main(
+        ["space", "worker", "--repo", RECORD_REPO, "--work-dir", str(tmp_path / "job"),
+         "--once", "--request", rid, "--worker-id", "job-0123abcd", "--check-model", MODEL,
+         "--serve-command", stub_serve()]
+    )  # fmt: skip
+    return code, capsys.readouterr().err
+
+
+def test_a_mis_scoped_token_is_one_line_naming_it_and_the_request_waits(
+    hub: HubStub, tmp_path: Path, private_dir: Path, tiny_model: Path, monkeypatch, capsys
+) -> None:
+    from .jobskit import GOLD_REPO
+
+    add_tiny_model(hub, tiny_model)
+    put_gold(hub, private_dir)
+    rid = requested(hub, tmp_path)
+    record, gold = f"dataset:{RECORD_REPO}", f"dataset:{GOLD_REPO}"
+    # the gold token was scoped to another repo: the private gold is "not found" to it
+    hub.grant(RECORD_ONLY, write=(record,))
+    hub.grant(GOLD_ONLY, read=("dataset:operator/other",))
+    code, err = job_worker(hub, tmp_path, monkeypatch, capsys, rid, RECORD_ONLY, GOLD_ONLY)
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert (
+        f"$RESPONDEOQA_GOLD_TOKEN has no read access to the gold repo {GOLD_REPO} (the Hub "
+        f"answered HTTP 404); request {rid} is pending again"
+    ) in err
+    back = now_of(hub, rid)
+    assert (back.status, back.attempts, back.worker) == (PENDING, 0, "")  # not the requester's
+    assert "could not read the gold" in back.reason
+    assert GOLD_REPO not in back.reason  # the note is public; the operator's line names it
+    # the record token may read the record but not write it: the claim cannot be taken over
+    hub.grant(GOLD_ONLY, read=(gold,))
+    hub.grant(RECORD_ONLY, read=(record,))
+    code, err = job_worker(hub, tmp_path, monkeypatch, capsys, rid, RECORD_ONLY, GOLD_ONLY)
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert (
+        f"$HF_TOKEN has no write access to the record repo {RECORD_REPO} (the Hub answered "
+        "HTTP 403)"
+    ) in err
+    assert now_of(hub, rid).worker == "job-0123abcd" and no_entries(hub)  # the lease frees it
+    # each token used for its own repo only: the gold token read the gold and nothing else
+    assert all("/respondeoqa-gold" in p for t, _, p in hub.seen if t == GOLD_ONLY)
+    assert not any("/respondeoqa-gold" in p for t, _, p in hub.seen if t == RECORD_ONLY)

@@ -247,8 +247,9 @@ def test_a_stopped_or_killed_worker_leaves_the_request_to_be_run_again(
         assert (held.status, held.worker, held.attempts) == (RUNNING, "second", 1)
         answered = rows_in(saved)
 
-        server.delay = 0
-        asked_before = len(server.bodies)
+    # the third asks an engine of its own: what the killed worker had in flight may still reach
+    # the first server after the kill, and is no question of the third's
+    with ChatServer(models=(MODEL,), default="Hm.\nAnswer: B") as server:
         now = worker_of(hub, private_gold, work, Endpoint(server.base), worker_id="third")
         assert now.run_once() is None  # the lease still holds
         later = time.time() + 601
@@ -256,7 +257,7 @@ def test_a_stopped_or_killed_worker_leaves_the_request_to_be_run_again(
             hub, private_gold, work, Endpoint(server.base), worker_id="third", clock=lambda: later
         )
         ended = third.run_once()
-        asked = len(server.bodies) - asked_before
+        asked = len(server.bodies)
     assert ended.status == FINISHED and ended.attempts == 2, ended
     # the answering time of every attempt on this machine, not only of the last one
     assert 5000 < third.store.get(ended.entries[0]).evaluation.seconds < 5600
@@ -669,3 +670,46 @@ def test_provenance_says_the_sampling_transformers_serve_applied(
     assert sorted(greedy) == sorted(r["id"] for r in rows) and all(greedy.values())
     differ = sum(r["response"] != greedy[r["id"]] for r in rows)
     assert differ >= len(gold) // 2, differ  # it sampled: not the greedy answers
+
+
+def test_the_checked_engine_serves_a_request_on_its_model_with_no_second_start(
+    hub: HubStub, tiny_model: Path, private_gold, tmp_path: Path
+) -> None:
+    """With --once (a Job's worker, checking the requested model itself) the engine the check
+    started serves the request: one start. One that died after its check is started again
+    (a broken engine fails no request); one checked on another revision is stopped first."""
+    gold = small_gold(private_gold)
+
+    def starts(folder: Path) -> int:
+        path = folder / "engine.log"
+        return path.read_text().count("engine stub ready") if path.exists() else 0
+
+    rids = []
+    for n in range(3):
+        add_tiny_model(hub, tiny_model, f"tiny-org/m{n}")
+        rids.append(requested(hub, tmp_path, f"tiny-org/m{n}", user=f"u{n}", preset="greedy"))
+    for n, (revision, kill) in enumerate(((None, False), (None, True), ("main", False))):
+        work = tmp_path / f"w{n}"
+        reply = f"'Answer: {'ABC'[n]}'"  # each run new to the board (no copycat)
+        engine = StartedEngine(ServeCommand(stub_serve("--reply", reply)), timeout=60, poll=0.2)
+        model = f"tiny-org/m{n}"
+        head = hub.head(model, "model")
+        worker = worker_of(
+            hub, gold, work, engine, check_model=model, check_revision=revision or head,
+            keep_engine=True,
+        )  # fmt: skip
+        assert "passed" in worker.preflight()
+        kept = engine.proc
+        assert kept is not None and kept.poll() is None  # kept up for the request
+        if kill:
+            os.killpg(kept.pid, signal.SIGKILL)
+            kept.wait(timeout=30)
+        ended = worker.run_once(only=rids[n])
+        assert (ended.id, ended.status) == (rids[n], FINISHED), ended
+        assert kept.poll() is not None and engine.proc is None  # stopped with the run
+        again = work / "requests" / rids[n]
+        assert (starts(work / "check"), starts(again)) == (1, 0 if n == 0 else 1)
+    # without --once the check's engine is stopped at once
+    engine = StartedEngine(ServeCommand(stub_serve()), timeout=60, poll=0.2)
+    worker_of(hub, gold, tmp_path / "w3", engine, check_model="tiny-org/m0").preflight()
+    assert engine.proc is None

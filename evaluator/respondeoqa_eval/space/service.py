@@ -34,7 +34,7 @@ from ..report.model import Report
 from ..report.numbers import SMALL_GROUP, SMALL_MARK, percent_text
 from ..scoring.aggregate import Bootstrap
 from . import privacy
-from .config import ENV_GOLD_REPO, SpaceConfig
+from .config import ENV_GOLD_REPO, ENV_GOLD_TOKEN, SpaceConfig
 from .metadata import clean_metadata, clean_model_info, suggested_fields
 from .readmodel import ReadModel, Snapshot
 from .requests.desk import RequestDesk
@@ -42,7 +42,7 @@ from .requests.ledger import RequestLedger
 from .rows import coverage_label, is_scored, key_of, parse_entry_id, short_label
 from .store import Entry, Store
 from .store.database import disk_problem
-from .store.hub import HubRepo, HubUnavailable
+from .store.hub import HubRepo, HubUnavailable, refused_access
 from .store.sync import DIVERGED, OFF, RecordStatus, StoredElsewhere, Syncer, WriteRefused
 from .submission import Intake, NeedsConfirmation, uploaded_files
 from .views import compare, figures
@@ -131,6 +131,10 @@ def _without_folders(message: str, paths: list[Path]) -> str:
     return message
 
 
+class GoldAccessError(InputError):
+    """The gold repo's token cannot read it (a mis-scoped token: the operator's fault)."""
+
+
 def _gold_of(config: SpaceConfig) -> GoldSet:
     """The Space's gold: given, or the public files plus the operator's private ones (a local
     folder, or the private gold repo downloaded into a folder no route serves)."""
@@ -144,6 +148,13 @@ def _gold_of(config: SpaceConfig) -> GoldSet:
         try:
             fetched = repo.download_folder(data_dir, ["*.json", "*.jsonl"])
         except HubUnavailable as exc:
+            status = refused_access(exc)
+            if status is not None:  # the token's scope: the operator's to fix
+                which = ENV_GOLD_TOKEN if config.gold_token else "HF_TOKEN"
+                raise GoldAccessError(
+                    f"${which} has no read access to the gold repo {config.gold_repo} (the Hub "
+                    f"answered HTTP {status})"
+                ) from None
             raise InputError(f"${ENV_GOLD_REPO}: cannot download the gold ({exc})") from None
         log.info("private gold: %d files from %r", len(fetched), repo)
     return load_gold(data_dir, with_public=True)

@@ -124,6 +124,13 @@ def describe(exc: BaseException) -> str:
     return f"{what}: {first}" if first else what
 
 
+def refused_access(exc: BaseException) -> int | None:
+    """The HTTP status when the Hub refused a token (401, 403; 404: a private repository the
+    token cannot see is "not found" to it), else None."""
+    status = _status(exc)
+    return status if status in (401, 403, 404) else None
+
+
 def plain_reason(exc: BaseException) -> str:
     """Why a Hub write failed, in words for a visitor (no repository name, no token)."""
     status = _status(exc)

@@ -184,9 +184,9 @@ def run_worker(args: argparse.Namespace) -> int:
     from ..jobs.command import JobRun
     from ..notify import notify_space
     from ..requests.ledger import RequestLedger
-    from ..service import _gold_of
+    from ..service import GoldAccessError, _gold_of
     from ..store import Store
-    from ..store.hub import HubRepo, HubUnavailable
+    from ..store.hub import HubRepo, HubUnavailable, refused_access
     from ..store.sync import Syncer
     from ..submission import Intake
     from .engine import Endpoint, ServeCommand, StartedEngine
@@ -224,7 +224,13 @@ def run_worker(args: argparse.Namespace) -> int:
                 flush=True,
             )
     store = Store(work / "record.sqlite3")
-    gold = _gold_of(config)
+    repo = HubRepo(config.mirror_repo, token=config.hub_token, endpoint=config.hub_endpoint)
+    worker_id = args.worker_id or f"{socket.gethostname()}-{os.getpid()}"
+    try:
+        gold = _gold_of(config)
+    except GoldAccessError as exc:  # a mis-scoped token: the operator's, not the requester's
+        given = _give_back(repo, worker_id, args.request) if args.request else ""
+        raise InputError(f"{exc}{given}") from None
     intake = Intake(
         store,
         gold,
@@ -232,9 +238,8 @@ def run_worker(args: argparse.Namespace) -> int:
         bootstrap=config.bootstrap,
         min_coverage=config.min_coverage,
     )
-    repo = HubRepo(config.mirror_repo, token=config.hub_token, endpoint=config.hub_endpoint)
     settings = WorkerSettings(
-        worker_id=args.worker_id or f"{socket.gethostname()}-{os.getpid()}",
+        worker_id=worker_id,
         lease=args.lease,
         poll=args.poll,
         max_unanswered=args.max_unanswered,
@@ -248,6 +253,7 @@ def run_worker(args: argparse.Namespace) -> int:
         check_model=args.check_model or CHECK_MODEL,
         check_revision=args.check_revision,
         job=JobRun.from_env(),
+        keep_engine=args.once,  # one request follows: the checked engine may serve it
     )
 
     def notify() -> None:
@@ -275,6 +281,8 @@ def run_worker(args: argparse.Namespace) -> int:
             repo.create(private=True)  # the Space makes it too, whichever starts first
             worker.start()
         except HubUnavailable as exc:
+            if refused_access(exc) is not None:
+                raise  # the token's scope: named below
             raise InputError(f"cannot read the record: {exc}") from None
         print(
             f"worker {settings.worker_id}: {len(gold):,} items "
@@ -304,10 +312,41 @@ def run_worker(args: argparse.Namespace) -> int:
     except WorkerStopped as exc:
         print(f"respondeoqa-eval: worker stopped: {exc}", flush=True)
         return 3
+    except HubUnavailable as exc:  # the record refused this worker's token, or an outage
+        status = refused_access(exc)
+        if status is None:
+            raise InputError(f"the record did not answer: {exc}") from None
+        access = "write" if status == 403 else "read"
+        raise InputError(
+            f"$HF_TOKEN has no {access} access to the record repo {args.repo} (the Hub "
+            f"answered HTTP {status})"
+        ) from None
     except KeyboardInterrupt:
         print("respondeoqa-eval: worker stopped; its request (if any) is pending again")
         return 130
+    finally:
+        if isinstance(engine, StartedEngine):
+            engine.stop()  # an engine the check kept up for a request that did not come
     return 0
+
+
+def _give_back(repo, worker_id: str, rid: str) -> str:
+    """Release request `rid` when this worker holds it (the Jobs dispatcher's claim) after a
+    fault on the operator's side before the run; how, for the operator's line."""
+    from ..requests.ledger import LostClaim, RequestLedger
+    from ..requests.model import RUNNING
+    from ..store.hub import HubUnavailable
+
+    why = "the operator's Job could not read the gold with the token it was given"
+    ledger = RequestLedger(repo)
+    try:
+        held = ledger.read_now()[1].get(rid)
+        if held is None or held.status != RUNNING or held.worker != worker_id:
+            return ""
+        ledger.release(held, worker_id, f"the operator's side: {why}", note=why)
+    except (HubUnavailable, LostClaim):
+        return f"; request {rid} is given back when its claim runs out"
+    return f"; request {rid} is pending again"
 
 
 def _report(request) -> int:

@@ -6,7 +6,9 @@
   request (checked against the Hub's syntax when it was made) and never pass through a shell.
 - `StartedEngine`: that command for one request, its output in a log file of the request's
   folder; ready once `GET /v1/models` answers; stopped (its whole process group) afterwards,
-  and killed with the worker even on kill -9 (`procs.py`).
+  and killed with the worker even on kill -9 (`procs.py`). The engine check's start may be
+  kept up (`serve_model(keep=True)`) for a request on the same model and revision: one start
+  serves both (a Job's worker checks the requested model itself).
 - `Endpoint`: `--api-base URL`, an engine the operator runs (vLLM, TGI, an Inference Endpoint):
   it serves the models it lists, so the worker takes only requests for those.
 
@@ -208,6 +210,7 @@ class StartedEngine:
         self.record = record  # the work dir's engine.json (see procs.py)
         self.proc: subprocess.Popen | None = None
         self.log_path: Path | None = None
+        self._kept: tuple[str, str, Served] | None = None  # (model, revision, served)
 
     def end_leftover(self) -> list[int]:
         """End the engine a dead worker of this work dir left (procs.end_leftover)."""
@@ -218,15 +221,44 @@ class StartedEngine:
 
     @contextmanager
     def serve(self, request: Request, folder: Path) -> Iterator[Served]:
-        """The engine started for `request`, ready; stopped when the block ends."""
-        yield from self._serve(request.model, request.revision, folder)
+        """The engine started for `request`, ready; stopped when the block ends. An engine the
+        check kept up on the request's model at its revision serves it (one start); any other
+        kept engine is stopped first."""
+        kept = self._take_kept(request.model, request.revision)
+        if kept is None:
+            yield from self._serve(request.model, request.revision, folder)
+            return
+        try:
+            yield kept
+        finally:
+            self.stop()
 
     @contextmanager
-    def serve_model(self, model: str, revision: str, folder: Path) -> Iterator[Served]:
-        """The engine started for `model` at `revision` (the preflight's reference model)."""
-        yield from self._serve(model, revision, folder)
+    def serve_model(
+        self, model: str, revision: str, folder: Path, *, keep: bool = False
+    ) -> Iterator[Served]:
+        """The engine started for `model` at `revision` (the engine check's model); with
+        `keep`, left running when the block ends without an error, for a request on that
+        model at that revision (`serve`); `stop` ends it otherwise."""
+        yield from self._serve(model, revision, folder, keep=keep)
 
-    def _serve(self, model: str, revision: str, folder: Path) -> Iterator[Served]:
+    def _take_kept(self, model: str, revision: str) -> Served | None:
+        """The kept engine when it serves `model` at `revision` and still answers; else None,
+        any kept engine stopped."""
+        kept, self._kept = self._kept, None
+        if kept is None:
+            return None
+        if kept[:2] == (model, revision) and self.exit_status() is None:
+            if served_models(kept[2].api_base) is not None:
+                log.info("the engine of the check serves the request (log %s)", self.log_path)
+                return kept[2]
+        log.info("the engine of the check is not this request's: stopping it")
+        self.stop()
+        return None
+
+    def _serve(
+        self, model: str, revision: str, folder: Path, *, keep: bool = False
+    ) -> Iterator[Served]:
         port = free_port()
         argv = self.command.argv(model, revision, port)
         self.log_path = log_path = folder / "engine.log"
@@ -248,6 +280,7 @@ class StartedEngine:
                 "operator has to fix --serve-command",
                 OPERATOR,
             ) from None
+        kept = False
         try:
             if self.record is not None:
                 procs.record_engine(self.record, self.proc.pid)
@@ -256,9 +289,13 @@ class StartedEngine:
             name = names[0] if len(names) == 1 else model
             engine, version = identify(api_base, self.command.executable)
             log.info("engine ready: %s %s serving %s", engine, version or "?", name)
-            yield Served(api_base, name, engine, version, started=True)
+            served = Served(api_base, name, engine, version, started=True)
+            yield served
+            if keep:
+                self._kept, kept = (model, revision, served), True
         finally:
-            self.stop()
+            if not kept:
+                self.stop()
 
     def _wait(self, api_base: str) -> list[str]:
         deadline = self.clock() + self.timeout
@@ -294,6 +331,7 @@ class StartedEngine:
         """Stop the engine's whole process group (what its leader left too): SIGTERM, then
         SIGKILL after 60 s; at once when the worker is interrupted meanwhile."""
         proc, self.proc = self.proc, None
+        self._kept = None
         if proc is None:
             return
         try:

@@ -19,6 +19,9 @@ One request at a time (`Worker.run_once`):
 Before claiming anything the worker checks its engine (`preflight`, also `space worker
 --check` alone): started on a reference model, it must answer a public item, and is measured
 for whether it samples when asked to (`sampling.py`); presets it cannot honour are declined.
+With `--once` the checked engine stays up: a request on the checked model at the checked
+revision (a Job's worker checks the requested model itself) runs on it, with no second start;
+any other request gets an engine of its own. A check that fails claims nothing, as before.
 
 What goes wrong is someone's fault. The **model's** (it does not load, too many empty answers,
 the engine dies or refuses an item during its run) ends the request as failed with a plain
@@ -106,6 +109,7 @@ class WorkerSettings:
     check_model: str = CHECK_MODEL  # the preflight's reference model (a started engine)
     check_revision: str = "main"
     job: JobRun | None = None  # inside a Hugging Face Job: its flavor, price and start
+    keep_engine: bool = False  # a started engine the check passed stays up for the request
 
 
 class WorkerStopped(Exception):
@@ -308,7 +312,9 @@ class Worker:
         folder.mkdir(parents=True, exist_ok=True)
         try:
             if started:
-                with self.engine.serve_model(model, self.settings.check_revision, folder) as served:
+                with self.engine.serve_model(
+                    model, self.settings.check_revision, folder, keep=self.settings.keep_engine
+                ) as served:
                     said = sampling.answer(
                         served.api_base, served.model, messages, headers=headers, timeout=timeout
                     )
@@ -334,6 +340,8 @@ class Worker:
                 f"{folder / 'engine.log'})"
             ) from None
         if (started or probe) and (not said or not said.strip() or samples is None):
+            if started:
+                self.engine.stop()  # kept up for nothing
             raise InputError(
                 f"{where} failed: the engine gave no answer to a public item; no request was "
                 f"claimed (the engine's log: {folder / 'engine.log'})"
