@@ -153,19 +153,27 @@ class HubStub:
         self._released = threading.Event()
 
     def release(self) -> None:
+        """Let the held commits go on, and return once the Hub has answered each of them (a
+        test reading the record next sees what they did, as a client told "committed" would)."""
         self._hold_left = None
         if getattr(self, "_released", None) is not None:
             self._released.set()
+        with self._answered:
+            self._answered.wait_for(lambda: self._holding == 0, timeout=60)
 
-    def _hold(self, method: str, path: str) -> None:
+    def _hold(self, method: str, path: str) -> bool:
+        """Keep a commit request waiting while commits are held; True when this one waited."""
         if method != "POST" or "/commit/" not in path or getattr(self, "_hold_left", None) is None:
-            return
+            return False
         with self._lock:
             if self._hold_left > 0:
                 self._hold_left -= 1
-                return
+                return False
+        with self._answered:
+            self._holding += 1
         self.held.set()
         self._released.wait(timeout=120)
+        return True
 
     def deny_writes(self, repo_id: str, repo_type: str = "dataset", *, on: bool = True) -> None:
         """Refuse (or, `on=False`, accept again) every commit to the repository with HTTP 403,
@@ -224,6 +232,8 @@ class HubStub:
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         self._lock = threading.Lock()
+        self._answered = threading.Condition()  # held commits answered (`release`)
+        self._holding = 0
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
         return self
 
@@ -335,7 +345,19 @@ class HubStub:
         path = unquote(parts.path)
         length = int(h.headers.get("content-length") or 0)
         body = h.rfile.read(length) if length else b""
-        self._hold(method, path)
+        held = self._hold(method, path)
+        try:
+            self._answer(h, given, method, path, parts.query, body)
+        finally:
+            if held:
+                with self._answered:
+                    self._holding -= 1
+                    self._answered.notify_all()
+
+    def _answer(
+        self, h: BaseHTTPRequestHandler, given: str, method: str, path: str, query: str, body: bytes
+    ) -> None:
+        """Record the request and answer it (a fault, a scope refusal or the route)."""
         with self._lock:
             self.requests.append((method, path))
             self.seen.append((given, method, path))
@@ -346,7 +368,7 @@ class HubStub:
             try:
                 if not self._scope_allows(h, self.scoped.get(given), method, path):
                     return
-                self._route(h, method, path, parts.query, body)
+                self._route(h, method, path, query, body)
             except Exception as exc:  # a stub bug shows up as a 500 the client reports
                 self._send(h, 500, json.dumps({"error": repr(exc)}).encode())
 
