@@ -228,3 +228,116 @@ def figures(outcomes: list[Outcome]) -> tuple[float, float]:
     flagged = sum(len(o.flagged) for o in outcomes)
     planted = sum(len(o.planted) for o in outcomes)
     return (found / flagged if flagged else 1.0), found / planted
+
+
+CALIBRATION_SEEDS = range(4)
+"""The seeds the flag's constants were chosen on (`Thresholds.flag_posterior`, `key_weight`)."""
+REPORT_SEEDS = range(4, 12)
+"""The seeds the README's figures are measured on (none of them used to choose a constant)."""
+
+
+def oracle_posteriors(
+    records: list[Record], seed: int, draws: int = 1000
+) -> tuple[list[float], list[float]]:
+    """The multiple-choice items' P(gold wrong) under the simulation's own model, the best any
+    test can do on them (an upper bound for the flags): the entries' true abilities, the true
+    difficulty prior, the answering process of `_wrong_answer` with its Dirichlet(1)
+    attractiveness integrated by `draws` samples, and the true rate of planted errors.
+    Returns (posteriors of planted content errors, of sound items); broken formats left out."""
+    import numpy as np
+
+    copy = plant(records, seed)
+    entries = simulate(records, copy.gold, seed)
+    answers = list(zip(*(entries[name] for name in entries), strict=True))
+    ability = np.array([math.log(a / (1 - a)) for a in ACCURACIES])
+    grid = np.linspace(-5.0, 9.0, 141)
+    log_prior = -0.5 * (grid / 1.2) ** 2
+    log_prior -= np.logaddexp.reduce(log_prior)
+    knows = 1 / (1 + np.exp(grid[None, :] - ability[:, None]))  # entries x grid
+    weights = {k: np.random.default_rng(seed).dirichlet(np.ones(k - 1), draws) for k in (3, 4, 5)}
+    n_mc = sum(r.task == "multiple_choice" for r in records)
+    rate = PLANTED["multiple_choice"] / n_mc
+    planted: list[float] = []
+    sound: list[float] = []
+    for r, results in zip(records, answers, strict=True):
+        letters = [o[:1] for o in r.multiple_choice_options]
+        keyed = copy.gold[r.id].answers[0][:1]
+        if r.task != "multiple_choice" or keyed not in letters:
+            continue
+        k = len(letters)
+        given = [it.extracted for it in results]
+        log_like = {}
+        for truth in letters:
+            lures = [c for c in letters if c != truth]
+            if_known = np.array([float(a == truth) for a in given])
+            if_not = np.empty((len(given), draws))
+            for e, a in enumerate(given):
+                if_not[e] = 0.05 if a is None else 0.95 * 0.25 / k
+                if a in lures:
+                    if_not[e] += 0.95 * 0.75 * weights[k][:, lures.index(a)]
+            each = (
+                knows[:, :, None] * if_known[:, None, None]
+                + (1 - knows[:, :, None]) * if_not[:, None, :]
+            )
+            log_like[truth] = np.logaddexp.reduce(
+                np.log(each).sum(axis=0) + log_prior[:, None], axis=None
+            )
+        log_right = log_like[keyed] + math.log(1 - rate)
+        log_wrong = np.logaddexp.reduce(
+            [log_like[c] + math.log(rate / (k - 1)) for c in letters if c != keyed]
+        )
+        posterior = float(1 / (1 + np.exp(log_right - log_wrong)))
+        (planted if r.id in copy.true else sound).append(posterior)
+    return planted, sound
+
+
+def _main() -> None:
+    """`python tests/planted_gold.py [--seeds 4-12] [--traps] [--none] [--oracle]`: the figures
+    per seed and pooled (README: Item analysis)."""
+    import argparse
+    import tempfile
+
+    parser = argparse.ArgumentParser(description=_main.__doc__)
+    parser.add_argument("--seeds", default=f"{REPORT_SEEDS.start}-{REPORT_SEEDS.stop}")
+    parser.add_argument("--traps", action="store_true", help="the traps variant")
+    parser.add_argument("--none", action="store_true", help="plant no error")
+    parser.add_argument("--oracle", action="store_true", help="the multiple-choice bound")
+    args = parser.parse_args()
+    start, stop = map(int, args.seeds.split("-"))
+    with tempfile.TemporaryDirectory() as tmp:
+        records = benchmark_gold(Path(tmp) / "gold")
+    if args.oracle:
+        planted_p: list[float] = []
+        sound_p: list[float] = []
+        for seed in range(start, stop):
+            p, s = oracle_posteriors(records, seed)
+            planted_p += p
+            sound_p += s
+        for cut in (0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3):
+            found = sum(p >= cut for p in planted_p)
+            false = sum(p >= cut for p in sound_p)
+            print(f"oracle cut-off {cut}: {found} of {len(planted_p)} found, {false} false")
+        return
+    outcomes = []
+    planted, broken = ({}, ()) if args.none else (PLANTED, BROKEN)
+    for seed in range(start, stop):
+        o = run(records, seed, planted, broken, traps=args.traps)
+        outcomes.append(o)
+        by_task: dict[str, str] = {}
+        for it in o.analysis.items:
+            if it.id in o.planted:
+                mark = "+" if it.id in o.flagged else "-"
+                by_task[it.task] = by_task.get(it.task, "") + mark
+        print(
+            f"seed {seed}: {len(o.planted)} planted, {len(o.flagged)} flagged, {o.found} right, "
+            f"{len(o.flagged) - o.found} false; found (+) / missed (-) by task: {by_task}"
+        )
+    if args.none:
+        print(f"seeds {start}-{stop - 1}: {sum(len(o.flagged) for o in outcomes)} flagged")
+        return
+    precision, recall = figures(outcomes)
+    print(f"seeds {start}-{stop - 1}: precision {precision:.3f}, recall {recall:.3f}")
+
+
+if __name__ == "__main__":
+    _main()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import re
 import statistics
 from pathlib import Path
@@ -15,7 +16,13 @@ from pathlib import Path
 import pytest
 from conftest import run_cli as _cli
 from respondeoqa_eval import evaluate
-from respondeoqa_eval.analysis.items import AGREE, COLUMNS, GOLD_FORMAT, analyze_items
+from respondeoqa_eval.analysis.items import (
+    AGREE,
+    COLUMNS,
+    GOLD_FORMAT,
+    _log_partition_keyed,
+    analyze_items,
+)
 from respondeoqa_eval.data.breakdowns import groups_of
 from respondeoqa_eval.data.gold import read_folder
 from respondeoqa_eval.data.records import Record
@@ -382,3 +389,11 @@ def test_the_command_refuses_a_report_without_items_and_a_missing_file(tmp_path,
     assert r.returncode == 2 and "the same report is given twice" in r.stderr
     data = json.loads(report.to_json())
     assert data["items"]  # the full report itself is fine
+
+
+def test_a_wrong_keys_string_is_a_table_laid_beforehand():
+    # by hand, the sequential process: "a" opens a table (2 / (2 + 1)), "a" joins it
+    # (1 / (2 + 1 + 1)), one entry gives the key's string (1 / (2 + 1 + 2)): 1/30
+    assert math.exp(_log_partition_keyed([2], 1, 2.0, 1.0)) == pytest.approx(1 / 30)
+    # nobody gives the key's string: "a" opens a table (2/3), "b" another (2/4)
+    assert math.exp(_log_partition_keyed([1, 1], 0, 2.0, 1.0)) == pytest.approx(1 / 3)
