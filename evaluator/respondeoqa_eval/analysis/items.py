@@ -25,8 +25,9 @@ an entry is right with probability sigmoid(s logit(acc) - d), acc its Laplace-sm
 right on the task's other items, d the item's difficulty integrated over a normal prior, s and
 the prior fitted per task by marginal likelihood; the wrong answers fall into the other answers
 by a Dirichlet-multinomial (multiple choice, over k - 1 options) or a Chinese restaurant
-process (open answers), concentration from the task's rate of agreeing wrong answers. A wrong
-gold shows as the agreeing entries being the strong ones.
+process (open answers), concentration from the task's rate of agreeing wrong answers; under
+H1 an open answer's gold is a string laid before anyone answered (`_log_partition_keyed`). A
+wrong gold shows as the agreeing entries being the strong ones.
 """
 
 from __future__ import annotations
