@@ -36,6 +36,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import random
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -317,6 +318,7 @@ def _main() -> None:
     parser.add_argument("--none", action="store_true", help="plant no error")
     parser.add_argument("--oracle", action="store_true", help="the multiple-choice bound")
     parser.add_argument("--cut", type=float, help="flag at this posterior (not the default)")
+    parser.add_argument("--key-weight", type=float, help="Thresholds.key_weight (not the default)")
     args = parser.parse_args()
     start, stop = map(int, args.seeds.split("-"))
     with tempfile.TemporaryDirectory() as tmp:
@@ -333,20 +335,28 @@ def _main() -> None:
             false = sum(p >= cut for p in sound_p)
             print(f"oracle cut-off {cut}: {found} of {len(planted_p)} found, {false} false")
         return
+    chosen = Thresholds()
+    if args.cut is not None:
+        chosen = dataclasses.replace(chosen, flag_posterior=args.cut)
+    if args.key_weight is not None:
+        chosen = dataclasses.replace(chosen, key_weight=args.key_weight)
     outcomes = []
     planted, broken = ({}, ()) if args.none else (PLANTED, BROKEN)
     for seed in range(start, stop):
-        cut = Thresholds() if args.cut is None else Thresholds(flag_posterior=args.cut)
-        o = run(records, seed, planted, broken, traps=args.traps, thresholds=cut)
+        o = run(records, seed, planted, broken, traps=args.traps, thresholds=chosen)
         outcomes.append(o)
         by_task: dict[str, str] = {}
+        false: Counter[str] = Counter()
         for it in o.analysis.items:
             if it.id in o.planted:
                 mark = "+" if it.id in o.flagged else "-"
                 by_task[it.task] = by_task.get(it.task, "") + mark
+            elif it.id in o.flagged:
+                false[it.task] += 1
         print(
             f"seed {seed}: {len(o.planted)} planted, {len(o.flagged)} flagged, {o.found} right, "
-            f"{len(o.flagged) - o.found} false; found (+) / missed (-) by task: {by_task}"
+            f"{len(o.flagged) - o.found} false {dict(false)}; planted items found (+) / missed (-) "
+            f"by task, the broken format among them: {by_task}"
         )
     if args.none:
         print(f"seeds {start}-{stop - 1}: {sum(len(o.flagged) for o in outcomes)} flagged")
