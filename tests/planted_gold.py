@@ -3,10 +3,11 @@ tests/test_planted_gold.py asserts its figures).
 
 Gold: the public short-answer, feet and meter items (the gold loader's files, read at run
 time) and synthetic multiple-choice items shaped like Certamen's and NLE's (tests/synthetic.py:
-multiple choice is only in the private sources). Errors are planted in a copy of it: content
-errors (a multiple-choice gold becomes another option's letter, a short answer another public
-word of its language, a feet gold gets one foot changed) and broken answer formats (a letter
-that is no option's, a two-word short answer); the original gold stays the "true" answer.
+multiple choice is only in the private sources), with 3, 4 or 5 options (`OPTIONS`). Errors
+are planted in a copy of it: content errors (a multiple-choice gold becomes another option's
+letter, a short answer another public word of its language, a feet gold gets one foot
+changed) and broken answer formats (a letter after the item's last option, a two-word short
+answer); the original gold stays the "true" answer.
 
 Entries: ten synthetic entries of graded strength (Rasch abilities for accuracies 0.35 to
 0.90 on an item of middle difficulty; item difficulties normal with sd 1.2). An entry that
@@ -22,8 +23,8 @@ The harder variant (`traps`) adds items from which answers alone cannot tell a g
 a share of the multiple-choice and short-answer items are very hard and have one
 overwhelmingly attractive distractor that almost every entry picks.
 
-Seeds 0-3 calibrate (`CALIBRATION_SEEDS`: the flag's constants were chosen on them), seeds
-4-11 report (`REPORT_SEEDS`: the README's figures and tests/test_planted_gold.py).
+Seeds 0-11 calibrate (`CALIBRATION_SEEDS`: the flag's constants were chosen on them), seeds
+12-35 report (`REPORT_SEEDS`: the README's figures and tests/test_planted_gold.py).
 `oracle_posteriors` is the bound: the multiple-choice posteriors under this simulation's own
 model. `python tests/planted_gold.py --help` prints the figures.
 
@@ -67,11 +68,27 @@ TRAP_SHARE = 0.04
 """In the `traps` variant: the share of multiple-choice and short-answer items that are traps."""
 
 
+OPTIONS = (4, 3, 4, 5, 4)
+"""Options of the synthetic multiple-choice items, in turn (a fifth with 3, a fifth with 5)."""
+
+
+def _options(r: Record, k: int, at: int) -> Record:
+    """Item `r` with `k` options, its gold the `at`-th letter (mod k: every letter the gold
+    equally often, as in a balanced key)."""
+    letters = "ABCDE"[:k]
+    options = [f"{c}: option {c} of {r.id}" for c in letters]
+    gold = letters[at % k] + r.answers[0][1:]
+    return dataclasses.replace(r, multiple_choice_options=options, answers=[gold])
+
+
 def benchmark_gold(folder: Path) -> list[Record]:
-    """The benchmark's items: public short answers, feet and meter, synthetic multiple choice."""
+    """The benchmark's items: public short answers, feet and meter, synthetic multiple choice
+    (with 3, 4 or 5 options: `OPTIONS`)."""
     write_private(folder, with_public=True, n_mc=240, n_sa=1, n_tr=1, n_nle=40)
     records = read_folder(folder).records
     mc = [r for r in records if r.task == "multiple_choice" and r.multiple_choice_options]
+    n = len(OPTIONS)
+    mc = [_options(r, OPTIONS[i % n], i // n) for i, r in enumerate(mc)]
     public = [
         r for r in records if r.task in ("short_answer", "feet", "meter") and not r.is_private
     ]
@@ -120,7 +137,8 @@ def plant(
         old = r.answers[0]
         if task == "multiple_choice":
             letters = [o[:1] for o in r.multiple_choice_options]
-            new = "E" if is_broken else rng.choice([c for c in letters if c != old[:1]])
+            beyond = "ABCDEF"[len(letters)]  # the letter after the item's last option
+            new = beyond if is_broken else rng.choice([c for c in letters if c != old[:1]])
         elif task == "short_answer":
             other = rng.choice([w for w in words[r.answer_language] if w.lower() != old.lower()])
             new = f"{old} {other}" if is_broken else other
@@ -245,14 +263,14 @@ def figures(outcomes: list[Outcome]) -> tuple[float, float]:
     return (found / flagged if flagged else 1.0), found / planted
 
 
-CALIBRATION_SEEDS = range(4)
+CALIBRATION_SEEDS = range(12)
 """The seeds the flag's constants were chosen on (`Thresholds.flag_posterior`, `key_weight`)."""
-REPORT_SEEDS = range(4, 12)
+REPORT_SEEDS = range(12, 36)
 """The seeds the README's figures are measured on (none of them used to choose a constant)."""
 
 
 def oracle_posteriors(
-    records: list[Record], seed: int, draws: int = 1000
+    records: list[Record], seed: int, draws: int = 500
 ) -> tuple[list[float], list[float]]:
     """The multiple-choice items' P(gold wrong) under the simulation's own model, the best any
     test can do on them (an upper bound for the flags): the entries' true abilities, the true

@@ -16,12 +16,12 @@ def records(tmp_path_factory):
 
 def test_flags_on_the_realistic_benchmark(records):
     precision, recall = figures([run(records, seed) for seed in REPORT_SEEDS])
-    # measured 0.838 / 0.698 (96 planted, 67 found, 13 false); the target (0.9 at
+    # measured 0.878 / 0.597 (288 planted, 172 found, 24 false); the target (0.9 at
     # recall 0.75) is not reached: see the README for what limits it
-    assert precision >= 0.83 and recall >= 0.69
+    assert precision >= 0.87 and recall >= 0.59
 
 
 def test_few_flags_with_no_error_planted(records):
     flagged = [len(run(records, seed, planted={}, broken=()).flagged) for seed in REPORT_SEEDS]
-    # measured 13 over the 8 seeds, at most 3 in one
-    assert sum(flagged) <= 13 and max(flagged) <= 3
+    # measured 30 over the 24 seeds, at most 3 in one
+    assert sum(flagged) <= 30 and max(flagged) <= 3
