@@ -325,7 +325,7 @@ def oracle_posteriors(
 
 
 def _main() -> None:
-    """`python tests/planted_gold.py [--seeds 4-12] [--traps] [--none] [--oracle]`: the figures
+    """`python tests/planted_gold.py [--seeds 12-36] [--traps] [--none] [--oracle]`: the figures
     per seed and pooled (README: Item analysis)."""
     import argparse
     import tempfile
