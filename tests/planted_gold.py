@@ -3,10 +3,11 @@ tests/test_planted_gold.py asserts its figures).
 
 Gold: the public short-answer, feet and meter items (the gold loader's files, read at run
 time) and synthetic multiple-choice items shaped like Certamen's and NLE's (tests/synthetic.py:
-multiple choice is only in the private sources). Errors are planted in a copy of it: content
-errors (a multiple-choice gold becomes another option's letter, a short answer another public
-word of its language, a feet gold gets one foot changed) and broken answer formats (a letter
-that is no option's, a two-word short answer); the original gold stays the "true" answer.
+multiple choice is only in the private sources), with 3, 4 or 5 options (`OPTIONS`). Errors
+are planted in a copy of it: content errors (a multiple-choice gold becomes another option's
+letter, a short answer another public word of its language, a feet gold gets one foot
+changed) and broken answer formats (a letter after the item's last option, a two-word short
+answer); the original gold stays the "true" answer.
 
 Entries: ten synthetic entries of graded strength (Rasch abilities for accuracies 0.35 to
 0.90 on an item of middle difficulty; item difficulties normal with sd 1.2). An entry that
@@ -22,7 +23,13 @@ The harder variant (`traps`) adds items from which answers alone cannot tell a g
 a share of the multiple-choice and short-answer items are very hard and have one
 overwhelmingly attractive distractor that almost every entry picks.
 
-Deterministic: every draw comes from `random.Random` seeded with the seed.
+Seeds 0-11 calibrate (`CALIBRATION_SEEDS`: the flag's constants were chosen on them), seeds
+12-35 report (`REPORT_SEEDS`: the README's figures and tests/test_planted_gold.py).
+`oracle_posteriors` is the bound: the multiple-choice posteriors under this simulation's own
+model. `python tests/planted_gold.py --help` prints the figures.
+
+Deterministic: every draw comes from `random.Random` (numpy's generator for the oracle)
+seeded with the seed.
 """
 
 from __future__ import annotations
@@ -30,11 +37,18 @@ from __future__ import annotations
 import dataclasses
 import math
 import random
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from respondeoqa_eval.analysis.items import AGREE, GOLD_FORMAT, ItemAnalysis, analyze_items
+from respondeoqa_eval.analysis.items import (
+    AGREE,
+    GOLD_FORMAT,
+    ItemAnalysis,
+    Thresholds,
+    analyze_items,
+)
 from respondeoqa_eval.data.breakdowns import groups_of
 from respondeoqa_eval.data.gold import read_folder
 from respondeoqa_eval.data.records import Record
@@ -54,11 +68,27 @@ TRAP_SHARE = 0.04
 """In the `traps` variant: the share of multiple-choice and short-answer items that are traps."""
 
 
+OPTIONS = (4, 3, 4, 5, 4)
+"""Options of the synthetic multiple-choice items, in turn (a fifth with 3, a fifth with 5)."""
+
+
+def _options(r: Record, k: int, at: int) -> Record:
+    """Item `r` with `k` options, its gold the `at`-th letter (mod k: every letter the gold
+    equally often, as in a balanced key)."""
+    letters = "ABCDE"[:k]
+    options = [f"{c}: option {c} of {r.id}" for c in letters]
+    gold = letters[at % k] + r.answers[0][1:]
+    return dataclasses.replace(r, multiple_choice_options=options, answers=[gold])
+
+
 def benchmark_gold(folder: Path) -> list[Record]:
-    """The benchmark's items: public short answers, feet and meter, synthetic multiple choice."""
+    """The benchmark's items: public short answers, feet and meter, synthetic multiple choice
+    (with 3, 4 or 5 options: `OPTIONS`)."""
     write_private(folder, with_public=True, n_mc=240, n_sa=1, n_tr=1, n_nle=40)
     records = read_folder(folder).records
     mc = [r for r in records if r.task == "multiple_choice" and r.multiple_choice_options]
+    n = len(OPTIONS)
+    mc = [_options(r, OPTIONS[i % n], i // n) for i, r in enumerate(mc)]
     public = [
         r for r in records if r.task in ("short_answer", "feet", "meter") and not r.is_private
     ]
@@ -107,7 +137,8 @@ def plant(
         old = r.answers[0]
         if task == "multiple_choice":
             letters = [o[:1] for o in r.multiple_choice_options]
-            new = "E" if is_broken else rng.choice([c for c in letters if c != old[:1]])
+            beyond = "ABCDEF"[len(letters)]  # the letter after the item's last option
+            new = beyond if is_broken else rng.choice([c for c in letters if c != old[:1]])
         elif task == "short_answer":
             other = rng.choice([w for w in words[r.answer_language] if w.lower() != old.lower()])
             new = f"{old} {other}" if is_broken else other
@@ -212,10 +243,12 @@ def run(
     planted: Mapping[str, int] = PLANTED,
     broken: Sequence[str] = BROKEN,
     traps: bool = False,
+    thresholds: Thresholds | None = None,
 ) -> Outcome:
     """Plant errors (none with `planted={}, broken=()`), simulate the entries, analyse."""
     copy = plant(records, seed, planted, broken)
-    analysis = analyze_items(simulate(records, copy.gold, seed, traps), copy.gold)
+    entries = simulate(records, copy.gold, seed, traps)
+    analysis = analyze_items(entries, copy.gold, thresholds=thresholds or Thresholds())
     flagged = frozenset(
         it.id for it in analysis.items if AGREE in it.reasons or GOLD_FORMAT in it.reasons
     )
@@ -228,3 +261,127 @@ def figures(outcomes: list[Outcome]) -> tuple[float, float]:
     flagged = sum(len(o.flagged) for o in outcomes)
     planted = sum(len(o.planted) for o in outcomes)
     return (found / flagged if flagged else 1.0), found / planted
+
+
+CALIBRATION_SEEDS = range(12)
+"""The seeds the flag's constants were chosen on (`Thresholds.flag_posterior`, `key_weight`)."""
+REPORT_SEEDS = range(12, 36)
+"""The seeds the README's figures are measured on (none of them used to choose a constant)."""
+
+
+def oracle_posteriors(
+    records: list[Record], seed: int, draws: int = 500
+) -> tuple[list[float], list[float]]:
+    """The multiple-choice items' P(gold wrong) under the simulation's own model, the best any
+    test can do on them (an upper bound for the flags): the entries' true abilities, the true
+    difficulty prior, the answering process of `_wrong_answer` with its Dirichlet(1)
+    attractiveness integrated by `draws` samples, and the true rate of planted errors.
+    Returns (posteriors of planted content errors, of sound items); broken formats left out."""
+    import numpy as np
+
+    copy = plant(records, seed)
+    entries = simulate(records, copy.gold, seed)
+    answers = list(zip(*(entries[name] for name in entries), strict=True))
+    ability = np.array([math.log(a / (1 - a)) for a in ACCURACIES])
+    grid = np.linspace(-5.0, 9.0, 141)
+    log_prior = -0.5 * (grid / 1.2) ** 2
+    log_prior -= np.logaddexp.reduce(log_prior)
+    knows = 1 / (1 + np.exp(grid[None, :] - ability[:, None]))  # entries x grid
+    weights = {k: np.random.default_rng(seed).dirichlet(np.ones(k - 1), draws) for k in (3, 4, 5)}
+    n_mc = sum(r.task == "multiple_choice" for r in records)
+    rate = PLANTED["multiple_choice"] / n_mc
+    planted: list[float] = []
+    sound: list[float] = []
+    for r, results in zip(records, answers, strict=True):
+        letters = [o[:1] for o in r.multiple_choice_options]
+        keyed = copy.gold[r.id].answers[0][:1]
+        if r.task != "multiple_choice" or keyed not in letters:
+            continue
+        k = len(letters)
+        given = [it.extracted for it in results]
+        log_like = {}
+        for truth in letters:
+            lures = [c for c in letters if c != truth]
+            if_known = np.array([float(a == truth) for a in given])
+            if_not = np.empty((len(given), draws))
+            for e, a in enumerate(given):
+                if_not[e] = 0.05 if a is None else 0.95 * 0.25 / k
+                if a in lures:
+                    if_not[e] += 0.95 * 0.75 * weights[k][:, lures.index(a)]
+            each = (
+                knows[:, :, None] * if_known[:, None, None]
+                + (1 - knows[:, :, None]) * if_not[:, None, :]
+            )
+            log_like[truth] = np.logaddexp.reduce(
+                np.log(each).sum(axis=0) + log_prior[:, None], axis=None
+            )
+        log_right = log_like[keyed] + math.log(1 - rate)
+        log_wrong = np.logaddexp.reduce(
+            [log_like[c] + math.log(rate / (k - 1)) for c in letters if c != keyed]
+        )
+        posterior = float(1 / (1 + np.exp(log_right - log_wrong)))
+        (planted if r.id in copy.true else sound).append(posterior)
+    return planted, sound
+
+
+def _main() -> None:
+    """`python tests/planted_gold.py [--seeds 12-36] [--traps] [--none] [--oracle]`: the figures
+    per seed and pooled (README: Item analysis)."""
+    import argparse
+    import tempfile
+
+    parser = argparse.ArgumentParser(description=_main.__doc__)
+    parser.add_argument("--seeds", default=f"{REPORT_SEEDS.start}-{REPORT_SEEDS.stop}")
+    parser.add_argument("--traps", action="store_true", help="the traps variant")
+    parser.add_argument("--none", action="store_true", help="plant no error")
+    parser.add_argument("--oracle", action="store_true", help="the multiple-choice bound")
+    parser.add_argument("--cut", type=float, help="flag at this posterior (not the default)")
+    parser.add_argument("--key-weight", type=float, help="Thresholds.key_weight (not the default)")
+    args = parser.parse_args()
+    start, stop = map(int, args.seeds.split("-"))
+    with tempfile.TemporaryDirectory() as tmp:
+        records = benchmark_gold(Path(tmp) / "gold")
+    if args.oracle:
+        planted_p: list[float] = []
+        sound_p: list[float] = []
+        for seed in range(start, stop):
+            p, s = oracle_posteriors(records, seed)
+            planted_p += p
+            sound_p += s
+        for cut in (0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3):
+            found = sum(p >= cut for p in planted_p)
+            false = sum(p >= cut for p in sound_p)
+            print(f"oracle cut-off {cut}: {found} of {len(planted_p)} found, {false} false")
+        return
+    chosen = Thresholds()
+    if args.cut is not None:
+        chosen = dataclasses.replace(chosen, flag_posterior=args.cut)
+    if args.key_weight is not None:
+        chosen = dataclasses.replace(chosen, key_weight=args.key_weight)
+    outcomes = []
+    planted, broken = ({}, ()) if args.none else (PLANTED, BROKEN)
+    for seed in range(start, stop):
+        o = run(records, seed, planted, broken, traps=args.traps, thresholds=chosen)
+        outcomes.append(o)
+        by_task: dict[str, str] = {}
+        false: Counter[str] = Counter()
+        for it in o.analysis.items:
+            if it.id in o.planted:
+                mark = "+" if it.id in o.flagged else "-"
+                by_task[it.task] = by_task.get(it.task, "") + mark
+            elif it.id in o.flagged:
+                false[it.task] += 1
+        print(
+            f"seed {seed}: {len(o.planted)} planted, {len(o.flagged)} flagged, {o.found} right, "
+            f"{len(o.flagged) - o.found} false {dict(false)}; planted items found (+) / missed (-) "
+            f"by task, the broken format among them: {by_task}"
+        )
+    if args.none:
+        print(f"seeds {start}-{stop - 1}: {sum(len(o.flagged) for o in outcomes)} flagged")
+        return
+    precision, recall = figures(outcomes)
+    print(f"seeds {start}-{stop - 1}: precision {precision:.3f}, recall {recall:.3f}")
+
+
+if __name__ == "__main__":
+    _main()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import re
 import statistics
 from pathlib import Path
@@ -15,7 +16,13 @@ from pathlib import Path
 import pytest
 from conftest import run_cli as _cli
 from respondeoqa_eval import evaluate
-from respondeoqa_eval.analysis.items import AGREE, COLUMNS, GOLD_FORMAT, analyze_items
+from respondeoqa_eval.analysis.items import (
+    AGREE,
+    COLUMNS,
+    GOLD_FORMAT,
+    _log_partition_keyed,
+    analyze_items,
+)
 from respondeoqa_eval.data.breakdowns import groups_of
 from respondeoqa_eval.data.gold import read_folder
 from respondeoqa_eval.data.records import Record
@@ -144,7 +151,9 @@ def test_a_planted_gold_error_is_flagged(analysis):
     assert planted.agreement.startswith(
         "4 of 8 entries answer 'Athenae' (they average 65% right on the task, the others 21%)"
     )
-    assert "P(gold wrong) 0.9" in planted.agreement
+    assert re.search(
+        r"likelihood ratio \d+ over the gold, P\(gold wrong\) 0\.\d\d$", planted.agreement
+    )
     # as many entries agree on "lure", but they are the weakest: a distractor, not suspect
     lure = by_id["lure"]
     assert (lure.wrong_answer, lure.wrong_count) == ("Sparta", 4)
@@ -205,10 +214,15 @@ def test_too_few_entries_give_no_discrimination_and_no_agreement_flag():
 
 
 def test_fewer_than_five_entries_are_never_flagged_by_agreement():
-    five = ("entry-0", "entry-1", "entry-2", "entry-4", "entry-7")
+    five = ("entry-0", "entry-1", "entry-2", "entry-5", "entry-7")
     flagged = analyze_items({k: ENTRIES[k] for k in five}, RECORDS)
     by_id = {it.id: it for it in flagged.items}
     assert by_id["planted"].reasons == (AGREE,)  # five entries: the evidence is enough
+    # entry-4 in entry-5's place gives the key's own string: evidence that the key is right
+    # (a wrong key's exact string is rarely given), so the posterior is lower
+    keyed = analyze_items({k: ENTRIES[k] for k in (*five[:3], "entry-4", "entry-7")}, RECORDS)
+    posterior = {it.id: it.agreement_posterior for it in keyed.items}["planted"]
+    assert posterior < by_id["planted"].agreement_posterior
     # the same entries less the weakest: 3 of 4 answer "Athenae", but 4 entries are not tested
     four = analyze_items({k: ENTRIES[k] for k in five[:4]}, RECORDS)
     assert all(it.agreement_posterior is None and it.agreement == "" for it in four.items)
@@ -382,3 +396,11 @@ def test_the_command_refuses_a_report_without_items_and_a_missing_file(tmp_path,
     assert r.returncode == 2 and "the same report is given twice" in r.stderr
     data = json.loads(report.to_json())
     assert data["items"]  # the full report itself is fine
+
+
+def test_a_wrong_keys_string_is_a_table_laid_beforehand():
+    # by hand, the sequential process: "a" opens a table (2 / (2 + 1)), "a" joins it
+    # (1 / (2 + 1 + 1)), one entry gives the key's string (1 / (2 + 1 + 2)): 1/30
+    assert math.exp(_log_partition_keyed([2], 1, 2.0, 1.0)) == pytest.approx(1 / 30)
+    # nobody gives the key's string: "a" opens a table (2/3), "b" another (2/4)
+    assert math.exp(_log_partition_keyed([1, 1], 0, 2.0, 1.0)) == pytest.approx(1 / 3)

@@ -1,13 +1,12 @@
 """The gold-error flags on the planted-error benchmark (tests/planted_gold.py; README: Item
-analysis, "Measured on a planted-error benchmark"): the figures the README states, on fewer
-seeds (the README's are over 8)."""
+analysis, "Measured on a planted-error benchmark"): the figures the README states, on the
+report seeds (`REPORT_SEEDS`, none used to choose a constant). Floors are the measured
+figures rounded down: the flags getting worse fails the test."""
 
 from __future__ import annotations
 
 import pytest
-from planted_gold import benchmark_gold, figures, run
-
-SEEDS = range(3)
+from planted_gold import REPORT_SEEDS, benchmark_gold, figures, run
 
 
 @pytest.fixture(scope="module")
@@ -15,12 +14,14 @@ def records(tmp_path_factory):
     return benchmark_gold(tmp_path_factory.mktemp("planted") / "gold")
 
 
-def test_flags_are_precise_on_the_realistic_benchmark(records):
-    precision, recall = figures([run(records, seed) for seed in SEEDS])
-    # measured 0.92 / 0.46 over 8 seeds; the issue's target (0.9 at recall 0.75) is not reached
-    assert precision >= 0.85 and recall >= 0.4
+def test_flags_on_the_realistic_benchmark(records):
+    precision, recall = figures([run(records, seed) for seed in REPORT_SEEDS])
+    # measured 0.878 / 0.597 (288 planted, 172 found, 24 false); the issue's target (0.9 at
+    # recall 0.75) is not reached: see the README for what limits it
+    assert precision >= 0.87 and recall >= 0.59
 
 
-def test_almost_nothing_is_flagged_with_no_error_planted(records):
-    flagged = [len(run(records, seed, planted={}, broken=()).flagged) for seed in SEEDS]
-    assert max(flagged) <= 2
+def test_few_flags_with_no_error_planted(records):
+    flagged = [len(run(records, seed, planted={}, broken=()).flagged) for seed in REPORT_SEEDS]
+    # measured 30 over the 24 seeds, at most 3 in one
+    assert sum(flagged) <= 30 and max(flagged) <= 3

@@ -25,8 +25,9 @@ an entry is right with probability sigmoid(s logit(acc) - d), acc its Laplace-sm
 right on the task's other items, d the item's difficulty integrated over a normal prior, s and
 the prior fitted per task by marginal likelihood; the wrong answers fall into the other answers
 by a Dirichlet-multinomial (multiple choice, over k - 1 options) or a Chinese restaurant
-process (open answers), concentration from the task's rate of agreeing wrong answers. A wrong
-gold shows as the agreeing entries being the strong ones.
+process (open answers), concentration from the task's rate of agreeing wrong answers; under
+H1 an open answer's gold is a string laid before anyone answered (`_log_partition_keyed`). A
+wrong gold shows as the agreeing entries being the strong ones.
 """
 
 from __future__ import annotations
@@ -65,7 +66,10 @@ class Thresholds:
     min_entries: int = 3  # entries an item needs for a discrimination
     flag_min_entries: int = 5  # entries an item needs before the gold-error test can flag it
     prior_gold_error: float = 0.02  # the prior share of items whose gold is wrong
-    flag_posterior: float = 0.8  # flag at this posterior probability that the gold is wrong
+    flag_posterior: float = 0.6  # flag at this posterior probability that the gold is wrong
+    key_weight: float = (
+        0.3  # open answers: how a wrong key draws entries (a distractor given once: 1)
+    )
     min_chance: float = 0.02  # the least chance that two wrong answers to an item agree
 
 
@@ -359,6 +363,25 @@ def _fit_difficulty(
     return best[1], best[2]
 
 
+def _log_partition_keyed(counts: Sequence[int], keyed: int, spread: float, weight: float) -> float:
+    """log P(the wrong answers to an open item fall into answers with these `counts`, and
+    `keyed` of them into the answer key's own string): the Chinese restaurant process with
+    concentration `spread` and the key's answer as a table laid beforehand, with weight
+    `weight`. The key's string is fixed before anyone answers: an entry that gives it is not
+    opening a table at chance `spread / (spread + n)` (any new string), it hits one string out
+    of all those it could write, which is as likely only as joining a table of `weight`."""
+    counts = [c for c in counts if c]
+    n = sum(counts) + keyed
+    return (
+        len(counts) * math.log(spread)
+        + sum(math.lgamma(c) for c in counts)
+        + math.lgamma(weight + keyed)
+        - math.lgamma(weight)
+        + math.lgamma(spread + weight)
+        - math.lgamma(spread + weight + n)
+    )
+
+
 def _log_partition(counts: Sequence[int], options: int | None, spread: float) -> float:
     """log P(the wrong answers fall into answers with these `counts`): a symmetric
     Dirichlet-multinomial with concentration `spread` over `options` answers (multiple choice),
@@ -389,6 +412,11 @@ def _spread(collision: float, options: int | None) -> float:
     else:
         value = (1 - collision) / max(1e-9, collision * options - 1)
     return min(50.0, max(0.05, value))
+
+
+def _posterior(log_ratio: float, prior: float) -> float:
+    log_odds = log_ratio + math.log(prior / (1 - prior))
+    return 1 / (1 + math.exp(-log_odds)) if log_odds > -700 else 0.0
 
 
 def _gold_error_test(
@@ -433,7 +461,7 @@ def _gold_error_test(
         is_right = np.array([(it.score or 0.0) == 1.0 for _, it in results], dtype=float)
         fitted[stats.task].append((logit(share_of(stats.task, results)), is_right))
     difficulty = {task: _fit_difficulty(items) for task, items in fitted.items()}
-    out = []
+    out: list[ItemStats] = []
     for stats, wrong in computed:
         if stats.entries < thresholds.flag_min_entries or stats.wrong_count < 2:
             out.append(stats)
@@ -466,15 +494,16 @@ def _gold_error_test(
         log_h0 = float(_logsumexp(_grid_loglik(ability, is_right) + log_prior)) + _log_partition(
             list(wrong.values()), options, spread
         )
-        # H1, the most common wrong answer is right: the gold is one of the wrong answers
-        others = [c for key, c in wrong.items() if key != top] + [n_right]
-        log_h1 = float(_logsumexp(_grid_loglik(ability, gives_top) + log_prior)) + _log_partition(
-            others, options, spread
-        )
+        # H1, the most common wrong answer is right: the gold is one of the wrong answers (an
+        # option as any other; an open answer's key string: `_log_partition_keyed`)
+        others = [c for key, c in wrong.items() if key != top]
+        if options is None:
+            part1 = _log_partition_keyed(others, n_right, spread, thresholds.key_weight)
+        else:
+            part1 = _log_partition(others + [n_right], options, spread)
+        log_h1 = float(_logsumexp(_grid_loglik(ability, gives_top) + log_prior)) + part1
         ratio = log_h1 - log_h0
-        prior = thresholds.prior_gold_error / (options or 1)
-        log_odds = ratio + math.log(prior / (1 - prior))
-        posterior = 1 / (1 + math.exp(-log_odds)) if log_odds > -700 else 0.0
+        posterior = _posterior(ratio, thresholds.prior_gold_error / (options or 1))
         agreeing = share[gives_top == 1]
         rest = share[gives_top == 0]
         flag = posterior >= thresholds.flag_posterior
