@@ -1,0 +1,110 @@
+"""The parsed and checked gold kept under the cache (`data/gold_cache.py`, issue 31): a second
+read of the same bytes gives the same records without reading the files' rows again; a changed
+file, a corrupt or foreign cache file, or a cache folder that cannot be written never gives
+other records, nor an error."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import stat
+
+import pytest
+from respondeoqa_eval.data import gold_cache, upstream
+from respondeoqa_eval.data.fetch import ENV_CACHE
+from respondeoqa_eval.data.gold import read_folder
+from respondeoqa_eval.errors import InputError
+from synthetic import write_private
+
+
+@pytest.fixture
+def folder(tmp_path, monkeypatch):
+    monkeypatch.setenv(ENV_CACHE, str(tmp_path / "cache"))
+    return write_private(tmp_path / "gold", n_mc=6, n_sa=8, n_tr=5, n_nle=4)
+
+
+@pytest.fixture
+def rows_read(monkeypatch):
+    """How many files' rows the upstream reader has checked since the test began."""
+    calls = []
+    original = upstream.read_file
+
+    def counting(path, spec=None):
+        calls.append(path.name)
+        return original(path, spec)
+
+    monkeypatch.setattr(upstream, "read_file", counting)
+    return calls
+
+
+def test_second_read_comes_from_the_cache(folder, rows_read) -> None:
+    first = read_folder(folder)
+    assert rows_read and len(list(gold_cache.cache_folder().glob("*.marshal"))) == 1
+    rows_read.clear()
+    again = read_folder(folder)
+    assert rows_read == []
+    assert again.records == first.records and again.files == first.files
+    assert [type(r) for r in again.records] == [type(r) for r in first.records]
+    (kept,) = gold_cache.cache_folder().glob("*.marshal")
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o600  # Certamen / NLE gold: the user's only
+
+
+def test_a_changed_file_is_read_again(folder, rows_read) -> None:
+    read_folder(folder)
+    path = folder / "certamen_short_answer.json"
+    rows = json.loads(path.read_text(encoding="utf-8"))
+    rows[0]["answers"] = ["changed"]
+    path.write_text(json.dumps(rows), encoding="utf-8")
+    rows_read.clear()
+    records = read_folder(folder).records
+    assert "certamen_short_answer.json" in rows_read
+    assert next(r for r in records if r.question_id == rows[0]["question_id"]).answers == [
+        "changed"
+    ]
+
+
+def test_a_bad_file_is_never_kept(folder) -> None:
+    (folder / "certamen_mc.json").write_text('[{"question_id": 3}]', encoding="utf-8")
+    for _ in range(2):  # the second read checks the file again: the same one-line error
+        with pytest.raises(InputError, match="certamen_mc.json: record 0"):
+            read_folder(folder)
+    assert not list(gold_cache.cache_folder().glob("*.marshal"))
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda b: b[: len(b) // 2],  # truncated
+        lambda b: b[:100] + bytes([b[100] ^ 1]) + b[101:],  # one bit flipped
+        lambda b: b"",
+        lambda b: b"\x00" * 32 + b"not marshal",
+    ],
+)
+def test_a_corrupt_cache_file_is_a_miss(folder, rows_read, damage) -> None:
+    first = read_folder(folder).records
+    (kept,) = gold_cache.cache_folder().glob("*.marshal")
+    kept.write_bytes(damage(kept.read_bytes()))
+    rows_read.clear()
+    assert read_folder(folder).records == first
+    assert rows_read  # read from the files again, and kept again
+    rows_read.clear()
+    assert read_folder(folder).records == first and rows_read == []
+
+
+def test_an_unwritable_cache_folder_costs_only_time(folder, tmp_path, monkeypatch) -> None:
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file where the cache folder would be")
+    monkeypatch.setenv(ENV_CACHE, str(blocked))
+    assert read_folder(folder).records == read_folder(folder).records
+
+
+def test_only_the_most_recent_versions_are_kept(folder, tmp_path) -> None:
+    for i in range(gold_cache.KEPT + 3):
+        copy = tmp_path / f"copy{i}"
+        shutil.copytree(folder, copy)
+        path = copy / "certamen_mc.json"
+        rows = json.loads(path.read_text(encoding="utf-8"))
+        rows[0]["answers"] = [f"version {i}"]
+        path.write_text(json.dumps(rows), encoding="utf-8")
+        read_folder(copy)
+    assert len(list(gold_cache.cache_folder().glob("*.marshal"))) == gold_cache.KEPT
