@@ -10,7 +10,8 @@ import shutil
 import stat
 
 import pytest
-from respondeoqa_eval.data import gold_cache, upstream
+from respondeoqa_eval import cache
+from respondeoqa_eval.data import upstream
 from respondeoqa_eval.data.fetch import ENV_CACHE
 from respondeoqa_eval.data.gold import read_folder
 from respondeoqa_eval.errors import InputError
@@ -39,13 +40,13 @@ def rows_read(monkeypatch):
 
 def test_second_read_comes_from_the_cache(folder, rows_read) -> None:
     first = read_folder(folder)
-    assert rows_read and len(list(gold_cache.cache_folder().glob("*.marshal"))) == 1
+    assert rows_read and len(list(cache.cache_folder().glob("gold-*.marshal"))) == 1
     rows_read.clear()
     again = read_folder(folder)
     assert rows_read == []
     assert again.records == first.records and again.files == first.files
     assert [type(r) for r in again.records] == [type(r) for r in first.records]
-    (kept,) = gold_cache.cache_folder().glob("*.marshal")
+    (kept,) = cache.cache_folder().glob("gold-*.marshal")
     assert stat.S_IMODE(kept.stat().st_mode) == 0o600  # Certamen / NLE gold: the user's only
 
 
@@ -68,7 +69,7 @@ def test_a_bad_file_is_never_kept(folder) -> None:
     for _ in range(2):  # the second read checks the file again: the same one-line error
         with pytest.raises(InputError, match="certamen_mc.json: record 0"):
             read_folder(folder)
-    assert not list(gold_cache.cache_folder().glob("*.marshal"))
+    assert not list(cache.cache_folder().glob("gold-*.marshal"))
 
 
 @pytest.mark.parametrize(
@@ -82,7 +83,7 @@ def test_a_bad_file_is_never_kept(folder) -> None:
 )
 def test_a_corrupt_cache_file_is_a_miss(folder, rows_read, damage) -> None:
     first = read_folder(folder).records
-    (kept,) = gold_cache.cache_folder().glob("*.marshal")
+    (kept,) = cache.cache_folder().glob("gold-*.marshal")
     kept.write_bytes(damage(kept.read_bytes()))
     rows_read.clear()
     assert read_folder(folder).records == first
@@ -99,7 +100,7 @@ def test_an_unwritable_cache_folder_costs_only_time(folder, tmp_path, monkeypatc
 
 
 def test_only_the_most_recent_versions_are_kept(folder, tmp_path) -> None:
-    for i in range(gold_cache.KEPT + 3):
+    for i in range(cache.KEPT + 3):
         copy = tmp_path / f"copy{i}"
         shutil.copytree(folder, copy)
         path = copy / "certamen_mc.json"
@@ -107,4 +108,4 @@ def test_only_the_most_recent_versions_are_kept(folder, tmp_path) -> None:
         rows[0]["answers"] = [f"version {i}"]
         path.write_text(json.dumps(rows), encoding="utf-8")
         read_folder(copy)
-    assert len(list(gold_cache.cache_folder().glob("*.marshal"))) == gold_cache.KEPT
+    assert len(list(cache.cache_folder().glob("gold-*.marshal"))) == cache.KEPT

@@ -13,10 +13,12 @@ for a bootstrap, then turned into a score by `bleu_from_stats`.
 from __future__ import annotations
 
 import functools
+import hashlib
+import marshal
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from types import MappingProxyType
+from pathlib import Path
 from typing import Literal
 
 import numpy as np
@@ -26,6 +28,7 @@ from sacrebleu.metrics.helpers import extract_all_word_ngrams
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 from unidecode import unidecode
 
+from .. import cache
 from .chrf import chrf_rows, chrf_signature, f_score
 from .signature import Signature
 
@@ -42,8 +45,6 @@ NO_PADDING = "none"
 """Every item with its own references (the "variable references" BLEU)."""
 Padding = int | Literal["group-max", "none"]
 """How an item's references are padded: one of the two above, or to a given count."""
-REFERENCE_CACHE_ITEMS = 16384
-"""Items whose prepared references are kept (`_references`): more than RespondeoQA has."""
 LATIN_PREPROCESSING = "j>i+v>u+unidecode"
 _TOKENIZER = Tokenizer13a()
 _SYMBOLS = r"([\{-\~\[-\` -\&\(-\+\:-\@\/])"
@@ -98,23 +99,13 @@ def closest_ref_len(hyp_len: int, ref_lens: Sequence[int]) -> int:
     return min(ref_lens, key=lambda r: (abs(hyp_len - r), r))
 
 
-@dataclass(frozen=True)
-class _References:
-    """One item's references, ready for BLEU and chrF."""
-
-    texts: tuple[str, ...]
-    """Preprocessed (`preprocess`), as chrF reads them."""
-    ngrams: Mapping[tuple[str, ...], int]
-    """Each word n-gram's largest count in any one tokenised reference (BLEU's clipping)."""
-    lengths: tuple[int, ...]
-    """Each tokenised reference's length."""
+_SIDE_KIND = "bleu-references"
+_SIDE_SOURCE = Path(__file__).read_bytes()
 
 
-@functools.lru_cache(maxsize=REFERENCE_CACHE_ITEMS)
-def _references(refs: tuple[str, ...], target_language: str) -> _References:
-    """`_References` of one item; kept, as references are gold: every submission scored in a
-    process (the Space) tokenises each item's references once."""
-    texts = tuple(preprocess(r, target_language) for r in refs)
+def _reference_side(texts: Sequence[str]) -> tuple[dict[tuple[str, ...], int], tuple[int, ...]]:
+    """One item's preprocessed references as BLEU reads them: each word n-gram's largest count
+    in any one tokenised reference (the clipping), and each tokenised reference's length."""
     ref_ngrams: dict[tuple[str, ...], int] = {}
     ref_lens = []
     for i, ref in enumerate(texts):
@@ -126,13 +117,49 @@ def _references(refs: tuple[str, ...], target_language: str) -> _References:
         for ngram, count in ngrams.items():
             if count > ref_ngrams.get(ngram, 0):
                 ref_ngrams[ngram] = count
-    return _References(texts, MappingProxyType(ref_ngrams), tuple(ref_lens))
+    return ref_ngrams, tuple(ref_lens)
 
 
-def _item_stats(hyp: str, refs: _References) -> tuple[list[int], int]:
+@dataclass(frozen=True)
+class _References:
+    """A group of items' references, ready for BLEU and chrF."""
+
+    texts: tuple[tuple[str, ...], ...]
+    """Each item's references preprocessed (`preprocess`), as chrF reads them."""
+    sides: tuple[bytes, ...]
+    """Each item's `_reference_side`, as `marshal` bytes: an item's n-grams are objects only
+    while its hypothesis is counted (as objects, every item's at once were a fifth of the
+    `score` command's memory)."""
+
+
+def _kept_references(value: object) -> _References:
+    texts, sides = value  # type: ignore[misc]
+    if not all(isinstance(side, bytes) for side in sides):
+        raise TypeError("not the kept references")
+    return _References(tuple(map(tuple, texts)), tuple(sides))
+
+
+@functools.lru_cache(maxsize=4)
+def _references(references: tuple[tuple[str, ...], ...], target_language: str) -> _References:
+    """`_References` of a group of items; kept in the process and between processes
+    (`cache.kept`), as references are gold: tokenised once per gold version, this module and
+    sacreBLEU version."""
+
+    def prepare() -> tuple[list[list[str]], list[bytes]]:
+        texts = [[preprocess(r, target_language) for r in refs] for refs in references]
+        return texts, [marshal.dumps(_reference_side(item)) for item in texts]
+
+    key = hashlib.sha256(_SIDE_SOURCE)
+    key.update(f"\0{sacrebleu.__version__}\0{target_language}\0".encode())
+    key.update(marshal.dumps(references))
+    return cache.kept(_SIDE_KIND, key.hexdigest(), prepare, _kept_references)
+
+
+def _item_stats(
+    hyp: str, ref_ngrams: Mapping[tuple[str, ...], int], ref_lens: Sequence[int]
+) -> tuple[list[int], int]:
     """[matches_1..4, totals_1..4, hyp_len, closest real ref_len] and the closest ref_len when
     an empty (zero-length) padding reference is also a candidate."""
-    ref_ngrams = refs.ngrams
     hyp_ngrams, hyp_len = extract_all_word_ngrams(hyp, 1, MAX_ORDER)
     matches = [0] * MAX_ORDER
     totals = [0] * MAX_ORDER
@@ -143,8 +170,8 @@ def _item_stats(hyp: str, refs: _References) -> tuple[list[int], int]:
             matches[n] += min(count, ref_ngrams[ngram])
     # PROTOCOL 5: a padding reference is an empty, zero-length reference; it adds no n-grams
     # but is a candidate for the closest reference length.
-    padded_len = closest_ref_len(hyp_len, [*refs.lengths, 0])
-    return [*matches, *totals, hyp_len, closest_ref_len(hyp_len, refs.lengths)], padded_len
+    padded_len = closest_ref_len(hyp_len, [*ref_lens, 0])
+    return [*matches, *totals, hyp_len, closest_ref_len(hyp_len, ref_lens)], padded_len
 
 
 def _check(hypotheses: Sequence[str], references: Sequence[Sequence[str]]) -> None:
@@ -167,12 +194,12 @@ class CorpusStatistics:
         _check(hypotheses, references)
         self.target_language = target_language
         self.hypotheses = [preprocess(h or "", target_language) for h in hypotheses]
-        prepared = [_references(tuple(refs), target_language) for refs in references]
-        self.references = [list(refs.texts) for refs in prepared]
+        prepared = _references(tuple(map(tuple, references)), target_language)
+        self.references = [list(texts) for texts in prepared.texts]
         self.n_refs = np.array([len(refs) for refs in references], dtype=np.int64)
         rows, padded = [], []
-        for hyp, refs in zip(self.hypotheses, prepared, strict=True):
-            row, padded_len = _item_stats(_tokenize(hyp), refs)
+        for hyp, side in zip(self.hypotheses, prepared.sides, strict=True):
+            row, padded_len = _item_stats(_tokenize(hyp), *marshal.loads(side))
             rows.append(row)
             padded.append(padded_len)
         self.rows = np.array(rows, dtype=np.int64).reshape(len(rows), N_STATS)

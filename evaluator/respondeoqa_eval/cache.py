@@ -1,0 +1,83 @@
+"""Plain data kept between processes under the project's cache folder (issue 31).
+
+What is derived from the gold alone (the checked records, each translation item's reference
+n-grams) is the same for every submission scored against it, so a process keeps it for the
+next. A kept file is plain data (`marshal`: strings, numbers, tuples, lists, dicts; loading it
+runs no code) after the sha256 of that data: a truncated, corrupt or foreign file is a miss
+(the caller computes the value again), never an error. Writing is best effort (a read-only
+cache folder only costs the time). Files are owner-only (Certamen / NLE gold stays the user's,
+on the user's disk, as in the folder it came from); of each kind, the `KEPT` most recently used
+are kept. The folder is `fetch.default_cache_dir()`'s, beside the downloads.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import marshal
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from .data.fetch import default_cache_dir
+from .io import write_bytes_atomic
+
+KEPT = 16
+"""Files of each kind kept (a test suite's many small gold folders would otherwise fill it)."""
+T = TypeVar("T")
+
+
+def cache_folder() -> Path:
+    return default_cache_dir() / "kept"
+
+
+def _path(kind: str, key: str) -> Path:
+    return cache_folder() / f"{kind}-{key}.marshal"
+
+
+def load(kind: str, key: str) -> Any | None:
+    """The data kept as (kind, key), or None (none, or not readable as written)."""
+    path = _path(kind, key)
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return None
+    payload = memoryview(raw)[32:]
+    if hashlib.sha256(payload).digest() != raw[:32]:
+        return None
+    try:
+        value = marshal.loads(payload)
+    except (EOFError, ValueError, TypeError):
+        return None
+    with contextlib.suppress(OSError):
+        os.utime(path)  # recently used: kept by `_prune`
+    return value
+
+
+def save(kind: str, key: str, value: Any) -> None:
+    """Keep `value` (plain data) as (kind, key); nothing when the folder cannot be written."""
+    payload = marshal.dumps(value)
+    path = _path(kind, key)
+    with contextlib.suppress(OSError):
+        write_bytes_atomic(path, hashlib.sha256(payload).digest() + payload)  # mode 0600
+        kept = sorted(
+            path.parent.glob(f"{kind}-*.marshal"), key=lambda p: p.stat().st_mtime, reverse=True
+        )
+        for old in kept[KEPT:]:
+            old.unlink(missing_ok=True)
+
+
+def kept(kind: str, key: str, compute: Callable[[], Any], restore: Callable[[Any], T]) -> T:
+    """`restore(load(kind, key))` when that is kept and `restore` accepts it (it raises
+    ValueError, TypeError, KeyError or IndexError on data of another shape), else
+    `restore(compute())`, `compute()`'s plain data kept."""
+    found = load(kind, key)
+    if found is not None:
+        try:
+            return restore(found)
+        except (ValueError, TypeError, KeyError, IndexError):
+            pass
+    value = compute()
+    save(kind, key, value)
+    return restore(value)
