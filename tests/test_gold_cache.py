@@ -11,7 +11,7 @@ import stat
 
 import pytest
 from respondeoqa_eval import cache
-from respondeoqa_eval.data import upstream
+from respondeoqa_eval.data import gold_cache, upstream
 from respondeoqa_eval.data.fetch import ENV_CACHE
 from respondeoqa_eval.data.gold import read_folder
 from respondeoqa_eval.errors import InputError
@@ -100,7 +100,7 @@ def test_an_unwritable_cache_folder_costs_only_time(folder, tmp_path, monkeypatc
 
 
 def test_only_the_most_recent_versions_are_kept(folder, tmp_path) -> None:
-    for i in range(cache.KEPT + 3):
+    for i in range(gold_cache.KEPT + 3):
         copy = tmp_path / f"copy{i}"
         shutil.copytree(folder, copy)
         path = copy / "certamen_mc.json"
@@ -108,4 +108,4 @@ def test_only_the_most_recent_versions_are_kept(folder, tmp_path) -> None:
         rows[0]["answers"] = [f"version {i}"]
         path.write_text(json.dumps(rows), encoding="utf-8")
         read_folder(copy)
-    assert len(list(cache.cache_folder().glob("gold-*.marshal"))) == cache.KEPT
+    assert len(list(cache.cache_folder().glob("gold-*.marshal"))) == gold_cache.KEPT

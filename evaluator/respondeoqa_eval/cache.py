@@ -24,7 +24,8 @@ from .data.fetch import default_cache_dir
 from .io import write_bytes_atomic
 
 KEPT = 16
-"""Files of each kind kept (a test suite's many small gold folders would otherwise fill it)."""
+"""Files of each kind kept unless the kind says (a test suite's many small gold folders would
+otherwise fill the folder)."""
 T = TypeVar("T")
 
 
@@ -55,8 +56,9 @@ def load(kind: str, key: str) -> Any | None:
     return value
 
 
-def save(kind: str, key: str, value: Any) -> None:
-    """Keep `value` (plain data) as (kind, key); nothing when the folder cannot be written."""
+def save(kind: str, key: str, value: Any, keep: int = KEPT) -> None:
+    """Keep `value` (plain data) as (kind, key), and the `keep` most recently used of the
+    kind; nothing when the folder cannot be written."""
     payload = marshal.dumps(value)
     path = _path(kind, key)
     with contextlib.suppress(OSError):
@@ -64,11 +66,17 @@ def save(kind: str, key: str, value: Any) -> None:
         kept = sorted(
             path.parent.glob(f"{kind}-*.marshal"), key=lambda p: p.stat().st_mtime, reverse=True
         )
-        for old in kept[KEPT:]:
+        for old in kept[keep:]:
             old.unlink(missing_ok=True)
 
 
-def kept(kind: str, key: str, compute: Callable[[], Any], restore: Callable[[Any], T]) -> T:
+def kept(
+    kind: str,
+    key: str,
+    compute: Callable[[], Any],
+    restore: Callable[[Any], T],
+    keep: int = KEPT,
+) -> T:
     """`restore(load(kind, key))` when that is kept and `restore` accepts it (it raises
     ValueError, TypeError, KeyError or IndexError on data of another shape), else
     `restore(compute())`, `compute()`'s plain data kept."""
@@ -79,5 +87,5 @@ def kept(kind: str, key: str, compute: Callable[[], Any], restore: Callable[[Any
         except (ValueError, TypeError, KeyError, IndexError):
             pass
     value = compute()
-    save(kind, key, value)
+    save(kind, key, value, keep)
     return restore(value)

@@ -18,6 +18,8 @@ from .. import cache
 from .records import Record
 
 KIND = "gold"
+KEPT = 8
+"""Gold versions kept."""
 _FORMAT = 1
 _FIELDS = tuple(f.name for f in dataclasses.fields(Record))
 _READER = tuple(Path(__file__).with_name(n) for n in ("upstream.py", "records.py", "sources.py"))
@@ -59,5 +61,6 @@ def cached_records(paths: Sequence[Path], read: Callable[[], list[Record]]) -> l
             pass
     records = read()
     if _key(paths) == key:  # not kept when a file changed while it was being read
-        cache.save(KIND, key, [tuple(getattr(r, f) for f in _FIELDS) for r in records])
+        rows = [tuple(getattr(r, f) for f in _FIELDS) for r in records]
+        cache.save(KIND, key, rows, KEPT)
     return records

@@ -535,7 +535,11 @@ def build_report(
     provenance: Provenance | None = None,
 ) -> Report:
     """The report of per-item scores (pure): aggregates, BLEU, signatures, per-item results."""
-    groups = [groups_of(it.record) for it in items]
+    # items of the same groups share one (read-only) mapping: a few hundred, not one per item
+    shared: dict[tuple, Mapping[str, str]] = {}
+    groups = [
+        shared.setdefault(tuple(g.items()), g) for g in (groups_of(it.record) for it in items)
+    ]
     acc, extra = accuracy(items, boot, groups)
     records = [it.record for it in items]
     return Report(

@@ -24,7 +24,7 @@ LEVEL = 0.95
 _COUNTS_CACHE_BYTES = 256 * 2**20
 """Resample matrices kept for reuse (a full-size accuracy matrix is about 7 MB): the Space
 scores every submission of the same coverage with the same resamples."""
-_BLOCK = 100
+_BLOCK = 20
 """Resamples multiplied at a time: a block's counts as floats stay a few MB whatever the
 number of resamples."""
 _DRAW_BLOCK = 25
@@ -159,7 +159,11 @@ def group_means(masks: np.ndarray, values: np.ndarray, boot: Bootstrap) -> list[
 
     All columns share one resample matrix of the items (`_resampled_means`).
     """
-    sums = masks * values
+    return _group_means(masks, masks * values, boot)
+
+
+def _group_means(masks: np.ndarray, sums: np.ndarray, boot: Bootstrap) -> list[dict]:
+    """`group_means` of `sums` = masks * values."""
     if boot.resamples:
         counts = boot.counts(masks.shape[0])
         intervals = boot.intervals(_resampled_means(counts, masks, sums))
@@ -195,30 +199,35 @@ def accuracy(
     n = len(scored)
     values = [it.lenient_score for it in scored] if lenient else [it.score for it in scored]
     scores = np.array(values, dtype=float)
-    columns: list[tuple[str, str, np.ndarray, np.ndarray]] = [("", "overall", np.ones(n), scores)]
+    # (dimension, group, its items: None for all)
+    columns: list[tuple[str, str, list[int] | None]] = [("", "overall", None)]
     for dim, dimension in DIMENSIONS.items():
         members: dict[str, list[int]] = {}
         for j, item_group in enumerate(item_groups):
             key = item_group.get(dim)
             if key is not None:
                 members.setdefault(key, []).append(j)
-        for key in dimension.groups:
-            if key in members:
-                mask = np.zeros(n)
-                mask[members[key]] = 1.0
-                columns.append((dim, key, mask, scores))
-    sensitive = np.array([it.macron_sensitive or 0.0 for it in scored])
+        columns += [(dim, key, members[key]) for key in dimension.groups if key in members]
     sa_mask = np.array([it.record.task == "short_answer" for it in scored], dtype=float)
-    if sa_mask.any() and not lenient:
-        columns.append(("extra", "short_answer_macron_sensitive", sa_mask, sensitive))
+    macrons = bool(sa_mask.any()) and not lenient
+    if macrons:
+        columns.append(("extra", "short_answer_macron_sensitive", None))
 
     result: dict = {"overall": {"score": 0.0, "n": 0}}
     extra: dict = {}
     if n == 0:
         return result, extra
-    masks = np.stack([g[2] for g in columns], axis=1)
-    values = np.stack([g[3] for g in columns], axis=1)
-    for (dim, key, _, _), entry in zip(columns, group_means(masks, values, boot), strict=True):
+    # one matrix of every column's mask, and of its masked scores (never a copy per column:
+    # this and the resampling are the peak of the `score` command's memory, issue 31)
+    masks = np.zeros((n, len(columns)))
+    for j, (_, _, rows) in enumerate(columns):
+        masks[slice(None) if rows is None else rows, j] = 1.0
+    sums = masks * scores[:, None]
+    if macrons:
+        sensitive = np.array([it.macron_sensitive or 0.0 for it in scored])
+        masks[:, -1] = sa_mask
+        sums[:, -1] = sa_mask * sensitive
+    for (dim, key, _), entry in zip(columns, _group_means(masks, sums, boot), strict=True):
         if dim == "":
             result["overall"] = entry
         elif dim == "extra":
