@@ -187,3 +187,40 @@ def test_statistics_are_the_same_when_the_references_are_kept(public_gold) -> No
         again.result().score,
         again.result().chrf,
     )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"id": "a", "response": "Answer: B", "n": 3, "x": -0.0, "y": 1.5e-7, "z": null}',
+        '{"a": 1, "a": 2}',  # the last of equal keys
+        '"\\ud83d\\ude00 \\u0101 \\u0000"',  # escapes, astral, NUL
+        "1e400",  # json: inf; orjson refuses
+        "NaN",
+        "[-Infinity]",
+        "18446744073709551616",  # over 64 bits
+        "-9223372036854775809",
+        '{"n": [9223372036854775807, 18446744073709551615, 99999999999999999999999]}',
+        "5e-324",
+        "1.7976931348623157e308",
+        "0.1000000000000000055511151231257827",
+        '"\\ud800"',  # a lone surrogate
+        "[" * 200 + "]" * 200,
+        "[" * 300 + "]" * 300,
+        " \n[1, 2] \t",
+    ],
+)
+def test_parse_json_reads_what_json_loads_reads(text) -> None:
+    """`io.parse_json`'s orjson path gives `json.loads`' values and types, or leaves it to it."""
+    import json
+
+    from respondeoqa_eval.io import parse_json
+
+    def typed(value):  # equality with the types too (1 == 1.0 == True in Python)
+        if isinstance(value, list):
+            return [typed(v) for v in value]
+        if isinstance(value, dict):
+            return {k: typed(v) for k, v in value.items()}
+        return (type(value).__name__, repr(value))
+
+    assert typed(parse_json(text, "t")) == typed(json.loads(text))
