@@ -224,3 +224,25 @@ def test_parse_json_reads_what_json_loads_reads(text) -> None:
         return (type(value).__name__, repr(value))
 
     assert typed(parse_json(text, "t")) == typed(json.loads(text))
+
+
+def test_intervals_equal_nanpercentile() -> None:
+    """`Bootstrap.intervals` gives `np.nanpercentile`'s numbers bit for bit: columns without
+    NaN, with some, with all, ties, a single value."""
+    from respondeoqa_eval.scoring.aggregate import Bootstrap
+
+    rng = np.random.default_rng(7)
+    values = rng.random((1000, 8))
+    values[rng.random((1000, 8)) < 0.05] = np.nan
+    values[:, 0] = rng.random(1000)  # none
+    values[:, 1] = np.nan  # all
+    values[:, 2] = np.round(values[:, 2], 1)  # ties
+    values[1:, 3] = np.nan  # one value
+    values[:, 4] = rng.integers(0, 3, 1000) / 3
+    boot = Bootstrap()
+    tail = (1 - boot.level) / 2 * 100  # 2.4999999999999996: the report's, as it always was
+    with np.errstate(all="ignore"), pytest.warns(RuntimeWarning):
+        expected = np.nanpercentile(values, [tail, 100 - tail], axis=0).T.tolist()
+    got = boot.intervals(values)
+    assert np.array_equal(np.array(got), np.array(expected), equal_nan=True)
+    assert np.array_equal(np.array(boot.interval(values[:, 0])), np.array(expected[0]))

@@ -101,8 +101,24 @@ class Bootstrap:
         """The percentile interval of each column of `values` (resamples in rows; NaN, a
         resample without the group's items, left out)."""
         tail = (1 - self.level) / 2 * 100
-        lo, hi = np.nanpercentile(values, [tail, 100 - tail], axis=0).tolist()
+        lo, hi = _nan_percentiles(np.asarray(values, dtype=float), [tail, 100 - tail]).tolist()
         return [[a, b] for a, b in zip(lo, hi, strict=True)]
+
+
+def _nan_percentiles(values: np.ndarray, q: list[float]) -> np.ndarray:
+    """`np.nanpercentile(values, q, axis=0)`, the same numbers (a test pins them): what it does
+    for each column (its values but NaN, through `np.percentile` of one dimension), without its
+    `apply_along_axis` (most of the intervals' time). A 2-D `np.percentile` may differ in the
+    last bit."""
+    out = np.full((len(q), values.shape[1]), np.nan)
+    has_nan = np.isnan(values).any(axis=0).tolist()
+    for j, nan in enumerate(has_nan):
+        column = values[:, j]
+        if nan:
+            column = column[~np.isnan(column)]
+        if len(column):
+            out[:, j] = np.percentile(column, q)
+    return out
 
 
 def resampled_sums(counts: np.ndarray, matrix: np.ndarray) -> np.ndarray:
