@@ -14,10 +14,13 @@ PREDS --data-dir GOLD --report OUT.json` in a process of its own (interpreter st
 the report written), side by side with `naive_scorer.py`, a single-pass scorer of the paper's
 rules without intervals, on the same files: the two alternate (each round in the other order),
 and each process's wall time and peak RSS (`wait4`) are taken. Both run from compiled bytecode
-(a private `PYTHONPYCACHEPREFIX`, filled by one untimed run of each), as an installed package.
+(a private `PYTHONPYCACHEPREFIX`, filled by one untimed run of each), as an installed package,
+and `score` with a cache folder of the run's own that the untimed run fills (the checked gold and
+the references' n-grams, kept per gold version: what every later score of that gold finds);
+`--cold` adds `score` with nothing kept.
 
     python benchmarks/bench_score.py [--repeat 5]
-    python benchmarks/bench_score.py --cli [--repeat 9] [--before OLD/evaluator]
+    python benchmarks/bench_score.py --cli [--repeat 9] [--before OLD/evaluator] [--cold]
 """
 
 from __future__ import annotations
@@ -72,10 +75,15 @@ def _run(argv: list[str], env: dict[str, str]) -> tuple[float, float, float]:
     return float(fields[0]), float(fields[1]), int(fields[2]) / 1024  # ru_maxrss: KB
 
 
-def side_by_side(tmp: Path, gold_dir: Path, preds: Path, repeat: int, before: str | None) -> None:
+def side_by_side(
+    tmp: Path, gold_dir: Path, preds: Path, repeat: int, before: str | None, cold: bool
+) -> None:
     """`respondeoqa-eval score` against the naive scorer, alternating (module docstring)."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
+    # a cache folder of the run's own, filled by the untimed run (`cache.py`: the checked gold
+    # and the references' n-grams, kept per gold version)
+    env["RESPONDEOQA_CACHE"] = str(tmp / "cache")
     score = [sys.executable, "-m", "respondeoqa_eval.cli", "score", str(preds)]
     score += ["--data-dir", str(gold_dir), "--report", str(tmp / "report.json"), "-q"]
     commands = {
@@ -87,6 +95,10 @@ def side_by_side(tmp: Path, gold_dir: Path, preds: Path, repeat: int, before: st
     }
     if before:  # the same command from an earlier version's source folder
         commands["before"] = (score, {**env, "PYTHONPATH": str(Path(before).resolve())})
+    if cold:  # the first score of a gold version: a cache folder that stays empty
+        empty = tmp / "no-cache"
+        empty.write_text("not a folder: nothing is kept")
+        commands["score, nothing kept"] = (score, {**env, "RESPONDEOQA_CACHE": str(empty)})
     for argv, run_env in commands.values():
         _run(argv, run_env)  # compiles the bytecode
     taken: dict[str, list[tuple[float, float, float]]] = {name: [] for name in commands}
@@ -129,6 +141,12 @@ def main() -> None:
         help="with --cli, also the score command of the respondeoqa_eval package in DIR (e.g. "
         "an earlier commit's evaluator/ from `git archive`)",
     )
+    parser.add_argument(
+        "--cold",
+        action="store_true",
+        help="with --cli, also the score command with nothing kept between processes (a cache "
+        "folder it cannot write: every run reads and checks the gold, counts the references)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         gold_dir = write_private(Path(tmp) / "gold", with_public=True, **SIZES)
@@ -137,7 +155,7 @@ def main() -> None:
         rows = example_predictions(gold.records, accuracy=0.6, seed=1)
         preds_path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
         if args.cli:
-            side_by_side(Path(tmp), gold_dir, preds_path, args.repeat, args.before)
+            side_by_side(Path(tmp), gold_dir, preds_path, args.repeat, args.before, args.cold)
             return
         totals, parse = [], []
         for _ in range(args.repeat + 1):

@@ -473,15 +473,30 @@ def test_clear_caches_lets_go_of_what_the_process_kept(public_gold):
     assert evaluate(rows, public_gold, bootstrap=30, predicted_only=True) == first
 
 
-def test_score_collects_less_often_while_it_runs_and_restores_the_setting():
+def test_score_runs_without_the_cyclic_collector_and_restores_it(
+    monkeypatch, tmp_path, public_dir, public_gold
+):
     import gc
 
-    from respondeoqa_eval.cli import score
+    from respondeoqa_eval.cli import main, score
 
-    before = gc.get_threshold()
-    with score._fewer_collections():
-        assert gc.get_threshold() == (score.GC_THRESHOLD, *before[1:])
-    assert gc.get_threshold() == before
-    with pytest.raises(KeyboardInterrupt), score._fewer_collections():
+    preds = tmp_path / "p.jsonl"
+    preds.write_text(json.dumps({"id": public_gold.records[0].id, "answer": "x"}) + "\n")
+    seen = []
+    real = score._score_now
+
+    def watched(args):
+        seen.append(gc.isenabled())
+        return real(args)
+
+    monkeypatch.setattr(score, "_score_now", watched)
+    frozen = gc.get_freeze_count()
+    args = ["score", str(preds), "--data-dir", str(public_dir), "--bootstrap", "5", "-q"]
+    assert gc.isenabled() and main(args) == 0
+    assert seen == [False] and gc.isenabled() and gc.get_freeze_count() == frozen
+
+    def interrupted(args):
         raise KeyboardInterrupt
-    assert gc.get_threshold() == before
+
+    monkeypatch.setattr(score, "_score_now", interrupted)
+    assert main(args) == 130 and gc.isenabled()

@@ -541,6 +541,8 @@ def build_report(
         shared.setdefault(tuple(g.items()), g) for g in (groups_of(it.record) for it in items)
     ]
     acc, extra = accuracy(items, boot, groups)
+    # next, while accuracy's matrices are freed memory: its own take as much (issue 31)
+    compliance = FormatCompliance.from_dict(format_compliance(items, boot, groups))
     records = [it.record for it in items]
     return Report(
         accuracy=Accuracy.from_dict(acc),
@@ -565,5 +567,5 @@ def build_report(
         missing=sum(it.missing for it in items),
         unanswered=sum(1 for it in items if not it.missing and not it.answered),
         items=tuple(ItemResult.of(it, g) for it, g in zip(items, groups, strict=True)),
-        format_compliance=FormatCompliance.from_dict(format_compliance(items, boot, groups)),
+        format_compliance=compliance,
     )

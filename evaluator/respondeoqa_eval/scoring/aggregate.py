@@ -24,7 +24,7 @@ LEVEL = 0.95
 _COUNTS_CACHE_BYTES = 256 * 2**20
 """Resample matrices kept for reuse (a full-size accuracy matrix is about 7 MB): the Space
 scores every submission of the same coverage with the same resamples."""
-_BLOCK = 20
+_BLOCK = 100
 """Resamples multiplied at a time: a block's counts as floats stay a few MB whatever the
 number of resamples."""
 _DRAW_BLOCK = 25
@@ -48,7 +48,9 @@ class _CountsCache:
         value.setflags(write=False)
         with self._lock:
             self._items[key] = value
-            while sum(v.nbytes for v in self._items.values()) > self.max_bytes:
+            while len(self._items) > 1 and sum(v.nbytes for v in self._items.values()) > (
+                self.max_bytes
+            ):
                 self._items.popitem(last=False)
         return value
 
@@ -60,6 +62,14 @@ def clear_counts() -> None:
     """Drop every kept resample matrix."""
     with _COUNTS._lock:
         _COUNTS._items.clear()
+
+
+def keep_counts(max_bytes: int = _COUNTS_CACHE_BYTES) -> None:
+    """Keep resample matrices up to `max_bytes` (the last one drawn whatever its size): a
+    one-shot process (`score`) keeps only the last, which the next group of the same items
+    uses (the lenient accuracy after the paper's), and lets go of it when BLEU draws its own."""
+    with _COUNTS._lock:
+        _COUNTS.max_bytes = max_bytes
 
 
 @dataclass(frozen=True)
@@ -160,7 +170,7 @@ def _resampled_means(counts: np.ndarray, masks: np.ndarray, sums: np.ndarray) ->
     holds fractions (the feet's partial credit), the sums are the product of the whole matrix,
     as they always were: a product of fewer columns may add in another order.
     """
-    whole = bool((sums == np.rint(sums)).all())
+    whole = all(bool((column == np.rint(column)).all()) for column in sums.T)  # no n-by-k copy
     rows = np.concatenate([masks, sums], 1) if whole else masks
     patterns, by_pattern = _pattern_counts(counts, rows.astype(np.int32))
     sizes = by_pattern @ patterns[:, : masks.shape[1]]
