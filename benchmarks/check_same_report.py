@@ -24,15 +24,16 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_score import SIZES
 from lenient_variants import variants
 from respondeoqa_eval.data.gold import read_folder
 from respondeoqa_eval.predictions.example import example_predictions
 from synthetic import public_dir, write_private
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _write(path: Path, rows: list[dict]) -> Path:
@@ -93,7 +94,9 @@ def _differences(a: object, b: object, where: str = "") -> list[str]:
         return [d for k in keys for d in _differences(a.get(k), b.get(k), f"{where}.{k}")]
     if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
         return [
-            d for i, (x, y) in enumerate(zip(a, b)) for d in _differences(x, y, f"{where}[{i}]")
+            d
+            for i, (x, y) in enumerate(zip(a, b, strict=True))
+            for d in _differences(x, y, f"{where}[{i}]")
         ]
     return [] if a == b and type(a) is type(b) else [f"{where}: {a!r} != {b!r}"]
 
