@@ -6,8 +6,10 @@ other records, nor an error."""
 from __future__ import annotations
 
 import json
+import marshal
 import shutil
 import stat
+import zlib
 
 import pytest
 from respondeoqa_eval import cache
@@ -16,6 +18,10 @@ from respondeoqa_eval.data.fetch import ENV_CACHE
 from respondeoqa_eval.data.gold import read_folder
 from respondeoqa_eval.errors import InputError
 from synthetic import write_private
+
+
+def _framed(payload: bytes) -> bytes:
+    return cache._HEADER.pack(len(payload), zlib.crc32(payload)) + payload
 
 
 @pytest.fixture
@@ -78,7 +84,9 @@ def test_a_bad_file_is_never_kept(folder) -> None:
         lambda b: b[: len(b) // 2],  # truncated
         lambda b: b[:100] + bytes([b[100] ^ 1]) + b[101:],  # one bit flipped
         lambda b: b"",
-        lambda b: b"\x00" * 32 + b"not marshal",
+        lambda b: b"\x00" * 12 + b"not marshal",
+        lambda b: _framed(marshal.dumps(["not", "records"])),  # well formed, another shape
+        lambda b: _framed(marshal.dumps([("too", "few", "fields")])),
     ],
 )
 def test_a_corrupt_cache_file_is_a_miss(folder, rows_read, damage) -> None:
@@ -109,3 +117,31 @@ def test_only_the_most_recent_versions_are_kept(folder, tmp_path) -> None:
         path.write_text(json.dumps(rows), encoding="utf-8")
         read_folder(copy)
     assert len(list(cache.cache_folder().glob("gold-*.marshal"))) == gold_cache.KEPT
+
+
+def test_kept_reference_ngrams_give_the_same_numbers(folder) -> None:
+    """BLEU's and chrF's reference side, kept between processes, read back or damaged: the same
+    statistics as counted afresh."""
+    import numpy as np
+    from respondeoqa_eval.metrics import bleu
+
+    items = [r for r in read_folder(folder).records if r.task == "translation"]
+    hyps = [r.answers[-1][: len(r.answers[-1]) // 2] for r in items]
+
+    def stats():
+        bleu._references.cache_clear()  # as a new process: only the kept files
+        s = bleu.CorpusStatistics(hyps, [r.answers for r in items], items[0].answer_language)
+        return s.rows, s.padded_ref_len, s.result()
+
+    first = stats()  # counted, and kept
+    kinds = ("bleu-references", "chrf-references")
+    kept = [p for p in cache.cache_folder().glob("*.marshal") if p.name.startswith(kinds)]
+    assert {p.name.split("-")[0] for p in kept} == {"bleu", "chrf"}
+    for again in (stats(), None):  # read back; then every kept file damaged
+        if again is None:
+            for path in kept:
+                raw = path.read_bytes()
+                path.write_bytes(raw[:-1] + bytes([raw[-1] ^ 1]))
+            again = stats()
+        assert np.array_equal(again[0], first[0]) and np.array_equal(again[1], first[1])
+        assert again[2] == first[2]

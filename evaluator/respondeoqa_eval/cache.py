@@ -3,7 +3,8 @@
 What is derived from the gold alone (the checked records, each translation item's reference
 n-grams) is the same for every submission scored against it, so a process keeps it for the
 next. A kept file is plain data (`marshal`: strings, numbers, tuples, lists, dicts; loading it
-runs no code) after the sha256 of that data: a truncated, corrupt or foreign file is a miss
+runs no code) after its length and CRC-32 (a check against damage, not a key: the keys are
+sha256 hashes of what the data is derived from): a truncated, corrupt or foreign file is a miss
 (the caller computes the value again), never an error. Writing is best effort (a read-only
 cache folder only costs the time). Files are owner-only (Certamen / NLE gold stays the user's,
 on the user's disk, as in the folder it came from); of each kind, the `KEPT` most recently used
@@ -13,9 +14,10 @@ are kept. The folder is `fetch.default_cache_dir()`'s, beside the downloads.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import marshal
 import os
+import struct
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -27,6 +29,7 @@ KEPT = 16
 """Files of each kind kept unless the kind says (a test suite's many small gold folders would
 otherwise fill the folder)."""
 T = TypeVar("T")
+_HEADER = struct.Struct("<QI")  # the payload's length and CRC-32
 
 
 def cache_folder() -> Path:
@@ -44,8 +47,8 @@ def load(kind: str, key: str) -> Any | None:
         raw = path.read_bytes()
     except OSError:
         return None
-    payload = memoryview(raw)[32:]
-    if hashlib.sha256(payload).digest() != raw[:32]:
+    payload = memoryview(raw)[_HEADER.size :]
+    if len(raw) < _HEADER.size or _HEADER.unpack_from(raw) != (len(payload), zlib.crc32(payload)):
         return None
     try:
         value = marshal.loads(payload)
@@ -62,7 +65,8 @@ def save(kind: str, key: str, value: Any, keep: int = KEPT) -> None:
     payload = marshal.dumps(value)
     path = _path(kind, key)
     with contextlib.suppress(OSError):
-        write_bytes_atomic(path, hashlib.sha256(payload).digest() + payload)  # mode 0600
+        header = _HEADER.pack(len(payload), zlib.crc32(payload))
+        write_bytes_atomic(path, header + payload)  # mode 0600
         kept = sorted(
             path.parent.glob(f"{kind}-*.marshal"), key=lambda p: p.stat().st_mtime, reverse=True
         )
