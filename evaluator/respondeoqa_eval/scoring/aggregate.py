@@ -225,15 +225,20 @@ def accuracy(
     n = len(scored)
     values = [it.lenient_score for it in scored] if lenient else [it.score for it in scored]
     scores = np.array(values, dtype=float)
+    # the items of each groups mapping (the report's items share them: a few hundred)
+    sharing: dict[int, tuple[Mapping[str, str], list[int]]] = {}
+    for j, item_group in enumerate(item_groups):
+        sharing.setdefault(id(item_group), (item_group, []))[1].append(j)
+    members: dict[str, dict[str, list[int]]] = {dim: {} for dim in DIMENSIONS}
+    for item_group, rows in sharing.values():
+        for dim, key in item_group.items():
+            if dim in members:
+                members[dim].setdefault(key, []).extend(rows)
     # (dimension, group, its items: None for all)
     columns: list[tuple[str, str, list[int] | None]] = [("", "overall", None)]
     for dim, dimension in DIMENSIONS.items():
-        members: dict[str, list[int]] = {}
-        for j, item_group in enumerate(item_groups):
-            key = item_group.get(dim)
-            if key is not None:
-                members.setdefault(key, []).append(j)
-        columns += [(dim, key, members[key]) for key in dimension.groups if key in members]
+        found = members[dim]
+        columns += [(dim, key, found[key]) for key in dimension.groups if key in found]
     sa_mask = np.array([it.record.task == "short_answer" for it in scored], dtype=float)
     macrons = bool(sa_mask.any()) and not lenient
     if macrons:
