@@ -246,3 +246,28 @@ def test_intervals_equal_nanpercentile() -> None:
     got = boot.intervals(values)
     assert np.array_equal(np.array(got), np.array(expected), equal_nan=True)
     assert np.array_equal(np.array(boot.interval(values[:, 0])), np.array(expected[0]))
+
+
+def test_sacre_parts_are_sacrebleus() -> None:
+    """`metrics/sacre.py` against sacreBLEU itself: the version, the pinned release's 13a rules,
+    the word n-gram count (keys, counts and their order), `my_log`."""
+    import sacrebleu
+    from respondeoqa_eval.metrics import sacre
+    from sacrebleu.metrics.bleu import my_log
+    from sacrebleu.metrics.helpers import extract_all_word_ngrams
+    from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+
+    assert sacre.version() == sacrebleu.__version__ == sacre.PINNED
+    theirs = Tokenizer13a()._post_tokenizer._re
+    assert [(p.pattern, r) for p, r in sacre.rules()] == [(p.pattern, r) for p, r in theirs]
+    rng = random.Random(3)
+    words = ["a", "b", "a", "puella", "rosam", ",", ".", "ō", "the", "the"]
+    lines = ["", " ", "a", "a a a a a", "a  b\tc\nd"]
+    lines += [" ".join(rng.choice(words) for _ in range(rng.randrange(30))) for _ in range(300)]
+    for line in lines:
+        for order in (1, 2, 4):
+            ours, n = sacre.word_ngrams(line, order)
+            theirs_ngrams, m = extract_all_word_ngrams(line, 1, order)
+            assert n == m and list(ours.items()) == list(theirs_ngrams.items())
+    for num in (0.0, 1e-300, 0.5, 1.0, 3.0, 100.0, 5e-324):
+        assert sacre.my_log(num) == my_log(num)

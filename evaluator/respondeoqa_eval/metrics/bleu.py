@@ -22,14 +22,12 @@ from pathlib import Path
 from typing import Literal
 
 import numpy as np
-import sacrebleu
-from sacrebleu.metrics.bleu import BLEU, my_log
-from sacrebleu.metrics.helpers import extract_all_word_ngrams
-from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 from unidecode import unidecode
 
 from .. import cache
+from . import sacre
 from .chrf import chrf_rows, chrf_signature, f_score
+from .sacre import my_log
 from .signature import Signature
 
 MAX_ORDER = 4
@@ -46,11 +44,10 @@ NO_PADDING = "none"
 Padding = int | Literal["group-max", "none"]
 """How an item's references are padded: one of the two above, or to a given count."""
 LATIN_PREPROCESSING = "j>i+v>u+unidecode"
-_TOKENIZER = Tokenizer13a()
 _SYMBOLS = r"([\{-\~\[-\` -\&\(-\+\:-\@\/])"
 """The first rule of sacreBLEU's 13a tokenizer (`TokenizerRegexp`): a space either side of
 each ASCII symbol it names, the space itself among them."""
-_RULES = _TOKENIZER._post_tokenizer._re
+_RULES = sacre.rules()
 _SPACED = (
     str.maketrans({c: f" {c} " for c in map(chr, range(128)) if _RULES[0][0].fullmatch(c)})
     if _RULES[0][0].pattern == _SYMBOLS and _RULES[0][1] == r" \1 "
@@ -81,7 +78,9 @@ def _tokenize(text: str) -> str:
     """
     line = text.lower().rstrip()
     if _SPACED is None:  # a sacreBLEU whose 13a rules differ: its own tokenizer
-        return _TOKENIZER(line)
+        from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+
+        return Tokenizer13a()(line)
     line = line.replace("<skipped>", "").replace("-\n", "").replace("\n", " ")
     if "&" in line:
         line = line.replace("&quot;", '"').replace("&amp;", "&")
@@ -109,7 +108,7 @@ def _reference_side(texts: Sequence[str]) -> tuple[dict[tuple[str, ...], int], t
     ref_ngrams: dict[tuple[str, ...], int] = {}
     ref_lens = []
     for i, ref in enumerate(texts):
-        ngrams, length = extract_all_word_ngrams(_tokenize(ref), 1, MAX_ORDER)
+        ngrams, length = sacre.word_ngrams(_tokenize(ref), MAX_ORDER)
         ref_lens.append(length)
         if i == 0:  # the first reference's counts as they are, the others' where larger
             ref_ngrams.update(ngrams)
@@ -150,7 +149,7 @@ def _references(references: tuple[tuple[str, ...], ...], target_language: str) -
         return texts, [marshal.dumps(_reference_side(item)) for item in texts]
 
     key = hashlib.sha256(_SIDE_SOURCE)
-    key.update(f"\0{sacrebleu.__version__}\0{target_language}\0".encode())
+    key.update(f"\0{sacre.version()}\0{target_language}\0".encode())
     key.update(marshal.dumps(references))
     return cache.kept(_SIDE_KIND, key.hexdigest(), prepare, _kept_references)
 
@@ -160,7 +159,7 @@ def _item_stats(
 ) -> tuple[list[int], int]:
     """[matches_1..4, totals_1..4, hyp_len, closest real ref_len] and the closest ref_len when
     an empty (zero-length) padding reference is also a candidate."""
-    hyp_ngrams, hyp_len = extract_all_word_ngrams(hyp, 1, MAX_ORDER)
+    hyp_ngrams, hyp_len = sacre.word_ngrams(hyp, MAX_ORDER)
     matches = [0] * MAX_ORDER
     totals = [0] * MAX_ORDER
     for ngram, count in hyp_ngrams.items():
@@ -248,8 +247,10 @@ class CorpusStatistics:
         chrf_sig = chrf_signature(nrefs, self.target_language, LATIN_PREPROCESSING)
         if n == 0:
             return BleuResult(0.0, 0.0, 0.0, 0, signature, 0, chrf_sig)
-        score = bleu_from_stats(self.rows_for(mask, PAD_TO_GROUP_MAX))
-        variable = bleu_from_stats(self.rows_for(mask, NO_PADDING))
+        # `bleu_of_rows`: sacreBLEU's `compute_bleu` to the last bit, without importing it
+        score, variable = bleu_of_rows(
+            np.stack([self.rows_for(mask, p).sum(axis=0) for p in (PAD_TO_GROUP_MAX, NO_PADDING)])
+        )
         return BleuResult(
             score, variable, self.chrf(mask), n, signature, int(n_refs.max()), chrf_sig
         )
@@ -278,6 +279,8 @@ def bleu_from_stats(summed: np.ndarray) -> float:
     if stats.shape != (N_STATS,):
         raise ValueError(f"expected {N_STATS} statistics, got shape {stats.shape}")
     values = [int(v) for v in stats]
+    from sacrebleu.metrics.bleu import BLEU  # the definition (`bleu_of_rows` is pinned to it)
+
     return BLEU.compute_bleu(
         correct=values[:MAX_ORDER],
         total=values[MAX_ORDER : 2 * MAX_ORDER],
@@ -332,7 +335,7 @@ def bleu_signature(
     if target_language == "latin":
         fields.append(("latin", LATIN_PREPROCESSING))
     fields.append(("pad", PAD_EMPTY_TO_MAX if padded else "none"))
-    fields.append(("version", sacrebleu.__version__))
+    fields.append(("version", sacre.version()))
     return Signature(tuple(fields))
 
 

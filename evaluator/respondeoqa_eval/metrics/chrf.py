@@ -23,10 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import sacrebleu
-from sacrebleu.metrics.helpers import extract_all_char_ngrams
 
 from .. import cache
+from . import sacre
 from .signature import Signature
 
 CHAR_ORDER = 6
@@ -68,6 +67,8 @@ def f_score(stats: Sequence[int]) -> float:
 def item_statistics(hypothesis: str, references: Sequence[str]) -> list[int]:
     """One item's statistics against its best reference (the highest sentence-level F-score;
     the first of equals), as sacreBLEU chooses it."""
+    from sacrebleu.metrics.helpers import extract_all_char_ngrams  # the definition
+
     hyp = extract_all_char_ngrams(hypothesis, CHAR_ORDER, False)
     hyp_totals = [sum(h.values()) for h in hyp]
     best: list[int] = []
@@ -321,5 +322,5 @@ def chrf_signature(nrefs: str | int, target_language: str, latin_field: str) -> 
     ]
     if target_language == "latin":
         fields.append(("latin", latin_field))
-    fields.append(("version", sacrebleu.__version__))
+    fields.append(("version", sacre.version()))
     return Signature(tuple(fields))

@@ -14,13 +14,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import orjson
-import sacrebleu
 
 from .._version import __version__
 from ..data.breakdowns import groups_of
 from ..data.gold import GoldSet
 from ..data.records import PRIVATE_SOURCES, SOURCES
-from ..metrics import EXACT_MATCH_MACRONS, METRICS
+from ..metrics import EXACT_MATCH_MACRONS, METRICS, sacre
 from ..predictions.provenance import Provenance
 from ..scoring.aggregate import Bootstrap, accuracy, bleu, format_compliance
 from ..scoring.lenient import Lenient
@@ -227,7 +226,7 @@ class EvaluatorInfo:
     name: str = "respondeoqa-eval"
     version: str = __version__
     protocol: str = "paper"
-    sacrebleu: str = sacrebleu.__version__
+    sacrebleu: str = field(default_factory=sacre.version)
     bootstrap: Mapping[str, Any] = field(default_factory=dict)
     signatures: Mapping[str, str] = field(default_factory=dict)
 
