@@ -148,3 +148,24 @@ def test_kept_reference_ngrams_give_the_same_numbers(folder) -> None:
             again = stats()
         assert np.array_equal(again[0], first[0]) and np.array_equal(again[1], first[1])
         assert again[2] == first[2]
+
+
+def test_a_duplicate_item_is_refused_by_name(folder) -> None:
+    """GoldSet's checks (the kept records meet them too): a key or id given twice is one line
+    naming both files."""
+    import dataclasses
+
+    from respondeoqa_eval.data.gold import GoldSet
+
+    records = read_folder(folder).records
+    first = records[0]
+    again = dataclasses.replace(first, file="other.json")
+    with pytest.raises(InputError, match=rf"^other.json: item \({first.question_id}, "):
+        GoldSet([*records, again])
+    same_id = dataclasses.replace(first, question_language="latin", file="other.json")
+    if first.question_language == "latin":
+        same_id = dataclasses.replace(first, question_language="english", file="other.json")
+    with pytest.raises(
+        InputError, match=rf"^other.json: id {first.id} also appears in {first.file}"
+    ):
+        GoldSet([*records, same_id])
