@@ -229,9 +229,13 @@ def test_parse_json_reads_what_json_loads_reads(text) -> None:
 def test_intervals_equal_nanpercentile() -> None:
     """`Bootstrap.intervals` gives `np.nanpercentile`'s numbers bit for bit: columns without
     NaN, with some, with all, ties, a single value."""
+    for seed in range(20):
+        _intervals_equal_nanpercentile(np.random.default_rng(seed))
+
+
+def _intervals_equal_nanpercentile(rng: np.random.Generator) -> None:
     from respondeoqa_eval.scoring.aggregate import Bootstrap
 
-    rng = np.random.default_rng(7)
     values = rng.random((1000, 8))
     values[rng.random((1000, 8)) < 0.05] = np.nan
     values[:, 0] = rng.random(1000)  # none
@@ -239,6 +243,9 @@ def test_intervals_equal_nanpercentile() -> None:
     values[:, 2] = np.round(values[:, 2], 1)  # ties
     values[1:, 3] = np.nan  # one value
     values[:, 4] = rng.integers(0, 3, 1000) / 3
+    values[:, 5] = rng.random(1000)  # columns without NaN: one 2-D np.percentile
+    values[:, 6] = rng.integers(0, 7, 1000) / 7
+    values[:, 7] = np.round(rng.random(1000), 2)
     boot = Bootstrap()
     tail = (1 - boot.level) / 2 * 100  # 2.4999999999999996: the report's, as it always was
     with np.errstate(all="ignore"), pytest.warns(RuntimeWarning):

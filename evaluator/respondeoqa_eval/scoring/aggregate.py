@@ -116,16 +116,17 @@ class Bootstrap:
 
 
 def _nan_percentiles(values: np.ndarray, q: list[float]) -> np.ndarray:
-    """`np.nanpercentile(values, q, axis=0)`, the same numbers (a test pins them): what it does
-    for each column (its values but NaN, through `np.percentile` of one dimension), without its
-    `apply_along_axis` (most of the intervals' time). A 2-D `np.percentile` may differ in the
-    last bit."""
+    """`np.nanpercentile(values, q, axis=0)`, the same numbers (a test pins them): the columns
+    without NaN in one `np.percentile`, each other column's values but NaN through it, which
+    is what nanpercentile computes, column by column, in Python (its `apply_along_axis` was
+    most of the intervals' time)."""
     out = np.full((len(q), values.shape[1]), np.nan)
-    has_nan = np.isnan(values).any(axis=0).tolist()
-    for j, nan in enumerate(has_nan):
+    has_nan = np.isnan(values).any(axis=0)
+    if not has_nan.all():
+        out[:, ~has_nan] = np.percentile(values[:, ~has_nan], q, axis=0)
+    for j in np.flatnonzero(has_nan).tolist():
         column = values[:, j]
-        if nan:
-            column = column[~np.isnan(column)]
+        column = column[~np.isnan(column)]
         if len(column):
             out[:, j] = np.percentile(column, q)
     return out
