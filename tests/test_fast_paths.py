@@ -278,3 +278,14 @@ def test_sacre_parts_are_sacrebleus() -> None:
             assert n == m and list(ours.items()) == list(theirs_ngrams.items())
     for num in (0.0, 1e-300, 0.5, 1.0, 3.0, 100.0, 5e-324):
         assert sacre.my_log(num) == my_log(num)
+
+
+def test_closest_ref_len_is_the_sorted_definition() -> None:
+    """`closest_ref_len` against sacreBLEU's rule written out: the closest, the shorter of two."""
+    from respondeoqa_eval.metrics.bleu import closest_ref_len
+
+    rng = random.Random(11)
+    for _ in range(20000):
+        refs = [rng.randrange(0, 30) for _ in range(rng.randrange(1, 7))]
+        hyp = rng.randrange(0, 36)
+        assert closest_ref_len(hyp, refs) == min(refs, key=lambda r: (abs(hyp - r), r))

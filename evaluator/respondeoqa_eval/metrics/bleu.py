@@ -95,7 +95,9 @@ def closest_ref_len(hyp_len: int, ref_lens: Sequence[int]) -> int:
     """The reference length closest to `hyp_len`; ties go to the shorter one (as sacreBLEU)."""
     if not ref_lens:
         raise ValueError("no reference lengths")
-    return min(ref_lens, key=lambda r: (abs(hyp_len - r), r))
+    distance = min([abs(hyp_len - r) for r in ref_lens])
+    shorter = hyp_len - distance
+    return shorter if shorter in ref_lens else hyp_len + distance
 
 
 _SIDE_KIND = "bleu-references"
