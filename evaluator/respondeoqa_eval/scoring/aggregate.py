@@ -288,16 +288,17 @@ def format_compliance(
     by_task: dict[str, dict] = {}
     by_rule: dict[str, dict] = {}
     for it in items:
-        counts = [by_task.setdefault(it.record.task, dict(zero))]
-        if it.score is not None:
-            counts.append(overall)
+        task = by_task.get(it.record.task)
+        if task is None:
+            task = by_task[it.record.task] = dict(zero)
         rule = it.lenient.rule if it.lenient is not None and it.lenient.recovered else None
         points = (it.lenient_score or 0.0) if rule else 0.0
-        for c in counts:
+        missing, answered, failed = it.missing, it.answered, rule is not None
+        for c in (task, overall) if it.score is not None else (task,):
             c["n"] += 1
-            c["missing"] += it.missing
-            c["answered"] += it.answered
-            c["failures"] += rule is not None
+            c["missing"] += missing
+            c["answered"] += answered
+            c["failures"] += failed
             c["right"] += points
         if rule:
             fired = by_rule.setdefault(rule, {"failures": 0, "right": 0.0})
