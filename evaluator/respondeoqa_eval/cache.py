@@ -40,8 +40,9 @@ def _path(kind: str, key: str) -> Path:
     return cache_folder() / f"{kind}-{key}.marshal"
 
 
-def load(kind: str, key: str) -> Any | None:
-    """The data kept as (kind, key), or None (none, or not readable as written)."""
+def load_bytes(kind: str, key: str) -> memoryview | None:
+    """The bytes kept as (kind, key) (a view of the file's, no copy), or None (none, or not
+    as written)."""
     path = _path(kind, key)
     try:
         raw = path.read_bytes()
@@ -50,28 +51,39 @@ def load(kind: str, key: str) -> Any | None:
     payload = memoryview(raw)[_HEADER.size :]
     if len(raw) < _HEADER.size or _HEADER.unpack_from(raw) != (len(payload), zlib.crc32(payload)):
         return None
-    try:
-        value = marshal.loads(payload)
-    except (EOFError, ValueError, TypeError):
-        return None
     with contextlib.suppress(OSError):
-        os.utime(path)  # recently used: kept by `_prune`
-    return value
+        os.utime(path)  # recently used: kept by `save_bytes`
+    return payload
 
 
-def save(kind: str, key: str, value: Any, keep: int = KEPT) -> None:
-    """Keep `value` (plain data) as (kind, key), and the `keep` most recently used of the
-    kind; nothing when the folder cannot be written."""
-    payload = marshal.dumps(value)
+def save_bytes(kind: str, key: str, data: bytes | memoryview, keep: int = KEPT) -> None:
+    """Keep `data` as (kind, key), and the `keep` most recently used of the kind; nothing when
+    the folder cannot be written."""
     path = _path(kind, key)
     with contextlib.suppress(OSError):
-        header = _HEADER.pack(len(payload), zlib.crc32(payload))
-        write_bytes_atomic(path, header + payload)  # mode 0600
+        header = _HEADER.pack(len(data), zlib.crc32(data))
+        write_bytes_atomic(path, header + data)  # mode 0600
         kept = sorted(
             path.parent.glob(f"{kind}-*.marshal"), key=lambda p: p.stat().st_mtime, reverse=True
         )
         for old in kept[keep:]:
             old.unlink(missing_ok=True)
+
+
+def load(kind: str, key: str) -> Any | None:
+    """The plain data kept as (kind, key), or None (none, or not readable as written)."""
+    payload = load_bytes(kind, key)
+    if payload is None:
+        return None
+    try:
+        return marshal.loads(payload)
+    except (EOFError, ValueError, TypeError):
+        return None
+
+
+def save(kind: str, key: str, value: Any, keep: int = KEPT) -> None:
+    """Keep `value` (plain data) as (kind, key) (`save_bytes`)."""
+    save_bytes(kind, key, marshal.dumps(value), keep)
 
 
 def kept(

@@ -1,7 +1,8 @@
-"""The parsed and checked gold kept under the cache (`data/gold_cache.py`, issue 31): a second
-read of the same bytes gives the same records without reading the files' rows again; a changed
-file, a corrupt or foreign cache file, or a cache folder that cannot be written never gives
-other records, nor an error."""
+"""What is kept between processes (`cache.py`, issue 31): the parsed and checked gold
+(`data/gold_cache.py`), the BLEU and chrF reference n-grams, the bootstrap's resample matrices.
+A second read of the same bytes gives the same records without reading the files' rows again;
+a changed file, a corrupt or foreign cache file, or a cache folder that cannot be written never
+gives other records or numbers, nor an error."""
 
 from __future__ import annotations
 
@@ -169,3 +170,22 @@ def test_a_duplicate_item_is_refused_by_name(folder) -> None:
         InputError, match=rf"^other.json: id {first.id} also appears in {first.file}"
     ):
         GoldSet([*records, same_id])
+
+
+def test_kept_resamples_are_the_draw(folder) -> None:
+    """The resample matrix read back is the one drawn; a damaged or foreign one is drawn again."""
+    import numpy as np
+    from respondeoqa_eval.scoring import aggregate
+
+    boot = aggregate.Bootstrap(resamples=40, seed=3)
+    drawn = boot._draw(57, 2)
+    aggregate.clear_counts()
+    assert np.array_equal(boot.counts(57, salt=2), drawn)  # drawn, and kept
+    (kept,) = cache.cache_folder().glob("resamples-*.marshal")
+    for damage in (None, lambda b: b[:-1] + bytes([b[-1] ^ 1]), lambda b: _framed(b"|u1     ")):
+        if damage is not None:
+            kept.write_bytes(damage(kept.read_bytes()))
+        aggregate.clear_counts()
+        again = boot.counts(57, salt=2)
+        assert np.array_equal(again, drawn) and again.dtype == drawn.dtype
+        assert not again.flags.writeable
