@@ -1,14 +1,15 @@
-"""Plain data kept between processes under the project's cache folder (issue 31).
+"""Data kept between processes under the project's cache folder (issue 31).
 
-What is derived from the gold alone (the checked records, each translation item's reference
-n-grams) is the same for every submission scored against it, so a process keeps it for the
-next. A kept file is plain data (`marshal`: strings, numbers, tuples, lists, dicts; loading it
-runs no code) after its length and CRC-32 (a check against damage, not a key: the keys are
-sha256 hashes of what the data is derived from): a truncated, corrupt or foreign file is a miss
-(the caller computes the value again), never an error. Writing is best effort (a read-only
-cache folder only costs the time). Files are owner-only (Certamen / NLE gold stays the user's,
-on the user's disk, as in the folder it came from); of each kind, the `KEPT` most recently used
-are kept. The folder is `fetch.default_cache_dir()`'s, beside the downloads.
+What is derived from the gold and the settings alone (the checked records, each translation
+item's reference n-grams, the seeded resample matrices) is the same for every submission scored
+against them, so a process keeps it for the next. A kept file is its length and CRC-32 (a check
+against damage, not a key: the keys are sha256 hashes of what the data is derived from), then
+plain data (`marshal`: strings, numbers, tuples, lists, dicts; loading it runs no code) or raw
+bytes (`load_bytes`: an array's, read back without a copy). A truncated, corrupt or foreign
+file is a miss (the caller computes the value again), never an error. Writing is best effort
+(a read-only cache folder only costs the time). Files are owner-only (Certamen / NLE gold stays
+the user's, on the user's disk, as in the folder it came from); of each kind, the `KEPT` most
+recently used are kept. The folder is `fetch.default_cache_dir()`'s, beside the downloads.
 """
 
 from __future__ import annotations
