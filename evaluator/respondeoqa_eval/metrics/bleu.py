@@ -5,9 +5,10 @@ the paper padded every item's reference list with `''` up to the largest count i
 on sacreBLEU 2.6.0 an `''` is a real zero-length reference that can be the closest length and so
 lower the corpus reference length (and the brevity penalty). sacreBLEU's development branch drops
 `''` like `None`, which would silently change the published number, so the per-item statistics are
-computed here with sacreBLEU's own tokenizer and n-gram helper but with our own closest-length
-choice over the real and padded lengths. Rows of `bleu_stats` can be resampled and summed
-for a bootstrap, then turned into a score by `bleu_from_stats`.
+computed here with sacreBLEU's 13a tokenizer and n-gram count (`sacre.py`: pinned to its own by
+tests) but with our own closest-length choice over the real and padded lengths. Rows of
+`bleu_stats` can be resampled and summed for a bootstrap, then turned into a score by
+`bleu_from_stats` (or `bleu_of_rows`, the same numbers without importing sacreBLEU).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import functools
 import hashlib
 import marshal
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -69,6 +70,14 @@ def preprocess(text: str, target_language: str) -> str:
     raise ValueError(f"unknown target language {target_language!r}; expected english or latin")
 
 
+@functools.cache
+def _sacrebleu_13a() -> Callable[[str], str]:
+    """sacreBLEU's own 13a tokenizer (imported only for a release whose rules differ)."""
+    from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+
+    return Tokenizer13a()
+
+
 def _tokenize(text: str) -> str:
     """sacreBLEU's BLEU(lowercase=True) segment preprocessing: lowercase, rstrip, 13a.
 
@@ -78,9 +87,7 @@ def _tokenize(text: str) -> str:
     """
     line = text.lower().rstrip()
     if _SPACED is None:  # a sacreBLEU whose 13a rules differ: its own tokenizer
-        from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
-
-        return Tokenizer13a()(line)
+        return _sacrebleu_13a()(line)
     line = line.replace("<skipped>", "").replace("-\n", "").replace("\n", " ")
     if "&" in line:
         line = line.replace("&quot;", '"').replace("&amp;", "&")
