@@ -479,6 +479,7 @@ def test_score_runs_without_the_cyclic_collector_and_restores_it(
     import gc
 
     from respondeoqa_eval.cli import main, score
+    from respondeoqa_eval.scoring import aggregate
 
     preds = tmp_path / "p.jsonl"
     preds.write_text(json.dumps({"id": public_gold.records[0].id, "answer": "x"}) + "\n")
@@ -486,14 +487,16 @@ def test_score_runs_without_the_cyclic_collector_and_restores_it(
     real = score._score_now
 
     def watched(args):
-        seen.append(gc.isenabled())
+        seen.append((gc.isenabled(), aggregate._COUNTS.max_bytes))
         return real(args)
 
     monkeypatch.setattr(score, "_score_now", watched)
     frozen = gc.get_freeze_count()
     args = ["score", str(preds), "--data-dir", str(public_dir), "--bootstrap", "5", "-q"]
+    kept = aggregate._COUNTS.max_bytes
     assert gc.isenabled() and main(args) == 0
-    assert seen == [False] and gc.isenabled() and gc.get_freeze_count() == frozen
+    assert seen == [(False, 0)] and gc.isenabled() and gc.get_freeze_count() == frozen
+    assert aggregate._COUNTS.max_bytes == kept  # only the last matrix kept while it ran
 
     def interrupted(args):
         raise KeyboardInterrupt

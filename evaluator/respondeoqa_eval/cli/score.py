@@ -28,7 +28,13 @@ def add_gold_options(p: argparse.ArgumentParser) -> None:
 
 
 def _score(args: argparse.Namespace) -> int:
-    return _score_now(args)  # without the cyclic collector (cli.NO_CYCLIC_COLLECTOR)
+    # without the cyclic collector (cli.NO_CYCLIC_COLLECTOR); one evaluation: no resample
+    # matrix is needed twice but the last one
+    before = keep_counts(0)
+    try:
+        return _score_now(args)
+    finally:
+        keep_counts(before)
 
 
 def _score_now(args: argparse.Namespace) -> int:
@@ -36,7 +42,6 @@ def _score_now(args: argparse.Namespace) -> int:
         raise InputError("--eval-results needs --eval-dataset ORG/NAME (the benchmark's Hub id)")
     if args.indent is not None and args.indent < 0:
         raise InputError(f"--indent {args.indent}: give a number of spaces, 0 or more")
-    keep_counts(0)  # one evaluation: no resample matrix is needed twice but the last one
     gold = load_gold(args.data_dir)
     source = args.predictions if len(args.predictions) > 1 else args.predictions[0]
     predictions = load_predictions(source, gold)

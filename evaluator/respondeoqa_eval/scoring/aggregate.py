@@ -80,12 +80,14 @@ def clear_counts() -> None:
         _COUNTS._items.clear()
 
 
-def keep_counts(max_bytes: int = _COUNTS_CACHE_BYTES) -> None:
-    """Keep resample matrices up to `max_bytes` (the last one drawn whatever its size): a
-    one-shot process (`score`) keeps only the last, which the next group of the same items
-    uses (the lenient accuracy after the paper's), and lets go of it when BLEU draws its own."""
+def keep_counts(max_bytes: int = _COUNTS_CACHE_BYTES) -> int:
+    """Keep resample matrices up to `max_bytes` (the last one drawn whatever its size), and
+    return the setting before: a one-shot process (`score`) keeps only the last, which the next
+    group of the same items uses (the lenient accuracy after the paper's), and lets go of it
+    when BLEU draws its own."""
     with _COUNTS._lock:
-        _COUNTS.max_bytes = max_bytes
+        before, _COUNTS.max_bytes = _COUNTS.max_bytes, max_bytes
+    return before
 
 
 @dataclass(frozen=True)
