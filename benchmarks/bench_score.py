@@ -5,19 +5,26 @@ Gold: the six public files plus synthetic stand-ins for Certamen and NLE at the 
 too. Timed: reading the predictions file, extraction, per-item scores, every breakdown with
 1000-resample bootstrap intervals, and BLEU / variable-reference BLEU / chrF with intervals.
 
-The first timed run fills what a process keeps between evaluations (each item's prepared
-references and their character n-grams, the bootstrap's resample matrices: the Space warms
-them at start); the median is over the runs after it.
+The first timed run fills what a process keeps between evaluations (each item's prepared BLEU
+references, the bootstrap's resample matrices: the Space warms them at start) and what is kept
+between processes (`cache.py`, in a cache folder of the run's own); the median is over the runs
+after it.
 
 With `--cli`, the whole command instead, as a user runs it (issue 31): `respondeoqa-eval score
 PREDS --data-dir GOLD --report OUT.json` in a process of its own (interpreter start, imports,
 the report written), side by side with `naive_scorer.py`, a single-pass scorer of the paper's
 rules without intervals, on the same files: the two alternate (each round in the other order),
 and each process's wall time and peak RSS (`wait4`) are taken. Both run from compiled bytecode
-(a private `PYTHONPYCACHEPREFIX`, filled by one untimed run of each), as an installed package.
+(a private `PYTHONPYCACHEPREFIX`, filled by one untimed run of each), as an installed package,
+and `score` with a cache folder of the run's own that the untimed run fills (the checked gold and
+the references' n-grams, kept per gold version: what every later score of that gold finds);
+`--cold` adds `score` with nothing kept. `--instructions` also counts each command's
+instructions once under valgrind's callgrind (user space, from the same bytecode and cache):
+a figure the machine's load does not change, beside the wall-clock ratio.
 
     python benchmarks/bench_score.py [--repeat 5]
-    python benchmarks/bench_score.py --cli [--repeat 9] [--before OLD/evaluator]
+    python benchmarks/bench_score.py --cli [--repeat 9] [--before OLD/evaluator] [--cold]
+        [--instructions]
 """
 
 from __future__ import annotations
@@ -72,10 +79,36 @@ def _run(argv: list[str], env: dict[str, str]) -> tuple[float, float, float]:
     return float(fields[0]), float(fields[1]), int(fields[2]) / 1024  # ru_maxrss: KB
 
 
-def side_by_side(tmp: Path, gold_dir: Path, preds: Path, repeat: int, before: str | None) -> None:
+def _instructions(argv: list[str], env: dict[str, str]) -> int:
+    """Instructions one process executes (callgrind's "Collected"); a failure stops the run."""
+    done = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    found = [line for line in done.stderr.splitlines() if "Collected :" in line]
+    if done.returncode or not found:
+        sys.exit(f"valgrind {argv[:4]} failed: {done.stderr[-2000:]}")
+    return int(found[-1].split()[-1])
+
+
+def side_by_side(
+    tmp: Path,
+    gold_dir: Path,
+    preds: Path,
+    repeat: int,
+    before: str | None,
+    cold: bool,
+    instructions: bool = False,
+) -> None:
     """`respondeoqa-eval score` against the naive scorer, alternating (module docstring)."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
+    # a cache folder of the run's own, filled by the untimed run (`cache.py`: the checked gold
+    # and the references' n-grams, kept per gold version)
+    env["RESPONDEOQA_CACHE"] = str(tmp / "cache")
     score = [sys.executable, "-m", "respondeoqa_eval.cli", "score", str(preds)]
     score += ["--data-dir", str(gold_dir), "--report", str(tmp / "report.json"), "-q"]
     commands = {
@@ -87,6 +120,10 @@ def side_by_side(tmp: Path, gold_dir: Path, preds: Path, repeat: int, before: st
     }
     if before:  # the same command from an earlier version's source folder
         commands["before"] = (score, {**env, "PYTHONPATH": str(Path(before).resolve())})
+    if cold:  # the first score of a gold version: a cache folder that stays empty
+        empty = tmp / "no-cache"
+        empty.write_text("not a folder: nothing is kept")
+        commands["score, nothing kept"] = (score, {**env, "RESPONDEOQA_CACHE": str(empty)})
     for argv, run_env in commands.values():
         _run(argv, run_env)  # compiles the bytecode
     taken: dict[str, list[tuple[float, float, float]]] = {name: [] for name in commands}
@@ -115,6 +152,10 @@ def side_by_side(tmp: Path, gold_dir: Path, preds: Path, repeat: int, before: st
             f"{median(name, 2) / median('naive', 2):.2f}x"
         )
     print(f"1-minute load during the rounds: {min(loads):.1f}-{max(loads):.1f}")
+    if instructions:
+        counted = {name: _instructions(*commands[name]) for name in commands}
+        for name, n in counted.items():
+            print(f"{name}: {n / 1e9:.3f} G instructions ({n / counted['naive']:.2f}x naive)")
 
 
 def main() -> None:
@@ -129,15 +170,35 @@ def main() -> None:
         help="with --cli, also the score command of the respondeoqa_eval package in DIR (e.g. "
         "an earlier commit's evaluator/ from `git archive`)",
     )
+    parser.add_argument(
+        "--cold",
+        action="store_true",
+        help="with --cli, also the score command with nothing kept between processes (a cache "
+        "folder it cannot write: every run reads and checks the gold, counts the references)",
+    )
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="with --cli, also each command's instruction count under valgrind (callgrind)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
+        os.environ["RESPONDEOQA_CACHE"] = str(Path(tmp) / "cache")  # the run's own
         gold_dir = write_private(Path(tmp) / "gold", with_public=True, **SIZES)
         gold = read_folder(gold_dir)
         preds_path = Path(tmp) / "preds.jsonl"
         rows = example_predictions(gold.records, accuracy=0.6, seed=1)
         preds_path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
         if args.cli:
-            side_by_side(Path(tmp), gold_dir, preds_path, args.repeat, args.before)
+            side_by_side(
+                Path(tmp),
+                gold_dir,
+                preds_path,
+                args.repeat,
+                args.before,
+                args.cold,
+                args.instructions,
+            )
             return
         totals, parse = [], []
         for _ in range(args.repeat + 1):

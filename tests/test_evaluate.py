@@ -461,7 +461,7 @@ def test_example_documents_its_options_and_says_it_is_synthetic(tmp_path, public
 
 def test_clear_caches_lets_go_of_what_the_process_kept(public_gold):
     from respondeoqa_eval.api import clear_caches
-    from respondeoqa_eval.metrics import bleu, chrf
+    from respondeoqa_eval.metrics import bleu
     from respondeoqa_eval.scoring import aggregate
 
     rows = [{"id": r.id, "response": f"Answer: {r.answers[-1]}"} for r in public_gold.records[::3]]
@@ -469,19 +469,37 @@ def test_clear_caches_lets_go_of_what_the_process_kept(public_gold):
     assert bleu._references.cache_info().currsize and aggregate._COUNTS._items
     clear_caches()
     assert not bleu._references.cache_info().currsize
-    assert not chrf._reference_ngrams.cache_info().currsize and not aggregate._COUNTS._items
+    assert not aggregate._COUNTS._items  # chrF's reference n-grams: never kept in the process
     assert evaluate(rows, public_gold, bootstrap=30, predicted_only=True) == first
 
 
-def test_score_collects_less_often_while_it_runs_and_restores_the_setting():
+def test_score_runs_without_the_cyclic_collector_and_restores_it(
+    monkeypatch, tmp_path, public_dir, public_gold
+):
     import gc
 
-    from respondeoqa_eval.cli import score
+    from respondeoqa_eval.cli import main, score
+    from respondeoqa_eval.scoring import aggregate
 
-    before = gc.get_threshold()
-    with score._fewer_collections():
-        assert gc.get_threshold() == (score.GC_THRESHOLD, *before[1:])
-    assert gc.get_threshold() == before
-    with pytest.raises(KeyboardInterrupt), score._fewer_collections():
+    preds = tmp_path / "p.jsonl"
+    preds.write_text(json.dumps({"id": public_gold.records[0].id, "answer": "x"}) + "\n")
+    seen = []
+    real = score._score_now
+
+    def watched(args):
+        seen.append((gc.isenabled(), aggregate._COUNTS.max_bytes))
+        return real(args)
+
+    monkeypatch.setattr(score, "_score_now", watched)
+    frozen = gc.get_freeze_count()
+    args = ["score", str(preds), "--data-dir", str(public_dir), "--bootstrap", "5", "-q"]
+    kept = aggregate._COUNTS.max_bytes
+    assert gc.isenabled() and main(args) == 0
+    assert seen == [(False, 0)] and gc.isenabled() and gc.get_freeze_count() == frozen
+    assert aggregate._COUNTS.max_bytes == kept  # only the last matrix kept while it ran
+
+    def interrupted(args):
         raise KeyboardInterrupt
-    assert gc.get_threshold() == before
+
+    monkeypatch.setattr(score, "_score_now", interrupted)
+    assert main(args) == 130 and gc.isenabled()

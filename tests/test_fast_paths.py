@@ -187,3 +187,105 @@ def test_statistics_are_the_same_when_the_references_are_kept(public_gold) -> No
         again.result().score,
         again.result().chrf,
     )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"id": "a", "response": "Answer: B", "n": 3, "x": -0.0, "y": 1.5e-7, "z": null}',
+        '{"a": 1, "a": 2}',  # the last of equal keys
+        '"\\ud83d\\ude00 \\u0101 \\u0000"',  # escapes, astral, NUL
+        "1e400",  # json: inf; orjson refuses
+        "NaN",
+        "[-Infinity]",
+        "18446744073709551616",  # over 64 bits
+        "-9223372036854775809",
+        '{"n": [9223372036854775807, 18446744073709551615, 99999999999999999999999]}',
+        "5e-324",
+        "1.7976931348623157e308",
+        "0.1000000000000000055511151231257827",
+        '"\\ud800"',  # a lone surrogate
+        "[" * 200 + "]" * 200,
+        "[" * 300 + "]" * 300,
+        " \n[1, 2] \t",
+    ],
+)
+def test_parse_json_reads_what_json_loads_reads(text) -> None:
+    """`io.parse_json`'s orjson path gives `json.loads`' values and types, or leaves it to it."""
+    import json
+
+    from respondeoqa_eval.io import parse_json
+
+    def typed(value):  # equality with the types too (1 == 1.0 == True in Python)
+        if isinstance(value, list):
+            return [typed(v) for v in value]
+        if isinstance(value, dict):
+            return {k: typed(v) for k, v in value.items()}
+        return (type(value).__name__, repr(value))
+
+    assert typed(parse_json(text, "t")) == typed(json.loads(text))
+
+
+def test_intervals_equal_nanpercentile() -> None:
+    """`Bootstrap.intervals` gives `np.nanpercentile`'s numbers bit for bit: columns without
+    NaN, with some, with all, ties, a single value."""
+    for seed in range(20):
+        _intervals_equal_nanpercentile(np.random.default_rng(seed))
+
+
+def _intervals_equal_nanpercentile(rng: np.random.Generator) -> None:
+    from respondeoqa_eval.scoring.aggregate import Bootstrap
+
+    values = rng.random((1000, 8))
+    values[rng.random((1000, 8)) < 0.05] = np.nan
+    values[:, 0] = rng.random(1000)  # none
+    values[:, 1] = np.nan  # all
+    values[:, 2] = np.round(values[:, 2], 1)  # ties
+    values[1:, 3] = np.nan  # one value
+    values[:, 4] = rng.integers(0, 3, 1000) / 3
+    values[:, 5] = rng.random(1000)  # columns without NaN: one 2-D np.percentile
+    values[:, 6] = rng.integers(0, 7, 1000) / 7
+    values[:, 7] = np.round(rng.random(1000), 2)
+    boot = Bootstrap()
+    tail = (1 - boot.level) / 2 * 100  # 2.4999999999999996: the report's, as it always was
+    with np.errstate(all="ignore"), pytest.warns(RuntimeWarning):
+        expected = np.nanpercentile(values, [tail, 100 - tail], axis=0).T.tolist()
+    got = boot.intervals(values)
+    assert np.array_equal(np.array(got), np.array(expected), equal_nan=True)
+    assert np.array_equal(np.array(boot.interval(values[:, 0])), np.array(expected[0]))
+
+
+def test_sacre_parts_are_sacrebleus() -> None:
+    """`metrics/sacre.py` against sacreBLEU itself: the version, the pinned release's 13a rules,
+    the word n-gram count (keys, counts and their order), `my_log`."""
+    import sacrebleu
+    from respondeoqa_eval.metrics import sacre
+    from sacrebleu.metrics.bleu import my_log
+    from sacrebleu.metrics.helpers import extract_all_word_ngrams
+    from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+
+    assert sacre.version() == sacrebleu.__version__ == sacre.PINNED
+    theirs = Tokenizer13a()._post_tokenizer._re
+    assert [(p.pattern, r) for p, r in sacre.rules()] == [(p.pattern, r) for p, r in theirs]
+    rng = random.Random(3)
+    words = ["a", "b", "a", "puella", "rosam", ",", ".", "ō", "the", "the"]
+    lines = ["", " ", "a", "a a a a a", "a  b\tc\nd"]
+    lines += [" ".join(rng.choice(words) for _ in range(rng.randrange(30))) for _ in range(300)]
+    for line in lines:
+        for order in (1, 2, 4):
+            ours, n = sacre.word_ngrams(line, order)
+            theirs_ngrams, m = extract_all_word_ngrams(line, 1, order)
+            assert n == m and list(ours.items()) == list(theirs_ngrams.items())
+    for num in (0.0, 1e-300, 0.5, 1.0, 3.0, 100.0, 5e-324):
+        assert sacre.my_log(num) == my_log(num)
+
+
+def test_closest_ref_len_is_the_sorted_definition() -> None:
+    """`closest_ref_len` against sacreBLEU's rule written out: the closest, the shorter of two."""
+    from respondeoqa_eval.metrics.bleu import closest_ref_len
+
+    rng = random.Random(11)
+    for _ in range(20000):
+        refs = [rng.randrange(0, 30) for _ in range(rng.randrange(1, 7))]
+        hyp = rng.randrange(0, 36)
+        assert closest_ref_len(hyp, refs) == min(refs, key=lambda r: (abs(hyp - r), r))

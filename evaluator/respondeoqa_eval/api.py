@@ -7,7 +7,7 @@ from pathlib import Path
 
 from .data.gold import GoldSet, load_gold
 from .errors import InputError
-from .metrics import bleu, chrf, exact_match
+from .metrics import bleu, exact_match
 from .predictions.load import Predictions, load_predictions
 from .report.model import Report, build_report
 from .scoring import aggregate
@@ -55,6 +55,5 @@ def clear_caches() -> None:
     and normalised gold, the resample matrices): a long-lived process (the Space) scores the
     next submission faster with them; a one-shot one (`score`) frees them before it writes."""
     bleu._references.cache_clear()
-    chrf._reference_ngrams.cache_clear()
     exact_match._normalized_gold.cache_clear()
     aggregate.clear_counts()

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
-import gc
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 from .. import jsonl
@@ -17,6 +14,7 @@ from ..io import write_bytes_atomic, write_text_atomic
 from ..predictions.example import example_predictions
 from ..predictions.load import load_predictions
 from ..report.summary import MOSTLY, mostly_unanswered
+from ..scoring.aggregate import keep_counts
 
 
 def add_gold_options(p: argparse.ArgumentParser) -> None:
@@ -29,25 +27,14 @@ def add_gold_options(p: argparse.ArgumentParser) -> None:
     )
 
 
-GC_THRESHOLD = 50_000
-"""Objects allocated between the cyclic collector's youngest-generation passes while `score`
-runs (Python's default: 700): scoring allocates hundreds of thousands of objects that live to
-the end, and a pass over them finds nothing (about 5% of the command's CPU, issue 31)."""
-
-
-@contextlib.contextmanager
-def _fewer_collections() -> Iterator[None]:
-    before = gc.get_threshold()
-    gc.set_threshold(GC_THRESHOLD, *before[1:])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*before)
-
-
 def _score(args: argparse.Namespace) -> int:
-    with _fewer_collections():
+    # without the cyclic collector (cli.NO_CYCLIC_COLLECTOR); one evaluation: no resample
+    # matrix is needed twice but the last one
+    before = keep_counts(0)
+    try:
         return _score_now(args)
+    finally:
+        keep_counts(before)
 
 
 def _score_now(args: argparse.Namespace) -> int:

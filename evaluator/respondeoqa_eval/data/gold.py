@@ -33,22 +33,11 @@ class GoldSet:
     unknown_files: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self.by_key: dict[tuple[str, str], Record] = {}
-        self.by_id: dict[str, Record] = {}
-        qid_count: Counter[str] = Counter()
-        for rec in self.records:
-            if rec.key in self.by_key:
-                raise InputError(
-                    f"{rec.file}: item ({rec.question_id}, {rec.question_language}) "
-                    f"also appears in {self.by_key[rec.key].file}"
-                )
-            if rec.id in self.by_id:
-                raise InputError(
-                    f"{rec.file}: id {rec.id} also appears in {self.by_id[rec.id].file}"
-                )
-            self.by_key[rec.key] = rec
-            self.by_id[rec.id] = rec
-            qid_count[rec.question_id] += 1
+        self.by_key: dict[tuple[str, str], Record] = {r.key: r for r in self.records}
+        self.by_id: dict[str, Record] = {r.id: r for r in self.records}
+        if len(self.by_key) < len(self.records) or len(self.by_id) < len(self.records):
+            _refuse_duplicates(self.records)
+        qid_count = Counter(r.question_id for r in self.records)
         self.by_question_id: dict[str, Record] = {
             r.question_id: r for r in self.records if qid_count[r.question_id] == 1
         }
@@ -75,6 +64,22 @@ class GoldSet:
         return GoldSet(
             [r for r in self.records if keep(r)], list(self.files), list(self.unknown_files)
         )
+
+
+def _refuse_duplicates(records: list[Record]) -> None:
+    """The error for the first item whose key or id an earlier one has."""
+    by_key: dict[tuple[str, str], Record] = {}
+    by_id: dict[str, Record] = {}
+    for rec in records:
+        if rec.key in by_key:
+            raise InputError(
+                f"{rec.file}: item ({rec.question_id}, {rec.question_language}) "
+                f"also appears in {by_key[rec.key].file}"
+            )
+        if rec.id in by_id:
+            raise InputError(f"{rec.file}: id {rec.id} also appears in {by_id[rec.id].file}")
+        by_key[rec.key] = rec
+        by_id[rec.id] = rec
 
 
 class MissingPrivateFiles(NoData):

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..io import read_json
+from .gold_cache import cached_records
 from .records import CONTENTS, DIFFICULTIES, FORMATS, LANGUAGES, Record, category_of
 from .sources import FILES, PASSAGE_FILES, SOURCE_NAMES, FileSpec
 
@@ -170,13 +171,13 @@ def read_records(folder: str | Path, only: set[str] | None = None) -> FolderCont
     """Read every known upstream file in `folder` (or only the names in `only`).
 
     Unknown `.json` files are not used; they are listed in `unknown_files`. `gold.read_folder`
-    wraps this into a `GoldSet`.
+    wraps this into a `GoldSet`. The records of files read before come from the cache
+    (`gold_cache`: the same bytes, the same records, without their checks).
     """
     folder = Path(folder)
     if not folder.is_dir():
         raise InputError(f"{folder}: not a folder")
-    records: list[Record] = []
-    files: list[str] = []
+    paths: list[Path] = []
     unknown: list[str] = []
     for path in sorted(folder.glob("*.json")):
         if path.name in PASSAGE_FILES:
@@ -186,9 +187,12 @@ def read_records(folder: str | Path, only: set[str] | None = None) -> FolderCont
             continue
         if only is not None and path.name not in only:
             continue
-        records.extend(read_file(path))
-        files.append(path.name)
-    if not files:
+        paths.append(path)
+    if not paths:
         known = ", ".join(sorted(FILES)[:3])
         raise InputError(f"{folder}: no RespondeoQA files found (expected names like {known}, ...)")
-    return FolderContents(records, files, unknown)
+    passages = sorted({folder / p for p in (FILES[path.name].passages for path in paths) if p})
+    records = cached_records(
+        paths + passages, lambda: [rec for path in paths for rec in read_file(path)]
+    )
+    return FolderContents(records, [path.name for path in paths], unknown)

@@ -5,28 +5,30 @@ the paper padded every item's reference list with `''` up to the largest count i
 on sacreBLEU 2.6.0 an `''` is a real zero-length reference that can be the closest length and so
 lower the corpus reference length (and the brevity penalty). sacreBLEU's development branch drops
 `''` like `None`, which would silently change the published number, so the per-item statistics are
-computed here with sacreBLEU's own tokenizer and n-gram helper but with our own closest-length
-choice over the real and padded lengths. Rows of `bleu_stats` can be resampled and summed
-for a bootstrap, then turned into a score by `bleu_from_stats`.
+computed here with sacreBLEU's 13a tokenizer and n-gram count (`sacre.py`: pinned to its own by
+tests) but with our own closest-length choice over the real and padded lengths. Rows of
+`bleu_stats` can be resampled and summed for a bootstrap, then turned into a score by
+`bleu_from_stats` (or `bleu_of_rows`, the same numbers without importing sacreBLEU).
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
+import marshal
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from types import MappingProxyType
+from pathlib import Path
 from typing import Literal
 
 import numpy as np
-import sacrebleu
-from sacrebleu.metrics.bleu import BLEU, my_log
-from sacrebleu.metrics.helpers import extract_all_word_ngrams
-from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 from unidecode import unidecode
 
+from .. import cache
+from . import sacre
 from .chrf import chrf_rows, chrf_signature, f_score
+from .sacre import my_log
 from .signature import Signature
 
 MAX_ORDER = 4
@@ -42,14 +44,11 @@ NO_PADDING = "none"
 """Every item with its own references (the "variable references" BLEU)."""
 Padding = int | Literal["group-max", "none"]
 """How an item's references are padded: one of the two above, or to a given count."""
-REFERENCE_CACHE_ITEMS = 16384
-"""Items whose prepared references are kept (`_references`): more than RespondeoQA has."""
 LATIN_PREPROCESSING = "j>i+v>u+unidecode"
-_TOKENIZER = Tokenizer13a()
 _SYMBOLS = r"([\{-\~\[-\` -\&\(-\+\:-\@\/])"
 """The first rule of sacreBLEU's 13a tokenizer (`TokenizerRegexp`): a space either side of
 each ASCII symbol it names, the space itself among them."""
-_RULES = _TOKENIZER._post_tokenizer._re
+_RULES = sacre.rules()
 _SPACED = (
     str.maketrans({c: f" {c} " for c in map(chr, range(128)) if _RULES[0][0].fullmatch(c)})
     if _RULES[0][0].pattern == _SYMBOLS and _RULES[0][1] == r" \1 "
@@ -71,6 +70,14 @@ def preprocess(text: str, target_language: str) -> str:
     raise ValueError(f"unknown target language {target_language!r}; expected english or latin")
 
 
+@functools.cache
+def _sacrebleu_13a() -> Callable[[str], str]:
+    """sacreBLEU's own 13a tokenizer (imported only for a release whose rules differ)."""
+    from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+
+    return Tokenizer13a()
+
+
 def _tokenize(text: str) -> str:
     """sacreBLEU's BLEU(lowercase=True) segment preprocessing: lowercase, rstrip, 13a.
 
@@ -80,7 +87,7 @@ def _tokenize(text: str) -> str:
     """
     line = text.lower().rstrip()
     if _SPACED is None:  # a sacreBLEU whose 13a rules differ: its own tokenizer
-        return _TOKENIZER(line)
+        return _sacrebleu_13a()(line)
     line = line.replace("<skipped>", "").replace("-\n", "").replace("\n", " ")
     if "&" in line:
         line = line.replace("&quot;", '"').replace("&amp;", "&")
@@ -95,30 +102,22 @@ def closest_ref_len(hyp_len: int, ref_lens: Sequence[int]) -> int:
     """The reference length closest to `hyp_len`; ties go to the shorter one (as sacreBLEU)."""
     if not ref_lens:
         raise ValueError("no reference lengths")
-    return min(ref_lens, key=lambda r: (abs(hyp_len - r), r))
+    distance = min([abs(hyp_len - r) for r in ref_lens])
+    shorter = hyp_len - distance
+    return shorter if shorter in ref_lens else hyp_len + distance
 
 
-@dataclass(frozen=True)
-class _References:
-    """One item's references, ready for BLEU and chrF."""
-
-    texts: tuple[str, ...]
-    """Preprocessed (`preprocess`), as chrF reads them."""
-    ngrams: Mapping[tuple[str, ...], int]
-    """Each word n-gram's largest count in any one tokenised reference (BLEU's clipping)."""
-    lengths: tuple[int, ...]
-    """Each tokenised reference's length."""
+_SIDE_KIND = "bleu-references"
+_SIDE_SOURCE = Path(__file__).read_bytes()
 
 
-@functools.lru_cache(maxsize=REFERENCE_CACHE_ITEMS)
-def _references(refs: tuple[str, ...], target_language: str) -> _References:
-    """`_References` of one item; kept, as references are gold: every submission scored in a
-    process (the Space) tokenises each item's references once."""
-    texts = tuple(preprocess(r, target_language) for r in refs)
+def _reference_side(texts: Sequence[str]) -> tuple[dict[tuple[str, ...], int], tuple[int, ...]]:
+    """One item's preprocessed references as BLEU reads them: each word n-gram's largest count
+    in any one tokenised reference (the clipping), and each tokenised reference's length."""
     ref_ngrams: dict[tuple[str, ...], int] = {}
     ref_lens = []
     for i, ref in enumerate(texts):
-        ngrams, length = extract_all_word_ngrams(_tokenize(ref), 1, MAX_ORDER)
+        ngrams, length = sacre.word_ngrams(_tokenize(ref), MAX_ORDER)
         ref_lens.append(length)
         if i == 0:  # the first reference's counts as they are, the others' where larger
             ref_ngrams.update(ngrams)
@@ -126,14 +125,50 @@ def _references(refs: tuple[str, ...], target_language: str) -> _References:
         for ngram, count in ngrams.items():
             if count > ref_ngrams.get(ngram, 0):
                 ref_ngrams[ngram] = count
-    return _References(texts, MappingProxyType(ref_ngrams), tuple(ref_lens))
+    return ref_ngrams, tuple(ref_lens)
 
 
-def _item_stats(hyp: str, refs: _References) -> tuple[list[int], int]:
+@dataclass(frozen=True)
+class _References:
+    """A group of items' references, ready for BLEU and chrF."""
+
+    texts: tuple[tuple[str, ...], ...]
+    """Each item's references preprocessed (`preprocess`), as chrF reads them."""
+    sides: tuple[bytes, ...]
+    """Each item's `_reference_side`, as `marshal` bytes: an item's n-grams are objects only
+    while its hypothesis is counted (as objects, every item's at once were a fifth of the
+    `score` command's memory)."""
+
+
+def _kept_references(value: object) -> _References:
+    texts, sides = value  # type: ignore[misc]
+    if not all(isinstance(side, bytes) for side in sides):
+        raise TypeError("not the kept references")
+    return _References(tuple(map(tuple, texts)), tuple(sides))
+
+
+@functools.lru_cache(maxsize=4)
+def _references(references: tuple[tuple[str, ...], ...], target_language: str) -> _References:
+    """`_References` of a group of items; kept in the process and between processes
+    (`cache.kept`), as references are gold: tokenised once per gold version, this module and
+    sacreBLEU version."""
+
+    def prepare() -> tuple[list[list[str]], list[bytes]]:
+        texts = [[preprocess(r, target_language) for r in refs] for refs in references]
+        return texts, [marshal.dumps(_reference_side(item)) for item in texts]
+
+    key = hashlib.sha256(_SIDE_SOURCE)
+    key.update(f"\0{sacre.version()}\0{target_language}\0".encode())
+    key.update(marshal.dumps(references))
+    return cache.kept(_SIDE_KIND, key.hexdigest(), prepare, _kept_references)
+
+
+def _item_stats(
+    hyp: str, ref_ngrams: Mapping[tuple[str, ...], int], ref_lens: Sequence[int]
+) -> tuple[list[int], int]:
     """[matches_1..4, totals_1..4, hyp_len, closest real ref_len] and the closest ref_len when
     an empty (zero-length) padding reference is also a candidate."""
-    ref_ngrams = refs.ngrams
-    hyp_ngrams, hyp_len = extract_all_word_ngrams(hyp, 1, MAX_ORDER)
+    hyp_ngrams, hyp_len = sacre.word_ngrams(hyp, MAX_ORDER)
     matches = [0] * MAX_ORDER
     totals = [0] * MAX_ORDER
     for ngram, count in hyp_ngrams.items():
@@ -143,8 +178,8 @@ def _item_stats(hyp: str, refs: _References) -> tuple[list[int], int]:
             matches[n] += min(count, ref_ngrams[ngram])
     # PROTOCOL 5: a padding reference is an empty, zero-length reference; it adds no n-grams
     # but is a candidate for the closest reference length.
-    padded_len = closest_ref_len(hyp_len, [*refs.lengths, 0])
-    return [*matches, *totals, hyp_len, closest_ref_len(hyp_len, refs.lengths)], padded_len
+    padded_len = closest_ref_len(hyp_len, [*ref_lens, 0])
+    return [*matches, *totals, hyp_len, closest_ref_len(hyp_len, ref_lens)], padded_len
 
 
 def _check(hypotheses: Sequence[str], references: Sequence[Sequence[str]]) -> None:
@@ -167,12 +202,12 @@ class CorpusStatistics:
         _check(hypotheses, references)
         self.target_language = target_language
         self.hypotheses = [preprocess(h or "", target_language) for h in hypotheses]
-        prepared = [_references(tuple(refs), target_language) for refs in references]
-        self.references = [list(refs.texts) for refs in prepared]
+        prepared = _references(tuple(map(tuple, references)), target_language)
+        self.references = [list(texts) for texts in prepared.texts]
         self.n_refs = np.array([len(refs) for refs in references], dtype=np.int64)
         rows, padded = [], []
-        for hyp, refs in zip(self.hypotheses, prepared, strict=True):
-            row, padded_len = _item_stats(_tokenize(hyp), refs)
+        for hyp, side in zip(self.hypotheses, prepared.sides, strict=True):
+            row, padded_len = _item_stats(_tokenize(hyp), *marshal.loads(side))
             rows.append(row)
             padded.append(padded_len)
         self.rows = np.array(rows, dtype=np.int64).reshape(len(rows), N_STATS)
@@ -221,8 +256,10 @@ class CorpusStatistics:
         chrf_sig = chrf_signature(nrefs, self.target_language, LATIN_PREPROCESSING)
         if n == 0:
             return BleuResult(0.0, 0.0, 0.0, 0, signature, 0, chrf_sig)
-        score = bleu_from_stats(self.rows_for(mask, PAD_TO_GROUP_MAX))
-        variable = bleu_from_stats(self.rows_for(mask, NO_PADDING))
+        # `bleu_of_rows`: sacreBLEU's `compute_bleu` to the last bit, without importing it
+        score, variable = bleu_of_rows(
+            np.stack([self.rows_for(mask, p).sum(axis=0) for p in (PAD_TO_GROUP_MAX, NO_PADDING)])
+        )
         return BleuResult(
             score, variable, self.chrf(mask), n, signature, int(n_refs.max()), chrf_sig
         )
@@ -251,6 +288,8 @@ def bleu_from_stats(summed: np.ndarray) -> float:
     if stats.shape != (N_STATS,):
         raise ValueError(f"expected {N_STATS} statistics, got shape {stats.shape}")
     values = [int(v) for v in stats]
+    from sacrebleu.metrics.bleu import BLEU  # the definition (`bleu_of_rows` is pinned to it)
+
     return BLEU.compute_bleu(
         correct=values[:MAX_ORDER],
         total=values[MAX_ORDER : 2 * MAX_ORDER],
@@ -305,7 +344,7 @@ def bleu_signature(
     if target_language == "latin":
         fields.append(("latin", LATIN_PREPROCESSING))
     fields.append(("pad", PAD_EMPTY_TO_MAX if padded else "none"))
-    fields.append(("version", sacrebleu.__version__))
+    fields.append(("version", sacre.version()))
     return Signature(tuple(fields))
 
 

@@ -10,26 +10,31 @@ bootstrap resample) is the F-score of their sum. A test pins the number against
 `item_statistics` is the definition, one item at a time; `chrf_rows` computes the same counts
 for a whole corpus at once with numpy (every character n-gram as one integer key, counted by
 sorting), which is what makes chrF cheap for thousands of references. The references' side is
-kept (`_reference_ngrams`): they are gold, the same for every submission a process scores.
+kept (`_reference_ngrams`, between processes): they are gold, the same for every submission.
 """
 
 from __future__ import annotations
 
-import functools
+import hashlib
+import marshal
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
-import sacrebleu
-from sacrebleu.metrics.helpers import extract_all_char_ngrams
 
+from .. import cache
+from . import sacre
 from .signature import Signature
 
 CHAR_ORDER = 6
 BETA = 2
 N_CHRF_STATS = 3 * CHAR_ORDER
 """Columns of an item's statistics: [hyp, ref, match] counts for each character n-gram order."""
+CHUNK_ITEMS = 128
+"""Items counted at a time: an item's statistics do not depend on the others', and the sorting
+of every reference n-gram at once took more memory than anything else `score` does (issue 31)."""
 
 
 def _match_statistics(hyp: list[Counter], hyp_totals: list[int], ref: list[Counter]) -> list[int]:
@@ -62,6 +67,8 @@ def f_score(stats: Sequence[int]) -> float:
 def item_statistics(hypothesis: str, references: Sequence[str]) -> list[int]:
     """One item's statistics against its best reference (the highest sentence-level F-score;
     the first of equals), as sacreBLEU chooses it."""
+    from sacrebleu.metrics.helpers import extract_all_char_ngrams  # the definition
+
     hyp = extract_all_char_ngrams(hypothesis, CHAR_ORDER, False)
     hyp_totals = [sum(h.values()) for h in hyp]
     best: list[int] = []
@@ -84,6 +91,16 @@ def chrf_rows(hypotheses: Sequence[str], references: Sequence[Sequence[str]]) ->
         raise ValueError(f"{len(hypotheses)} hypotheses but {len(references)} reference lists")
     if not all(references):
         raise ValueError("every item needs at least one reference")
+    chunks = [
+        _chunk_rows(
+            hypotheses[start : start + CHUNK_ITEMS], references[start : start + CHUNK_ITEMS]
+        )
+        for start in range(0, len(hypotheses), CHUNK_ITEMS)
+    ]
+    return np.concatenate(chunks) if chunks else np.zeros((0, N_CHRF_STATS), dtype=np.int64)
+
+
+def _chunk_rows(hypotheses: Sequence[str], references: Sequence[Sequence[str]]) -> np.ndarray:
     refs = _reference_ngrams(tuple(tuple(r) for r in references))
     if refs is None:  # an alphabet too large for the integer keys: one item at a time
         rows = [item_statistics(h, r) for h, r in zip(hypotheses, references, strict=True)]
@@ -197,10 +214,44 @@ class _ReferenceNgrams:
     item_of_ref: np.ndarray
 
 
-@functools.lru_cache(maxsize=4)
+_KIND = "chrf-references"
+_KEPT = 256
+"""Chunks kept (`CHUNK_ITEMS` items each: a full-size gold has 10)."""
+_SOURCE = Path(__file__).read_bytes()
+_ARRAYS = ("alphabet", "keys", "ref", "count", "order", "totals", "n_refs", "item_of_ref")
+
+
 def _reference_ngrams(references: tuple[tuple[str, ...], ...]) -> _ReferenceNgrams | None:
     """`_ReferenceNgrams` of every item's references; None when the keys would not fit in 63
-    bits. Kept: references are gold, the same for every submission scored."""
+    bits. Kept between processes (`cache.kept`), as references are gold, the same for every
+    submission scored; read again for each use, as the arrays are a few MB per chunk."""
+    key = hashlib.sha256(_SOURCE)
+    key.update(marshal.dumps(references))
+    return cache.kept(
+        _KIND, key.hexdigest(), lambda: _plain(_count_references(references)), _restored, _KEPT
+    )
+
+
+def _plain(refs: _ReferenceNgrams | None) -> dict:
+    """`refs` as plain data for `cache.kept` (no arrays: {} for None)."""
+    if refs is None:
+        return {}
+    arrays = {n: (a.dtype.str, a.shape, a.tobytes()) for n, a in vars(refs).items() if n != "bits"}
+    return {"bits": refs.bits, **arrays}
+
+
+def _restored(value: dict) -> _ReferenceNgrams | None:
+    if not value:
+        return None
+    arrays = {}
+    for name in _ARRAYS:
+        dtype, shape, data = value[name]
+        arrays[name] = np.frombuffer(data, dtype=np.dtype(dtype)).reshape(shape)  # read-only
+    return _ReferenceNgrams(bits=int(value["bits"]), **arrays)
+
+
+def _count_references(references: tuple[tuple[str, ...], ...]) -> _ReferenceNgrams | None:
+    """`_reference_ngrams`, counted."""
     texts = [_no_space(r) for refs in references for r in refs]
     n_refs = np.array([len(refs) for refs in references], dtype=np.int64)
     item_of_ref = np.repeat(np.arange(len(references), dtype=np.int64), n_refs)
@@ -228,8 +279,6 @@ def _reference_ngrams(references: tuple[tuple[str, ...], ...]) -> _ReferenceNgra
         "n_refs": n_refs,
         "item_of_ref": item_of_ref,
     }
-    for array in arrays.values():
-        array.setflags(write=False)  # shared by every later call
     return _ReferenceNgrams(bits=bits, **arrays)
 
 
@@ -273,5 +322,5 @@ def chrf_signature(nrefs: str | int, target_language: str, latin_field: str) -> 
     ]
     if target_language == "latin":
         fields.append(("latin", latin_field))
-    fields.append(("version", sacrebleu.__version__))
+    fields.append(("version", sacre.version()))
     return Signature(tuple(fields))

@@ -14,13 +14,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import orjson
-import sacrebleu
 
 from .._version import __version__
 from ..data.breakdowns import groups_of
 from ..data.gold import GoldSet
 from ..data.records import PRIVATE_SOURCES, SOURCES
-from ..metrics import EXACT_MATCH_MACRONS, METRICS
+from ..metrics import EXACT_MATCH_MACRONS, METRICS, sacre
 from ..predictions.provenance import Provenance
 from ..scoring.aggregate import Bootstrap, accuracy, bleu, format_compliance
 from ..scoring.lenient import Lenient
@@ -227,7 +226,7 @@ class EvaluatorInfo:
     name: str = "respondeoqa-eval"
     version: str = __version__
     protocol: str = "paper"
-    sacrebleu: str = sacrebleu.__version__
+    sacrebleu: str = field(default_factory=sacre.version)
     bootstrap: Mapping[str, Any] = field(default_factory=dict)
     signatures: Mapping[str, str] = field(default_factory=dict)
 
@@ -535,8 +534,14 @@ def build_report(
     provenance: Provenance | None = None,
 ) -> Report:
     """The report of per-item scores (pure): aggregates, BLEU, signatures, per-item results."""
-    groups = [groups_of(it.record) for it in items]
+    # items of the same groups share one (read-only) mapping: a few hundred, not one per item
+    shared: dict[tuple, Mapping[str, str]] = {}
+    groups = [
+        shared.setdefault(tuple(g.items()), g) for g in (groups_of(it.record) for it in items)
+    ]
     acc, extra = accuracy(items, boot, groups)
+    # next, while accuracy's matrices are freed memory: its own take as much (issue 31)
+    compliance = FormatCompliance.from_dict(format_compliance(items, boot, groups))
     records = [it.record for it in items]
     return Report(
         accuracy=Accuracy.from_dict(acc),
@@ -561,5 +566,5 @@ def build_report(
         missing=sum(it.missing for it in items),
         unanswered=sum(1 for it in items if not it.missing and not it.answered),
         items=tuple(ItemResult.of(it, g) for it, g in zip(items, groups, strict=True)),
-        format_compliance=FormatCompliance.from_dict(format_compliance(items, boot, groups)),
+        format_compliance=compliance,
     )

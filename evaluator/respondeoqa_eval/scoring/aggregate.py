@@ -7,13 +7,16 @@ entries' differences that the leaderboard's Compare shows.
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
+from .. import cache
 from ..data.breakdowns import BLEU_SPLITS, BLEU_TARGETS, DIMENSIONS, groups_of
 from ..data.records import TASKS
 from ..metrics.bleu import PAD_TO_GROUP_MAX, CorpusStatistics, bleu_of_rows
@@ -29,6 +32,19 @@ _BLOCK = 100
 number of resamples."""
 _DRAW_BLOCK = 25
 """Resamples drawn and counted at a time (the draws are 8-byte integers)."""
+_DRAW_KIND = "resamples"
+_DRAWS_KEPT = 24
+"""Resample matrices kept between processes (a full-size accuracy matrix is 6.5 MB)."""
+_DTYPE_BYTES = 8
+_SOURCE = Path(__file__).read_bytes()
+
+
+def _dtype_head(dtype: np.dtype) -> bytes:
+    return dtype.str.encode("ascii").ljust(_DTYPE_BYTES)
+
+
+_DRAW_DTYPES = {_dtype_head(np.dtype(t)): np.dtype(t) for t in (np.uint8, np.int64)}
+"""The dtypes `_draw` gives, by their head in a kept file."""
 
 
 class _CountsCache:
@@ -48,7 +64,9 @@ class _CountsCache:
         value.setflags(write=False)
         with self._lock:
             self._items[key] = value
-            while sum(v.nbytes for v in self._items.values()) > self.max_bytes:
+            while len(self._items) > 1 and sum(v.nbytes for v in self._items.values()) > (
+                self.max_bytes
+            ):
                 self._items.popitem(last=False)
         return value
 
@@ -62,6 +80,16 @@ def clear_counts() -> None:
         _COUNTS._items.clear()
 
 
+def keep_counts(max_bytes: int = _COUNTS_CACHE_BYTES) -> int:
+    """Keep resample matrices up to `max_bytes` (the last one drawn whatever its size), and
+    return the setting before: a one-shot process (`score`) keeps only the last, which the next
+    group of the same items uses (the lenient accuracy after the paper's), and lets go of it
+    when BLEU draws its own."""
+    with _COUNTS._lock:
+        before, _COUNTS.max_bytes = _COUNTS.max_bytes, max_bytes
+    return before
+
+
 @dataclass(frozen=True)
 class Bootstrap:
     """Percentile bootstrap settings; `resamples=0` turns intervals off."""
@@ -72,9 +100,27 @@ class Bootstrap:
 
     def counts(self, n: int, salt: int = 0) -> np.ndarray:
         """A read-only (resamples, n) matrix of small unsigned integers: how often each item
-        is drawn in each resample (drawn once per process for each setting, `_COUNTS`)."""
+        is drawn in each resample (kept in the process, `_COUNTS`, and between processes,
+        `_kept_draw`)."""
         key = (self.resamples, self.seed, salt, n)
-        return _COUNTS.get(key, lambda: self._draw(n, salt))
+        return _COUNTS.get(key, lambda: self._kept_draw(n, salt))
+
+    def _kept_draw(self, n: int, salt: int) -> np.ndarray:
+        # the draw depends on the settings, this module and numpy's generator only: kept in
+        # the project's cache (`cache.py`) as its dtype and bytes, read back without a copy
+        key = hashlib.sha256(_SOURCE)
+        key.update(f"{np.__version__} {self.resamples} {self.seed} {salt} {n}".encode())
+        name = key.hexdigest()
+        found = cache.load_bytes(_DRAW_KIND, name)
+        if found is not None:
+            dtype = _DRAW_DTYPES.get(bytes(found[:_DTYPE_BYTES]))
+            data = found[_DTYPE_BYTES:]
+            if dtype is not None and len(data) == self.resamples * n * dtype.itemsize:
+                return np.frombuffer(data, dtype=dtype).reshape(self.resamples, n)
+        drawn = self._draw(n, salt)
+        head = _dtype_head(drawn.dtype)
+        cache.save_bytes(_DRAW_KIND, name, head + drawn.tobytes(), _DRAWS_KEPT)
+        return drawn
 
     def _draw(self, n: int, salt: int) -> np.ndarray:
         # the same numbers as one rng.integers(0, n, size=(resamples, n)): the generator's
@@ -101,8 +147,25 @@ class Bootstrap:
         """The percentile interval of each column of `values` (resamples in rows; NaN, a
         resample without the group's items, left out)."""
         tail = (1 - self.level) / 2 * 100
-        lo, hi = np.nanpercentile(values, [tail, 100 - tail], axis=0).tolist()
+        lo, hi = _nan_percentiles(np.asarray(values, dtype=float), [tail, 100 - tail]).tolist()
         return [[a, b] for a, b in zip(lo, hi, strict=True)]
+
+
+def _nan_percentiles(values: np.ndarray, q: list[float]) -> np.ndarray:
+    """`np.nanpercentile(values, q, axis=0)`, the same numbers (a test pins them): the columns
+    without NaN in one `np.percentile`, each other column's values but NaN through it, which
+    is what nanpercentile computes, column by column, in Python (its `apply_along_axis` was
+    most of the intervals' time)."""
+    out = np.full((len(q), values.shape[1]), np.nan)
+    has_nan = np.isnan(values).any(axis=0)
+    if not has_nan.all():
+        out[:, ~has_nan] = np.percentile(values[:, ~has_nan], q, axis=0)
+    for j in np.flatnonzero(has_nan).tolist():
+        column = values[:, j]
+        column = column[~np.isnan(column)]
+        if len(column):
+            out[:, j] = np.percentile(column, q)
+    return out
 
 
 def resampled_sums(counts: np.ndarray, matrix: np.ndarray) -> np.ndarray:
@@ -144,7 +207,7 @@ def _resampled_means(counts: np.ndarray, masks: np.ndarray, sums: np.ndarray) ->
     holds fractions (the feet's partial credit), the sums are the product of the whole matrix,
     as they always were: a product of fewer columns may add in another order.
     """
-    whole = bool((sums == np.rint(sums)).all())
+    whole = all(bool((column == np.rint(column)).all()) for column in sums.T)  # no n-by-k copy
     rows = np.concatenate([masks, sums], 1) if whole else masks
     patterns, by_pattern = _pattern_counts(counts, rows.astype(np.int32))
     sizes = by_pattern @ patterns[:, : masks.shape[1]]
@@ -159,7 +222,11 @@ def group_means(masks: np.ndarray, values: np.ndarray, boot: Bootstrap) -> list[
 
     All columns share one resample matrix of the items (`_resampled_means`).
     """
-    sums = masks * values
+    return _group_means(masks, masks * values, boot)
+
+
+def _group_means(masks: np.ndarray, sums: np.ndarray, boot: Bootstrap) -> list[dict]:
+    """`group_means` of `sums` = masks * values."""
     if boot.resamples:
         counts = boot.counts(masks.shape[0])
         intervals = boot.intervals(_resampled_means(counts, masks, sums))
@@ -195,30 +262,40 @@ def accuracy(
     n = len(scored)
     values = [it.lenient_score for it in scored] if lenient else [it.score for it in scored]
     scores = np.array(values, dtype=float)
-    columns: list[tuple[str, str, np.ndarray, np.ndarray]] = [("", "overall", np.ones(n), scores)]
+    # the items of each groups mapping (the report's items share them: a few hundred)
+    sharing: dict[int, tuple[Mapping[str, str], list[int]]] = {}
+    for j, item_group in enumerate(item_groups):
+        sharing.setdefault(id(item_group), (item_group, []))[1].append(j)
+    members: dict[str, dict[str, list[int]]] = {dim: {} for dim in DIMENSIONS}
+    for item_group, rows in sharing.values():
+        for dim, key in item_group.items():
+            if dim in members:
+                members[dim].setdefault(key, []).extend(rows)
+    # (dimension, group, its items: None for all)
+    columns: list[tuple[str, str, list[int] | None]] = [("", "overall", None)]
     for dim, dimension in DIMENSIONS.items():
-        members: dict[str, list[int]] = {}
-        for j, item_group in enumerate(item_groups):
-            key = item_group.get(dim)
-            if key is not None:
-                members.setdefault(key, []).append(j)
-        for key in dimension.groups:
-            if key in members:
-                mask = np.zeros(n)
-                mask[members[key]] = 1.0
-                columns.append((dim, key, mask, scores))
-    sensitive = np.array([it.macron_sensitive or 0.0 for it in scored])
+        found = members[dim]
+        columns += [(dim, key, found[key]) for key in dimension.groups if key in found]
     sa_mask = np.array([it.record.task == "short_answer" for it in scored], dtype=float)
-    if sa_mask.any() and not lenient:
-        columns.append(("extra", "short_answer_macron_sensitive", sa_mask, sensitive))
+    macrons = bool(sa_mask.any()) and not lenient
+    if macrons:
+        columns.append(("extra", "short_answer_macron_sensitive", None))
 
     result: dict = {"overall": {"score": 0.0, "n": 0}}
     extra: dict = {}
     if n == 0:
         return result, extra
-    masks = np.stack([g[2] for g in columns], axis=1)
-    values = np.stack([g[3] for g in columns], axis=1)
-    for (dim, key, _, _), entry in zip(columns, group_means(masks, values, boot), strict=True):
+    # one matrix of every column's mask, and of its masked scores (never a copy per column:
+    # this and the resampling are the peak of the `score` command's memory, issue 31)
+    masks = np.zeros((n, len(columns)))
+    for j, (_, _, rows) in enumerate(columns):
+        masks[slice(None) if rows is None else rows, j] = 1.0
+    sums = masks * scores[:, None]
+    if macrons:
+        sensitive = np.array([it.macron_sensitive or 0.0 for it in scored])
+        masks[:, -1] = sa_mask
+        sums[:, -1] = sa_mask * sensitive
+    for (dim, key, _), entry in zip(columns, _group_means(masks, sums, boot), strict=True):
         if dim == "":
             result["overall"] = entry
         elif dim == "extra":
@@ -247,16 +324,17 @@ def format_compliance(
     by_task: dict[str, dict] = {}
     by_rule: dict[str, dict] = {}
     for it in items:
-        counts = [by_task.setdefault(it.record.task, dict(zero))]
-        if it.score is not None:
-            counts.append(overall)
+        task = by_task.get(it.record.task)
+        if task is None:
+            task = by_task[it.record.task] = dict(zero)
         rule = it.lenient.rule if it.lenient is not None and it.lenient.recovered else None
         points = (it.lenient_score or 0.0) if rule else 0.0
-        for c in counts:
+        missing, answered, failed = it.missing, it.answered, rule is not None
+        for c in (task, overall) if it.score is not None else (task,):
             c["n"] += 1
-            c["missing"] += it.missing
-            c["answered"] += it.answered
-            c["failures"] += rule is not None
+            c["missing"] += missing
+            c["answered"] += answered
+            c["failures"] += failed
             c["right"] += points
         if rule:
             fired = by_rule.setdefault(rule, {"failures": 0, "right": 0.0})

@@ -1,0 +1,88 @@
+"""The parsed and checked gold, kept between processes (issue 31; `cache.py`).
+
+Reading upstream files is mostly checking them (`upstream._record`: every field's type and
+vocabulary) and building records: about four times the JSON parse alone. The records of a set
+of files are kept under a key that hashes the bytes of every file read and the reader's own
+source, so the checks run once per gold version and reader; a changed file, or a changed
+reader, is another key.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from .. import cache
+from .records import Record
+
+KIND = "gold"
+KEPT = 8
+"""Gold versions kept."""
+_FORMAT = 1
+_FIELDS = tuple(f.name for f in dataclasses.fields(Record))
+_READER = tuple(Path(__file__).with_name(n) for n in ("upstream.py", "records.py", "sources.py"))
+"""The modules whose source decides what records a file gives (part of every key)."""
+
+
+def _key(paths: Sequence[Path]) -> str | None:
+    """The key of these files' records; None when one cannot be read (the reader says why)."""
+    h = hashlib.sha256(f"{_FORMAT} {_FIELDS}".encode())
+    try:
+        for module in _READER:
+            h.update(module.read_bytes())
+        for path in paths:
+            data = path.read_bytes()
+            h.update(f"\0{path.name}\0{len(data)}\0".encode())
+            h.update(data)
+    except OSError:
+        return None
+    return h.hexdigest()
+
+
+def _rows(records: list[Record]) -> list[tuple]:
+    """The records as tuples of their fields, each repeated value one object: marshal writes it
+    once and loading makes it once (a vocabulary field, a file name, a shared passage), which
+    makes reading the kept gold faster and the records smaller."""
+    one: dict = {}
+
+    def shared(value):
+        return one.setdefault(value, value) if isinstance(value, str) else value
+
+    return [
+        tuple(shared(v) if not isinstance(v, list) else [shared(x) for x in v] for v in row)
+        for row in (tuple(getattr(r, f) for f in _FIELDS) for r in records)
+    ]
+
+
+def _restored(rows: list) -> list[Record]:
+    if not isinstance(rows, list) or not all(len(values) == len(_FIELDS) for values in rows):
+        raise TypeError("not a list of records")
+    # each record's fields as `Record(*values)` sets them, in half the time: a frozen
+    # dataclass' __init__ sets each of its 19 fields through object.__setattr__
+    new = object.__new__
+    out = []
+    for values in rows:
+        record = new(Record)
+        vars(record).update(zip(_FIELDS, values, strict=True))
+        out.append(record)
+    return out
+
+
+def cached_records(paths: Sequence[Path], read: Callable[[], list[Record]]) -> list[Record]:
+    """The records `read()` gives for the upstream files `paths` (every file it reads): kept
+    when these bytes were read before, else read and kept."""
+    key = _key(paths)
+    if key is None:
+        return read()
+    found = cache.load(KIND, key)
+    if found is not None:
+        try:
+            return _restored(found)
+        except TypeError:
+            pass
+    rows = _rows(read())
+    if _key(paths) == key:  # not kept when a file changed while it was being read
+        cache.save(KIND, key, rows, KEPT)
+    return _restored(rows)  # as a later read gives them, repeated values shared
