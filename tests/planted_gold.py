@@ -9,15 +9,15 @@ letter, a short answer another public word of its language, a feet gold gets one
 changed) and broken answer formats (a letter after the item's last option, a two-word short
 answer); the original gold stays the "true" answer.
 
-Entries: ten synthetic entries of graded strength (Rasch abilities for accuracies 0.35 to
-0.90 on an item of middle difficulty; item difficulties normal with sd 1.2). An entry that
-knows an item gives its true answer. One that does not answers nothing now and then, or
-picks a wrong answer from the item's own distractor attractiveness, drawn per item from a
-Dirichlet(1) (multiple choice: over its distractors, with a blind guess over every option a
-quarter of the time; short answers: three plausible wrong words of the language
-or a word of its own; feet: two plausible misreadings of the line or feet changed at random;
-meter: the line shuffled). So items hard for every entry, whose wrong answers agree by chance
-on an attractive distractor, are in the benchmark with no error planted.
+Entries: ten synthetic entries (`--entries` for more) of graded strength by task, from the
+paper's published results (`STRONGEST`, `SPREAD`; Rasch abilities, item difficulties normal
+with sd 1.2). An entry that knows an item gives its true answer. One that does not answers
+nothing now and then, or picks a wrong answer from the item's own distractor attractiveness,
+drawn per item from a Dirichlet(1) (multiple choice: over its distractors, with a blind guess
+over every option a quarter of the time; short answers: three plausible wrong words of the
+language or a word of its own; feet: two plausible misreadings of the line or feet changed at
+random; meter: the line shuffled). So items hard for every entry, whose wrong answers agree by
+chance on an attractive distractor, are in the benchmark with no error planted.
 
 The harder variant (`traps`) adds items from which answers alone cannot tell a gold error:
 a share of the multiple-choice and short-answer items are very hard and have one
@@ -26,7 +26,7 @@ overwhelmingly attractive distractor that almost every entry picks.
 Seeds 0-11 calibrate (`CALIBRATION_SEEDS`: the flag's constants were chosen on them), seeds
 12-35 report (`REPORT_SEEDS`: the README's figures and tests/test_planted_gold.py).
 `oracle_posteriors` is the bound: the multiple-choice posteriors under this simulation's own
-model. `python tests/planted_gold.py --help` prints the figures.
+model. `python tests/planted_gold.py` prints the figures (`--help`: the options).
 
 Deterministic: every draw comes from `random.Random` (numpy's generator for the oracle)
 seeded with the seed.
