@@ -66,13 +66,12 @@ STRONGEST = {"multiple_choice": 0.913, "short_answer": 0.692, "feet": 0.25, "met
 task's items, from the best of the paper's three models on it (PROTOCOL 6; `python
 tests/planted_gold.py --strength` prints the accuracies). Multiple choice: o3-mini's 91.8%
 accuracy, less the items an entry that does not know guesses right (`_wrong_answer`: 95%
-answer, a quarter of them blindly, 1/k right, mean 1/k 0.257 over `OPTIONS`: 0.061), so
-(0.918 - 0.061) / (1 - 0.061) = 0.913 known. Short answers: the
-paper publishes none by task, so from its overall non-translation accuracy less its multiple
-choice and scansion, weighted by the items (1,171 multiple choice, 5,271 short answers, 122
-scansion; PROTOCOL 1): 69.2% (LLaMa 3.3), 64.1% (QwQ), 64.5% (o3-mini). Feet and meter: the
-scansion content's 25.0% (o3-mini; the paper's feet score gives partial credit, so its share
-of wholly right answers is lower still)."""
+answer, a quarter of them blindly, 1/k right, mean 1/k 0.257 over `OPTIONS`: 0.061), so (0.918
+- 0.061) / (1 - 0.061) = 0.913 known. Short answers: the paper publishes none by task, so from
+its overall non-translation accuracy less its multiple choice and scansion, weighted by the
+items (1,171 multiple choice, 5,271 short answers, 122 scansion; PROTOCOL 1): 69.2% (LLaMa
+3.3), 64.1% (QwQ), 64.5% (o3-mini). Feet and meter: the scansion content's 25.0% (o3-mini; the
+paper's feet score gives partial credit, so its share of wholly right answers is lower still)."""
 SPREAD = math.log(0.90 / 0.10) - math.log(0.35 / 0.65)
 """Logits from the strongest entry down to the weakest, on every task (the entries evenly
 spaced between): the earlier benchmark's spread (90% to 35% on an item of middle difficulty),
