@@ -18,7 +18,7 @@ def test_flags_on_the_realistic_benchmark(records):
     precision, recall = figures([run(records, seed) for seed in REPORT_SEEDS])
     # measured 0.947 / 0.493 (288 planted, 142 found, 8 false) with the entries' strength by
     # task from the paper's results; the issue's target (0.9 at recall 0.75) is not reached
-    # with ten entries (nor with 30): see the README for the entries curve and what limits it
+    # with ten entries (nor 15, 20, 30, 50): see the README for the entries curve and the limits
     assert precision >= 0.94 and recall >= 0.49
 
 
