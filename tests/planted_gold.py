@@ -9,15 +9,15 @@ letter, a short answer another public word of its language, a feet gold gets one
 changed) and broken answer formats (a letter after the item's last option, a two-word short
 answer); the original gold stays the "true" answer.
 
-Entries: ten synthetic entries of graded strength (Rasch abilities for accuracies 0.35 to
-0.90 on an item of middle difficulty; item difficulties normal with sd 1.2). An entry that
-knows an item gives its true answer. One that does not answers nothing now and then, or
-picks a wrong answer from the item's own distractor attractiveness, drawn per item from a
-Dirichlet(1) (multiple choice: over its distractors, with a blind guess over every option a
-quarter of the time; short answers: three plausible wrong words of the language
-or a word of its own; feet: two plausible misreadings of the line or feet changed at random;
-meter: the line shuffled). So items hard for every entry, whose wrong answers agree by chance
-on an attractive distractor, are in the benchmark with no error planted.
+Entries: ten synthetic entries (`--entries` for more) of graded strength by task, from the
+paper's published results (`STRONGEST`, `SPREAD`; Rasch abilities, item difficulties normal
+with sd 1.2). An entry that knows an item gives its true answer. One that does not answers
+nothing now and then, or picks a wrong answer from the item's own distractor attractiveness,
+drawn per item from a Dirichlet(1) (multiple choice: over its distractors, with a blind guess
+over every option a quarter of the time; short answers: three plausible wrong words of the
+language or a word of its own; feet: two plausible misreadings of the line or feet changed at
+random; meter: the line shuffled). So items hard for every entry, whose wrong answers agree by
+chance on an attractive distractor, are in the benchmark with no error planted.
 
 The harder variant (`traps`) adds items from which answers alone cannot tell a gold error:
 a share of the multiple-choice and short-answer items are very hard and have one
@@ -26,7 +26,7 @@ overwhelmingly attractive distractor that almost every entry picks.
 Seeds 0-11 calibrate (`CALIBRATION_SEEDS`: the flag's constants were chosen on them), seeds
 12-35 report (`REPORT_SEEDS`: the README's figures and tests/test_planted_gold.py).
 `oracle_posteriors` is the bound: the multiple-choice posteriors under this simulation's own
-model. `python tests/planted_gold.py --help` prints the figures.
+model. `python tests/planted_gold.py` prints the figures (`--help`: the options).
 
 Deterministic: every draw comes from `random.Random` (numpy's generator for the oracle)
 seeded with the seed.
@@ -58,8 +58,60 @@ from respondeoqa_eval.report.model import ItemResult
 from synthetic import write_private
 
 ENTRIES = 10
-ACCURACIES = [0.35 + 0.55 * e / (ENTRIES - 1) for e in range(ENTRIES)]
-"""Each entry's chance of knowing an item of middle difficulty."""
+"""Entries on the benchmark's board (`--entries` changes it)."""
+DIFFICULTY_SD = 1.2
+"""Item difficulties (logits) are normal with mean 0 and this sd, for every task."""
+STRONGEST = {"multiple_choice": 0.913, "short_answer": 0.692, "feet": 0.25, "meter": 0.25}
+"""Per task, the share of items the strongest entry knows (gives the true answer to), over the
+task's items, from the best of the paper's three models on it (PROTOCOL 6; `python
+tests/planted_gold.py --strength` prints the accuracies). Multiple choice: o3-mini's 91.8%
+accuracy, less the items an entry that does not know guesses right (`_wrong_answer`: 95%
+answer, a quarter of them blindly, 1/k right, mean 1/k 0.257 over `OPTIONS`: 0.061), so (0.918
+- 0.061) / (1 - 0.061) = 0.913 known. Short answers: the paper publishes none by task, so from
+its overall non-translation accuracy less its multiple choice and scansion, weighted by the
+items (1,171 multiple choice, 5,271 short answers, 122 scansion; PROTOCOL 1): 69.2% (LLaMa
+3.3), 64.1% (QwQ), 64.5% (o3-mini). Feet and meter: the scansion content's 25.0% (o3-mini; the
+paper's feet score gives partial credit, so its share of wholly right answers is lower still)."""
+SPREAD = math.log(0.90 / 0.10) - math.log(0.35 / 0.65)
+"""Logits from the strongest entry down to the weakest, on every task (the entries evenly
+spaced between): the earlier benchmark's spread (90% to 35% on an item of middle difficulty),
+kept so that only each task's level moved to the published one (the paper publishes only
+strong models). The weakest entry then knows about 51% of multiple-choice items (accuracy
+0.54, twice the blind guess's 0.26), 20% of short answers, 3% of feet and meter lines."""
+
+
+def _mean_right(ability: float) -> float:
+    """The share of items an entry of `ability` knows, over the difficulty prior (midpoint rule
+    on +-6 sd)."""
+    steps = 600
+    total = weight = 0.0
+    for i in range(steps):
+        z = -6.0 + 12.0 * (i + 0.5) / steps
+        w = math.exp(-0.5 * z * z)
+        total += w / (1 + math.exp(DIFFICULTY_SD * z - ability))
+        weight += w
+    return total / weight
+
+
+def _ability_for(share: float) -> float:
+    """The ability whose `_mean_right` is `share` (bisection)."""
+    low, high = -12.0, 12.0
+    for _ in range(60):
+        mid = (low + high) / 2
+        low, high = (mid, high) if _mean_right(mid) < share else (low, mid)
+    return (low + high) / 2
+
+
+def abilities(entries: int = ENTRIES) -> dict[str, list[float]]:
+    """Task -> the entries' abilities, weakest first: the strongest at `STRONGEST`, the weakest
+    `SPREAD` logits below it."""
+    out = {}
+    for task, share in STRONGEST.items():
+        top = _ability_for(share)
+        out[task] = [top - SPREAD * (entries - 1 - e) / (entries - 1) for e in range(entries)]
+    return out
+
+
 PLANTED = {"multiple_choice": 5, "short_answer": 3, "feet": 2}
 """Content errors planted per task."""
 BROKEN = ("multiple_choice", "short_answer")
@@ -184,17 +236,21 @@ def _wrong_answer(rng: random.Random, r: Record, e: int, lures: list[str], weigh
 
 
 def simulate(
-    records: list[Record], gold: Mapping[str, Record], seed: int, traps: bool = False
+    records: list[Record],
+    gold: Mapping[str, Record],
+    seed: int,
+    traps: bool = False,
+    n_entries: int = ENTRIES,
 ) -> dict[str, list[ItemResult]]:
     """The entries' per-item results (entry name -> ItemResults) against `gold`: the entries
     answer from `records`' (true) answers."""
     rng = random.Random(f"entries:{seed}")
     words = _words(records)
-    abilities = [math.log(a / (1 - a)) for a in ACCURACIES]
-    entries: dict[str, list[ItemResult]] = {f"entry-{e}": [] for e in range(ENTRIES)}
+    by_task = abilities(n_entries)
+    entries: dict[str, list[ItemResult]] = {f"entry-{e}": [] for e in range(n_entries)}
     for r in records:
         true = r.answers[0]
-        hardness = rng.gauss(0.0, 1.2)
+        hardness = rng.gauss(0.0, DIFFICULTY_SD)
         if r.task == "multiple_choice":
             lures = [o[:1] for o in r.multiple_choice_options if o[:1] != true[:1]]
         elif r.task == "short_answer":
@@ -209,7 +265,7 @@ def simulate(
             hardness += 4.0
             weights = [0.9] + [0.1 / (len(lures) - 1)] * (len(lures) - 1)
         scored = gold[r.id]
-        for e, ability in enumerate(abilities):
+        for e, ability in enumerate(by_task[r.task]):
             knows = rng.random() < 1 / (1 + math.exp(hardness - ability))
             answer = true if knows else _wrong_answer(rng, r, e, lures, weights, trap)
             if r.task == "multiple_choice" and answer:
@@ -244,10 +300,11 @@ def run(
     broken: Sequence[str] = BROKEN,
     traps: bool = False,
     thresholds: Thresholds | None = None,
+    n_entries: int = ENTRIES,
 ) -> Outcome:
     """Plant errors (none with `planted={}, broken=()`), simulate the entries, analyse."""
     copy = plant(records, seed, planted, broken)
-    entries = simulate(records, copy.gold, seed, traps)
+    entries = simulate(records, copy.gold, seed, traps, n_entries)
     analysis = analyze_items(entries, copy.gold, thresholds=thresholds or Thresholds())
     flagged = frozenset(
         it.id for it in analysis.items if AGREE in it.reasons or GOLD_FORMAT in it.reasons
@@ -270,7 +327,7 @@ REPORT_SEEDS = range(12, 36)
 
 
 def oracle_posteriors(
-    records: list[Record], seed: int, draws: int = 500
+    records: list[Record], seed: int, draws: int = 500, n_entries: int = ENTRIES
 ) -> tuple[list[float], list[float]]:
     """The multiple-choice items' P(gold wrong) under the simulation's own model, the best any
     test can do on them (an upper bound for the flags): the entries' true abilities, the true
@@ -280,11 +337,11 @@ def oracle_posteriors(
     import numpy as np
 
     copy = plant(records, seed)
-    entries = simulate(records, copy.gold, seed)
+    entries = simulate(records, copy.gold, seed, n_entries=n_entries)
     answers = list(zip(*(entries[name] for name in entries), strict=True))
-    ability = np.array([math.log(a / (1 - a)) for a in ACCURACIES])
+    ability = np.array(abilities(n_entries)["multiple_choice"])
     grid = np.linspace(-5.0, 9.0, 141)
-    log_prior = -0.5 * (grid / 1.2) ** 2
+    log_prior = -0.5 * (grid / DIFFICULTY_SD) ** 2
     log_prior -= np.logaddexp.reduce(log_prior)
     knows = 1 / (1 + np.exp(grid[None, :] - ability[:, None]))  # entries x grid
     weights = {k: np.random.default_rng(seed).dirichlet(np.ones(k - 1), draws) for k in (3, 4, 5)}
@@ -324,6 +381,29 @@ def oracle_posteriors(
     return planted, sound
 
 
+def strength(records: list[Record], seeds: range, n_entries: int = ENTRIES) -> dict[str, str]:
+    """Task -> each entry's accuracy (mean score, the paper's) and, where partial credit makes
+    it differ, its share of wholly right answers, weakest first, over `seeds` with no error
+    planted."""
+    scores: dict[tuple[str, int], list[float]] = {}
+    for seed in seeds:
+        entries = simulate(records, {r.id: r for r in records}, seed, n_entries=n_entries)
+        for e in range(n_entries):
+            for it in entries[f"entry-{e}"]:
+                scores.setdefault((it.task, e), []).append(it.score)
+    out = {}
+    for task in STRONGEST:
+        cells = []
+        for e in range(n_entries):
+            got = scores[task, e]
+            cell = f"{sum(got) / len(got):.3f}"
+            if task == "feet":
+                cell += f" ({sum(x == 1 for x in got) / len(got):.3f} wholly right)"
+            cells.append(cell)
+        out[task] = ", ".join(cells)
+    return out
+
+
 def _main() -> None:
     """`python tests/planted_gold.py [--seeds 12-36] [--traps] [--none] [--oracle]`: the figures
     per seed and pooled (README: Item analysis)."""
@@ -335,17 +415,25 @@ def _main() -> None:
     parser.add_argument("--traps", action="store_true", help="the traps variant")
     parser.add_argument("--none", action="store_true", help="plant no error")
     parser.add_argument("--oracle", action="store_true", help="the multiple-choice bound")
+    parser.add_argument("--entries", type=int, default=ENTRIES, help="entries on the board")
+    parser.add_argument(
+        "--strength", action="store_true", help="each entry's accuracy by task (no error planted)"
+    )
     parser.add_argument("--cut", type=float, help="flag at this posterior (not the default)")
     parser.add_argument("--key-weight", type=float, help="Thresholds.key_weight (not the default)")
     args = parser.parse_args()
     start, stop = map(int, args.seeds.split("-"))
     with tempfile.TemporaryDirectory() as tmp:
         records = benchmark_gold(Path(tmp) / "gold")
+    if args.strength:
+        for task, line in strength(records, range(start, stop), args.entries).items():
+            print(f"{task}: {line}")
+        return
     if args.oracle:
         planted_p: list[float] = []
         sound_p: list[float] = []
         for seed in range(start, stop):
-            p, s = oracle_posteriors(records, seed)
+            p, s = oracle_posteriors(records, seed, n_entries=args.entries)
             planted_p += p
             sound_p += s
         for cut in (0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3):
@@ -361,7 +449,7 @@ def _main() -> None:
     outcomes = []
     planted, broken = ({}, ()) if args.none else (PLANTED, BROKEN)
     for seed in range(start, stop):
-        o = run(records, seed, planted, broken, traps=args.traps, thresholds=chosen)
+        o = run(records, seed, planted, broken, args.traps, chosen, args.entries)
         outcomes.append(o)
         by_task: dict[str, str] = {}
         false: Counter[str] = Counter()

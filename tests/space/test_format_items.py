@@ -135,12 +135,13 @@ def test_items_view_flags_a_planted_gold_error_and_lists_public_items_only(
     records = file_records(private_gold, SHORT)
     planted = _eligible(records)[-1]  # past every entry's right items: only the gold's answer
     # six entries of graded strength, each with its own wrong answer: the three strongest
-    # agree on the planted item, weak-a answers its gold, the two weakest their own word
+    # agree on the planted item, the three weak ones their own word (one entry giving the
+    # key's string is, at key_weight 0.1, evidence enough to keep the posterior under 0.7)
     entries = [
         ("strong-a", 500, "wronga", "plantedwrong"),
         ("strong-b", 450, "wrongb", "plantedwrong"),
         ("strong-c", 400, "wrongc", "plantedwrong"),
-        ("weak-a", 300, "wrongd", planted.answers[0]),
+        ("weak-a", 300, "wrongd", "wrongd"),
         ("weak-b", 150, "wronge", "wronge"),
         ("weak-c", 50, "wrongf", "wrongf"),
     ]
@@ -157,8 +158,8 @@ def test_items_view_flags_a_planted_gold_error_and_lists_public_items_only(
     flag = table.loc[planted.id, "Suspected gold error"]
     assert flag.startswith("3 of 6 entries answer 'plantedwrong' (they average ")
     assert "P(gold wrong) " in flag
-    assert float(flag.rsplit(" ", 1)[1]) >= 0.6
-    assert table.loc[planted.id, "Right %"] == round(100 / 6, 1)
+    assert float(flag.rsplit(" ", 1)[1]) >= 0.7
+    assert table.loc[planted.id, "Right %"] == 0.0
     assert table.loc[planted.id, "Most common wrong answer"] == "plantedwrong"
     assert table.loc[planted.id, "Given by"] == 3
     # each entry's own wrong answers never agree: nothing else is flagged by agreement
@@ -172,7 +173,7 @@ def test_items_view_flags_a_planted_gold_error_and_lists_public_items_only(
     n_private = sum(1 for r in private_gold.records if r.is_private and r.task != "translation")
     assert f"{n_private:,} private (Certamen, NLE) items are counted" in view.message
     assert "1 suspected gold error: more entries agree on one other answer" in view.message
-    assert "wrong reaches 0.6; items with 5 or more entries" in view.message
+    assert "wrong reaches 0.7; items with 5 or more entries" in view.message
     flagged = space.items_view(flagged_only=True).table
     assert planted.id in set(flagged["Item"])
     assert (flagged["Suspected gold error"] != "").all()

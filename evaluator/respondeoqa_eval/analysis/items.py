@@ -66,9 +66,9 @@ class Thresholds:
     min_entries: int = 3  # entries an item needs for a discrimination
     flag_min_entries: int = 5  # entries an item needs before the gold-error test can flag it
     prior_gold_error: float = 0.02  # the prior share of items whose gold is wrong
-    flag_posterior: float = 0.6  # flag at this posterior probability that the gold is wrong
+    flag_posterior: float = 0.7  # flag at this posterior probability that the gold is wrong
     key_weight: float = (
-        0.3  # open answers: how a wrong key draws entries (a distractor given once: 1)
+        0.1  # open answers: how a wrong key draws entries (a distractor given once: 1)
     )
     min_chance: float = 0.02  # the least chance that two wrong answers to an item agree
 
