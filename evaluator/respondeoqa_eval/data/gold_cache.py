@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import operator
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -22,6 +23,7 @@ KEPT = 8
 """Gold versions kept."""
 _FORMAT = 1
 _FIELDS = tuple(f.name for f in dataclasses.fields(Record))
+_row = operator.attrgetter(*_FIELDS)
 _READER = tuple(Path(__file__).with_name(n) for n in ("upstream.py", "records.py", "sources.py"))
 """The modules whose source decides what records a file gives (part of every key)."""
 
@@ -41,19 +43,24 @@ def _key(paths: Sequence[Path]) -> str | None:
     return h.hexdigest()
 
 
-def _rows(records: list[Record]) -> list[tuple]:
-    """The records as tuples of their fields, each repeated value one object: marshal writes it
-    once and loading makes it once (a vocabulary field, a file name, a shared passage), which
-    makes reading the kept gold faster and the records smaller."""
+def _shared(records: list[Record]) -> list[tuple]:
+    """The records as tuples of their fields, each repeated value made one object, in the
+    records themselves too: marshal writes it once and loading makes it once (a vocabulary
+    field, a file name, a shared passage), which makes reading the kept gold faster and the
+    records smaller. The records read are the records returned, as a later read gives them:
+    on the first read nothing is built twice (no records rebuilt from the kept tuples)."""
     one: dict = {}
-
-    def shared(value):
-        return one.setdefault(value, value) if isinstance(value, str) else value
-
-    return [
-        tuple(shared(v) if not isinstance(v, list) else [shared(x) for x in v] for v in row)
-        for row in (tuple(getattr(r, f) for f in _FIELDS) for r in records)
-    ]
+    share = one.setdefault
+    rows = []
+    for record in records:
+        values = vars(record)  # a frozen dataclass' fields, set in place as `_restored` does
+        for name, value in values.items():  # values replaced, no key added: safe to iterate
+            if isinstance(value, str):
+                values[name] = share(value, value)
+            elif isinstance(value, list):
+                values[name] = [share(x, x) if isinstance(x, str) else x for x in value]
+        rows.append(_row(record))
+    return rows
 
 
 def _restored(rows: list) -> list[Record]:
@@ -82,7 +89,8 @@ def cached_records(paths: Sequence[Path], read: Callable[[], list[Record]]) -> l
             return _restored(found)
         except TypeError:
             pass
-    rows = _rows(read())
+    records = read()
+    rows = _shared(records)
     if _key(paths) == key:  # not kept when a file changed while it was being read
         cache.save(KIND, key, rows, KEPT)
-    return _restored(rows)  # as a later read gives them, repeated values shared
+    return records
