@@ -9,20 +9,19 @@ reader, is another key.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import operator
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from .. import cache
-from .records import Record
+from .records import FIELDS, Record
 
 KIND = "gold"
 KEPT = 8
 """Gold versions kept."""
 _FORMAT = 1
-_FIELDS = tuple(f.name for f in dataclasses.fields(Record))
+_FIELDS = FIELDS
 _row = operator.attrgetter(*_FIELDS)
 _READER = tuple(Path(__file__).with_name(n) for n in ("upstream.py", "records.py", "sources.py"))
 """The modules whose source decides what records a file gives (part of every key)."""
