@@ -9,6 +9,7 @@ reader, is another key.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import operator
 from collections.abc import Callable, Sequence
@@ -23,6 +24,9 @@ KEPT = 8
 _FORMAT = 1
 _FIELDS = FIELDS
 _row = operator.attrgetter(*_FIELDS)
+_TEXTS = tuple(f.name for f in dataclasses.fields(Record) if f.type in ("str", "str | None"))
+_LISTS = tuple(f.name for f in dataclasses.fields(Record) if f.type == "list[str]")
+"""The fields whose values `_shared` shares: text (or None) and lists of text."""
 _READER = tuple(Path(__file__).with_name(n) for n in ("upstream.py", "records.py", "sources.py"))
 """The modules whose source decides what records a file gives (part of every key)."""
 
@@ -53,11 +57,11 @@ def _shared(records: list[Record]) -> list[tuple]:
     rows = []
     for record in records:
         values = vars(record)  # a frozen dataclass' fields, set in place as `_restored` does
-        for name, value in values.items():  # values replaced, no key added: safe to iterate
-            if isinstance(value, str):
-                values[name] = share(value, value)
-            elif isinstance(value, list):
-                values[name] = [share(x, x) if isinstance(x, str) else x for x in value]
+        for name in _TEXTS:  # None shares as itself; only strings and None (True == 1)
+            value = values[name]
+            values[name] = share(value, value)
+        for name in _LISTS:
+            values[name] = [share(x, x) for x in values[name]]
         rows.append(_row(record))
     return rows
 
