@@ -19,7 +19,8 @@ and each process's wall time and peak RSS (`wait4`) are taken. Both run from com
 and `score` with a cache folder of the run's own that the untimed run fills (the checked gold and
 the references' n-grams, kept per gold version: what every later score of that gold finds);
 `--cold` adds `score` with nothing kept (a cache folder it cannot write) and `score` as the
-first of a gold version (a cache folder emptied before each run: it writes what it keeps).
+first of a gold version (a cache folder emptied before each run: it writes what it keeps);
+with `--before`, the earlier version's with nothing kept too.
 `--instructions` also counts each command's instructions once under valgrind's callgrind (user
 space, from the same bytecode and cache): a figure the machine's load does not change, beside
 the wall-clock ratio.
@@ -129,6 +130,11 @@ def side_by_side(
         empty.write_text("not a folder: nothing is kept")
         commands["score, nothing kept"] = (score, {**env, "RESPONDEOQA_CACHE": str(empty)})
         commands[FIRST] = (score, {**env, "RESPONDEOQA_CACHE": str(tmp / "first-cache")})
+        if before:
+            commands["before, nothing kept"] = (
+                score,
+                {**commands["before"][1], "RESPONDEOQA_CACHE": str(empty)},
+            )
     for argv, run_env in commands.values():
         _run(argv, run_env)  # compiles the bytecode
     taken: dict[str, list[tuple[float, float, float]]] = {name: [] for name in commands}

@@ -7,9 +7,9 @@ against damage, not a key: the keys are sha256 hashes of what the data is derive
 plain data (`marshal`: strings, numbers, tuples, lists, dicts; loading it runs no code) or raw
 bytes (`load_bytes`: an array's, read back without a copy). A truncated, corrupt or foreign
 file is a miss (the caller computes the value again), never an error. Writing is best effort
-(a read-only cache folder only costs the time: nothing is serialised for it). Files are owner-only (Certamen / NLE gold stays
-the user's, on the user's disk, as in the folder it came from); of each kind, the `KEPT` most
-recently used are kept. The folder is `fetch.default_cache_dir()`'s, beside the downloads.
+(a read-only cache folder only costs the time; nothing is serialised for it). Files are
+owner-only (Certamen / NLE gold stays the user's, on the user's disk, as in the folder it came
+from); of each kind, the `KEPT` most recently used are kept. The folder is `fetch.default_cache_dir()`'s, beside the downloads.
 """
 
 from __future__ import annotations

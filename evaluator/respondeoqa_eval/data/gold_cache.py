@@ -22,8 +22,7 @@ KIND = "gold"
 KEPT = 8
 """Gold versions kept."""
 _FORMAT = 1
-_FIELDS = FIELDS
-_row = operator.attrgetter(*_FIELDS)
+_row = operator.attrgetter(*FIELDS)
 _TEXTS = tuple(f.name for f in dataclasses.fields(Record) if f.type in ("str", "str | None"))
 _LISTS = tuple(f.name for f in dataclasses.fields(Record) if f.type == "list[str]")
 """The fields whose values `_shared` shares: text (or None) and lists of text."""
@@ -33,7 +32,7 @@ _READER = tuple(Path(__file__).with_name(n) for n in ("upstream.py", "records.py
 
 def _key(paths: Sequence[Path]) -> str | None:
     """The key of these files' records; None when one cannot be read (the reader says why)."""
-    h = hashlib.sha256(f"{_FORMAT} {_FIELDS}".encode())
+    h = hashlib.sha256(f"{_FORMAT} {FIELDS}".encode())
     try:
         for module in _READER:
             h.update(module.read_bytes())
@@ -67,7 +66,7 @@ def _shared(records: list[Record]) -> list[tuple]:
 
 
 def _restored(rows: list) -> list[Record]:
-    if not isinstance(rows, list) or not all(len(values) == len(_FIELDS) for values in rows):
+    if not isinstance(rows, list) or not all(len(values) == len(FIELDS) for values in rows):
         raise TypeError("not a list of records")
     # each record's fields as `Record(*values)` sets them, in half the time: a frozen
     # dataclass' __init__ sets each of its 19 fields through object.__setattr__
@@ -75,7 +74,7 @@ def _restored(rows: list) -> list[Record]:
     out = []
     for values in rows:
         record = new(Record)
-        vars(record).update(zip(_FIELDS, values, strict=True))
+        vars(record).update(zip(FIELDS, values, strict=True))
         out.append(record)
     return out
 

@@ -98,13 +98,15 @@ FIELDS = tuple(f.name for f in fields(Record))
 
 
 def record_of(values: Mapping[str, Any]) -> Record:
-    """`Record(**values)` for every field's value, in a tenth of the time (the readers of
-    the gold make one per item): a frozen dataclass' `__init__` sets each of its 19 fields
-    through `object.__setattr__`; here they go into the record's `__dict__` at once, as there.
-    A field missing or unknown is a TypeError, as from `Record(...)`."""
+    """`Record(**values)` for every field's value, faster (the readers of the gold make one per
+    item): a frozen dataclass' `__init__` sets each of its 19 fields through
+    `object.__setattr__`; here they go into the record's `__dict__`, as there. A field missing
+    or unknown is a TypeError, as from `Record(...)`."""
     record = object.__new__(Record)
     state = vars(record)
-    state.update(values)
+    # pair by pair, so the dict keeps the keys all records share (`update(dict)` of an empty
+    # dict copies the other's own keys: 240 bytes more a record)
+    state.update(values.items())
     if len(state) != len(FIELDS) or not state.keys() <= _FIELD_SET:
         raise TypeError(f"a Record's fields are {', '.join(FIELDS)}")
     return record
