@@ -18,9 +18,12 @@ and each process's wall time and peak RSS (`wait4`) are taken. Both run from com
 (a private `PYTHONPYCACHEPREFIX`, filled by one untimed run of each), as an installed package,
 and `score` with a cache folder of the run's own that the untimed run fills (the checked gold and
 the references' n-grams, kept per gold version: what every later score of that gold finds);
-`--cold` adds `score` with nothing kept. `--instructions` also counts each command's
-instructions once under valgrind's callgrind (user space, from the same bytecode and cache):
-a figure the machine's load does not change, beside the wall-clock ratio.
+`--cold` adds `score` with nothing kept (a cache folder it cannot write) and `score` as the
+first of a gold version (a cache folder emptied before each run: it writes what it keeps);
+with `--before`, the earlier version's with nothing kept too.
+`--instructions` also counts each command's instructions once under valgrind's callgrind (user
+space, from the same bytecode and cache): a figure the machine's load does not change, beside
+the wall-clock ratio.
 
     python benchmarks/bench_score.py [--repeat 5]
     python benchmarks/bench_score.py --cli [--repeat 9] [--before OLD/evaluator] [--cold]
@@ -32,6 +35,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -51,6 +55,7 @@ SIZES = {"n_mc": 315, "n_sa": 4596, "n_tr": 916, "n_nle": 190, "max_refs": 12}
 
 
 NAIVE = Path(__file__).with_name("naive_scorer.py")
+FIRST = "score, first of a gold version"
 
 
 # Runs one command and prints its wall seconds, peak RSS (KB) and exit status. A process of
@@ -124,12 +129,20 @@ def side_by_side(
         empty = tmp / "no-cache"
         empty.write_text("not a folder: nothing is kept")
         commands["score, nothing kept"] = (score, {**env, "RESPONDEOQA_CACHE": str(empty)})
+        commands[FIRST] = (score, {**env, "RESPONDEOQA_CACHE": str(tmp / "first-cache")})
+        if before:
+            commands["before, nothing kept"] = (
+                score,
+                {**commands["before"][1], "RESPONDEOQA_CACHE": str(empty)},
+            )
     for argv, run_env in commands.values():
         _run(argv, run_env)  # compiles the bytecode
     taken: dict[str, list[tuple[float, float, float]]] = {name: [] for name in commands}
     loads = [os.getloadavg()[0]]
     for r in range(repeat):
         for name in list(commands)[:: 1 if r % 2 == 0 else -1]:
+            if name == FIRST:  # nothing kept yet: this run writes it
+                shutil.rmtree(tmp / "first-cache", ignore_errors=True)
             taken[name].append(_run(*commands[name]))
         loads.append(os.getloadavg()[0])
 
@@ -153,6 +166,7 @@ def side_by_side(
         )
     print(f"1-minute load during the rounds: {min(loads):.1f}-{max(loads):.1f}")
     if instructions:
+        shutil.rmtree(tmp / "first-cache", ignore_errors=True)
         counted = {name: _instructions(*commands[name]) for name in commands}
         for name, n in counted.items():
             print(f"{name}: {n / 1e9:.3f} G instructions ({n / counted['naive']:.2f}x naive)")
@@ -174,7 +188,8 @@ def main() -> None:
         "--cold",
         action="store_true",
         help="with --cli, also the score command with nothing kept between processes (a cache "
-        "folder it cannot write: every run reads and checks the gold, counts the references)",
+        "folder it cannot write: every run reads and checks the gold, counts the references), "
+        "and as the first of a gold version (an empty cache folder: it also writes the kept files)",
     )
     parser.add_argument(
         "--instructions",

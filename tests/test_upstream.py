@@ -8,6 +8,7 @@ from collections import Counter
 
 import pytest
 from respondeoqa_eval.data.gold import read_folder
+from respondeoqa_eval.data.records import FIELDS, Record, record_of
 from respondeoqa_eval.data.sources import FILES, PUBLIC_FILES
 from respondeoqa_eval.errors import InputError
 from synthetic import SECRET_MARKER, private_records, write_private
@@ -31,6 +32,20 @@ def test_prosody_pairs_get_language_suffixed_ids(public_gold):
     assert len(public_gold.by_id) == len(public_gold.by_key) == len(public_gold)
     # question_id alone is a usable name only where it is unique
     assert all(r.source != "lat-pros" for r in public_gold.by_question_id.values())
+
+
+def test_records_read_are_records_as_their_constructor_makes_them(tmp_path):
+    # the reader fills each record's fields at once (`records.record_of`), not through
+    # `Record(...)`: every field there, none other, each equal to the constructor's record
+    records = read_folder(write_private(tmp_path, with_public=True, n_mc=3, n_sa=3, n_tr=3)).records
+    for record in records:
+        assert list(vars(record)) == list(FIELDS)
+        assert Record(**vars(record)) == record
+        assert repr(Record(**vars(record))) == repr(record)
+    with pytest.raises(TypeError, match="fields are"):
+        record_of({**vars(records[0]), "extra": 1})
+    with pytest.raises(TypeError, match="fields are"):
+        record_of({k: v for k, v in vars(records[0]).items() if k != "file"})
 
 
 def test_question_text_field_variants_are_unified(public_dir, public_gold):

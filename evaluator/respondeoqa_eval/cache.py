@@ -7,9 +7,9 @@ against damage, not a key: the keys are sha256 hashes of what the data is derive
 plain data (`marshal`: strings, numbers, tuples, lists, dicts; loading it runs no code) or raw
 bytes (`load_bytes`: an array's, read back without a copy). A truncated, corrupt or foreign
 file is a miss (the caller computes the value again), never an error. Writing is best effort
-(a read-only cache folder only costs the time). Files are owner-only (Certamen / NLE gold stays
-the user's, on the user's disk, as in the folder it came from); of each kind, the `KEPT` most
-recently used are kept. The folder is `fetch.default_cache_dir()`'s, beside the downloads.
+(a read-only cache folder only costs the time; nothing is serialised for it). Files are
+owner-only (Certamen / NLE gold stays the user's, on the user's disk, as in the folder it came
+from); of each kind, the `KEPT` most recently used are kept. The folder is `fetch.default_cache_dir()`'s, beside the downloads.
 """
 
 from __future__ import annotations
@@ -41,6 +41,19 @@ def _path(kind: str, key: str) -> Path:
     return cache_folder() / f"{kind}-{key}.marshal"
 
 
+def writable() -> bool:
+    """Whether kept files can be written: the folder exists (made if need be) and can be
+    written. Asked before a value is serialised, so that a cache folder that cannot be written
+    costs no serialising, checksum or pruning (the first run of a gold version is the costly
+    one already)."""
+    folder = cache_folder()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return False
+    return os.access(folder, os.W_OK | os.X_OK)
+
+
 def load_bytes(kind: str, key: str) -> memoryview | None:
     """The bytes kept as (kind, key) (a view of the file's, no copy), or None (none, or not
     as written)."""
@@ -61,6 +74,8 @@ def save_bytes(kind: str, key: str, data: bytes | memoryview, keep: int = KEPT) 
     """Keep `data` as (kind, key), and the `keep` most recently used of the kind; nothing when
     the folder cannot be written."""
     path = _path(kind, key)
+    if not writable():
+        return
     with contextlib.suppress(OSError):
         header = _HEADER.pack(len(data), zlib.crc32(data))
         write_bytes_atomic(path, header + data)  # mode 0600
@@ -84,7 +99,8 @@ def load(kind: str, key: str) -> Any | None:
 
 def save(kind: str, key: str, value: Any, keep: int = KEPT) -> None:
     """Keep `value` (plain data) as (kind, key) (`save_bytes`)."""
-    save_bytes(kind, key, marshal.dumps(value), keep)
+    if writable():
+        save_bytes(kind, key, marshal.dumps(value), keep)
 
 
 def kept(

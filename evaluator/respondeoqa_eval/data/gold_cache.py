@@ -11,24 +11,28 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import operator
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from .. import cache
-from .records import Record
+from .records import FIELDS, Record
 
 KIND = "gold"
 KEPT = 8
 """Gold versions kept."""
 _FORMAT = 1
-_FIELDS = tuple(f.name for f in dataclasses.fields(Record))
+_row = operator.attrgetter(*FIELDS)
+_TEXTS = tuple(f.name for f in dataclasses.fields(Record) if f.type in ("str", "str | None"))
+_LISTS = tuple(f.name for f in dataclasses.fields(Record) if f.type == "list[str]")
+"""The fields whose values `_shared` shares: text (or None) and lists of text."""
 _READER = tuple(Path(__file__).with_name(n) for n in ("upstream.py", "records.py", "sources.py"))
 """The modules whose source decides what records a file gives (part of every key)."""
 
 
 def _key(paths: Sequence[Path]) -> str | None:
     """The key of these files' records; None when one cannot be read (the reader says why)."""
-    h = hashlib.sha256(f"{_FORMAT} {_FIELDS}".encode())
+    h = hashlib.sha256(f"{_FORMAT} {FIELDS}".encode())
     try:
         for module in _READER:
             h.update(module.read_bytes())
@@ -41,23 +45,28 @@ def _key(paths: Sequence[Path]) -> str | None:
     return h.hexdigest()
 
 
-def _rows(records: list[Record]) -> list[tuple]:
-    """The records as tuples of their fields, each repeated value one object: marshal writes it
-    once and loading makes it once (a vocabulary field, a file name, a shared passage), which
-    makes reading the kept gold faster and the records smaller."""
+def _shared(records: list[Record]) -> list[tuple]:
+    """The records as tuples of their fields, each repeated value made one object, in the
+    records themselves too: marshal writes it once and loading makes it once (a vocabulary
+    field, a file name, a shared passage), which makes reading the kept gold faster and the
+    records smaller. The records read are the records returned, as a later read gives them:
+    on the first read nothing is built twice (no records rebuilt from the kept tuples)."""
     one: dict = {}
-
-    def shared(value):
-        return one.setdefault(value, value) if isinstance(value, str) else value
-
-    return [
-        tuple(shared(v) if not isinstance(v, list) else [shared(x) for x in v] for v in row)
-        for row in (tuple(getattr(r, f) for f in _FIELDS) for r in records)
-    ]
+    share = one.setdefault
+    rows = []
+    for record in records:
+        values = vars(record)  # a frozen dataclass' fields, set in place as `_restored` does
+        for name in _TEXTS:  # None shares as itself; only strings and None (True == 1)
+            value = values[name]
+            values[name] = share(value, value)
+        for name in _LISTS:
+            values[name] = [share(x, x) for x in values[name]]
+        rows.append(_row(record))
+    return rows
 
 
 def _restored(rows: list) -> list[Record]:
-    if not isinstance(rows, list) or not all(len(values) == len(_FIELDS) for values in rows):
+    if not isinstance(rows, list) or not all(len(values) == len(FIELDS) for values in rows):
         raise TypeError("not a list of records")
     # each record's fields as `Record(*values)` sets them, in half the time: a frozen
     # dataclass' __init__ sets each of its 19 fields through object.__setattr__
@@ -65,7 +74,7 @@ def _restored(rows: list) -> list[Record]:
     out = []
     for values in rows:
         record = new(Record)
-        vars(record).update(zip(_FIELDS, values, strict=True))
+        vars(record).update(zip(FIELDS, values, strict=True))
         out.append(record)
     return out
 
@@ -82,7 +91,8 @@ def cached_records(paths: Sequence[Path], read: Callable[[], list[Record]]) -> l
             return _restored(found)
         except TypeError:
             pass
-    rows = _rows(read())
+    records = read()
+    rows = _shared(records)
     if _key(paths) == key:  # not kept when a file changed while it was being read
         cache.save(KIND, key, rows, KEPT)
-    return _restored(rows)  # as a later read gives them, repeated values shared
+    return records

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from .sources import PRIVATE_SOURCES as PRIVATE_SOURCES
@@ -91,3 +92,24 @@ class Record:
     def to_dict(self) -> dict[str, Any]:
         """The record as a plain dict (the dataset schema; `file` included)."""
         return asdict(self)
+
+
+FIELDS = tuple(f.name for f in fields(Record))
+
+
+def record_of(values: Mapping[str, Any]) -> Record:
+    """`Record(**values)` for every field's value, faster (the readers of the gold make one per
+    item): a frozen dataclass' `__init__` sets each of its 19 fields through
+    `object.__setattr__`; here they go into the record's `__dict__`, as there. A field missing
+    or unknown is a TypeError, as from `Record(...)`."""
+    record = object.__new__(Record)
+    state = vars(record)
+    # pair by pair, so the dict keeps the keys all records share (`update(dict)` of an empty
+    # dict copies the other's own keys: 240 bytes more a record)
+    state.update(values.items())
+    if len(state) != len(FIELDS) or not state.keys() <= _FIELD_SET:
+        raise TypeError(f"a Record's fields are {', '.join(FIELDS)}")
+    return record
+
+
+_FIELD_SET = frozenset(FIELDS)
