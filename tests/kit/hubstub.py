@@ -27,8 +27,11 @@ request is logged with its token (`seen`), so a test can say which token was use
 Beyond passing faults, the bad days of an operator: `deny_writes` refuses every commit with the
 Hub's HTTP 403 (a read-only token, a repo made read-only); `delete_repo` deletes a repository
 and its history (a `create` then makes a new, empty one whose history shares no commit with the
-old); the commit history is served (`/api/{type}s/{id}/commits/{rev}`, newest first), and any
-number of clients may write at once (two Spaces on one record: the 412 above decides). With `jobs`
+old); the commit history is served (`/api/{type}s/{id}/commits/{rev}`, newest first), a listing
+or a file asked at a commit of it is that commit's (each commit's tree is kept: a reader that
+read the head and lists at it sees that commit however the branch moved since, as on the Hub),
+and any number of clients may write at once (two Spaces on one record: the 412 above decides).
+With `jobs`
 (kit/jobstub.py) it also answers the Jobs API, as the Hub does on the same endpoint.
 """
 
@@ -134,6 +137,8 @@ class HubStub:
     gated: dict[str, str] = field(default_factory=dict)  # "model:id" -> "auto" / "manual"
     history: dict[str, list[str]] = field(default_factory=dict)  # "type:id" -> commit ids
     generation: dict[str, int] = field(default_factory=dict)  # "type:id" -> times deleted
+    trees: dict[str, dict[str, str]] = field(default_factory=dict)  # commit id -> path -> blob
+    blobs: dict[str, bytes] = field(default_factory=dict)  # sha1 -> bytes (of `trees`)
     read_only: set[str] = field(default_factory=set)  # "type:id" refusing commits (403)
     jobs: Any = None  # a kit.jobstub.JobStub answers /api/jobs/ (Hugging Face Jobs)
     scoped: dict[str, Scope] = field(default_factory=dict)  # fine-grained tokens (`grant`)
@@ -197,6 +202,30 @@ class HubStub:
         generation = self.generation.get(commit.repo, 0)
         oid = f"{commit.repo}:{generation}:{len(history) + 1}"
         history.append(hashlib.sha1(oid.encode()).hexdigest())
+        repo_type, repo_id = commit.repo.split(":", 1)
+        tree = {}
+        for rel, data in self.files(repo_id, repo_type, gitattributes=True).items():
+            tree[rel] = sha = hashlib.sha1(data).hexdigest()
+            self.blobs.setdefault(sha, data)
+        self.trees[history[-1]] = tree
+
+    def _files_at(self, repo_type: str, repo_id: str, revision: str) -> dict[str, bytes]:
+        """The repository's files (`.gitattributes` included) at `revision`: the branch's
+        head, or an earlier commit of its history, as the Hub serves a listing or a file at a
+        commit (a reader that lists at the head it read gets that commit's files, however
+        the branch moved since)."""
+        commit = self._commit_at(repo_type, repo_id, revision)
+        if commit != self._head(repo_type, repo_id) and commit in self.trees:
+            return {p: self.blobs[b] for p, b in self.trees[commit].items()}
+        return self.files(repo_id, repo_type, gitattributes=True)  # the head (or the first)
+
+    def _commit_at(self, repo_type: str, repo_id: str, revision: str) -> str:
+        """The commit `revision` names (a branch name is the head)."""
+        if revision not in ("", "main"):
+            for commit in self._history(repo_type, repo_id):
+                if commit.startswith(revision):
+                    return commit
+        return self._head(repo_type, repo_id)
 
     def fail(self, method: str, path_part: str, status: int = 500, times: int = 1) -> None:
         """Answer the next `times` requests of `method` whose path contains `path_part` with
@@ -562,7 +591,10 @@ class HubStub:
                 return
             if method == "GET" and action == "tree":
                 entries = []
-                for p, b in self.files(repo_id, repo_type).items():
+                at = self._files_at(repo_type, repo_id, seg[5])
+                for p, b in at.items():
+                    if p == ".gitattributes":
+                        continue
                     entry = {"type": "file", "path": p, "size": len(b), "oid": git_blob_id(b)}
                     if f"{repo_type}:{repo_id}:{p}" in self.lfs_paths:
                         oid = hashlib.sha256(b).hexdigest()
@@ -584,11 +616,10 @@ class HubStub:
             if repo_type == "model" and self.private.get(f"model:{repo_id}"):
                 self._not_found(h)
                 return
-            target = self.folder(repo_type, repo_id) / file_path
-            if not target.is_file():
+            data = self._files_at(repo_type, repo_id, seg[4]).get(file_path)
+            if data is None:
                 self._send(h, 404, b'{"error":"Entry not found"}', X_Error_Code="EntryNotFound")
                 return
-            data = target.read_bytes()
             etag = hashlib.sha1(data).hexdigest()
             self._send(
                 h,
@@ -596,7 +627,7 @@ class HubStub:
                 data,
                 Content_Type="application/octet-stream",
                 ETag=f'"{etag}"',
-                X_Repo_Commit=self._head(repo_type, repo_id),
+                X_Repo_Commit=self._commit_at(repo_type, repo_id, seg[4]),
             )
             return
         self._send(h, 404, b'{"error":"no such endpoint"}')
