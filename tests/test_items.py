@@ -153,7 +153,8 @@ def test_a_planted_gold_error_is_flagged(analysis):
         "4 of 8 entries answer 'Athenae' (they average 65% right on the task, the others 21%)"
     )
     assert re.search(
-        r"likelihood ratio \d+ over the gold, P\(gold wrong\) 0\.\d\d$", planted.agreement
+        r"; [1-9][\d,]* times likelier if the gold is wrong; chance the gold is wrong: 0\.\d\d$",
+        planted.agreement,
     )
     # as many entries agree on "lure", but they are the weakest: a distractor, not suspect
     lure = by_id["lure"]
@@ -317,7 +318,7 @@ def test_the_command_flags_a_planted_gold_error_on_real_reports(tmp_path, public
     others = statistics.mean(share(n) for n in STRIDES if n.startswith("weak"))
     assert (
         f"{planted}  4 of 8 entries answer 'Athenae' (they average {agreeing:.0%} right on the "
-        f"task, the others {others:.0%}); likelihood ratio "
+        f"task, the others {others:.0%}); "
     ) in r.stdout
     with out.open(encoding="utf-8", newline="") as fh:
         rows = list(csv.DictReader(fh))

@@ -54,3 +54,10 @@ def test_the_leaderboard_uses_the_same_functions() -> None:
         and ("ROUND_HALF_UP" in (text := p.read_text(encoding="utf-8")) or "def round1" in text)
     ]
     assert others == []
+
+
+def test_a_ratio_is_written_without_an_exponent() -> None:
+    """The gold-error evidence's "N times likelier": small ratios with a decimal, large ones
+    whole with thousands separators, never "1.65e+03" beside "813"."""
+    shown = [numbers.ratio_text(v) for v in (2.44, 9.96, 813.4, 1650.2, 999_999.4, 2e6)]
+    assert shown == ["2.4", "10", "813", "1,650", "999,999", "over a million"]

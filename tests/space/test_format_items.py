@@ -157,7 +157,7 @@ def test_items_view_flags_a_planted_gold_error_and_lists_public_items_only(
     assert set(table["Source"]) == {"Junior Scholarship"}
     flag = table.loc[planted.id, "Suspected gold error"]
     assert flag.startswith("3 of 6 entries answer 'plantedwrong' (they average ")
-    assert "P(gold wrong) " in flag
+    assert "times likelier if the gold is wrong; chance the gold is wrong: " in flag
     assert float(flag.rsplit(" ", 1)[1]) >= 0.7
     assert table.loc[planted.id, "Right %"] == 0.0
     assert table.loc[planted.id, "Most common wrong answer"] == "plantedwrong"

@@ -46,6 +46,7 @@ from ..data.breakdowns import DIMENSIONS
 from ..data.records import PUBLIC_SOURCES, Record, split_language_pair
 from ..metrics import METRICS
 from ..report.model import ItemResult
+from ..report.numbers import ratio_text
 from ..scoring.answer_format import gold_format_problem, option_letters
 
 AGREE = "agree"
@@ -130,8 +131,8 @@ class ItemStats:
         return (
             f"{self.wrong_count} of {self.entries} entries answer {self.wrong_answer!r} "
             f"(they average {self.agreeing_accuracy:.0%} right on the task{rest}); "
-            f"likelihood ratio {self.agreement_ratio:.3g} over the gold, "
-            f"P(gold wrong) {self.agreement_posterior:.2f}"
+            f"{ratio_text(self.agreement_ratio)} times likelier if the gold is wrong; chance "
+            f"the gold is wrong: {self.agreement_posterior:.2f}"
         )
 
     @property

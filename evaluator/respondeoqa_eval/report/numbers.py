@@ -76,3 +76,11 @@ def count_text(value: object) -> str:
         return f"{int(value):d}"  # type: ignore[call-overload]
     except (TypeError, ValueError):  # pandas' missing marks
         return MISSING
+
+
+def ratio_text(value: float) -> str:
+    """How many times likelier, e.g. "2.4", "813", "1,650"; "over a million" above that (one
+    style for small and large ratios, no exponent)."""
+    if value >= 1e6:
+        return "over a million"
+    return f"{value:.1f}" if value < 9.95 else f"{round(value):,}"
