@@ -26,7 +26,8 @@ def message_box(elem_id: str) -> Any:
     """Where a page shows a result message, hidden until it has one: HTML as tall as its text
     at any width. A Textbox cuts it: Gradio 6 sizes its textarea to the text when the value
     comes and keeps that height when the window narrows (a phone turned, a window dragged).
-    API clients get the message as plain text, from the event's own (hidden) Textbox output."""
+    An event with an API gives its clients the message as plain text, in a hidden Textbox of
+    its outputs, and a private step after it fills the box (`message`)."""
     return gr.HTML(visible=False, elem_id=elem_id, elem_classes=["msg"], js_on_load=None)
 
 
