@@ -387,6 +387,7 @@ def assert_message_whole(page: Any, box: str, where: str) -> None:
     """The result message `box` whole: no box in it holds more than it shows (nothing to
     scroll inside it, nothing cut), its text within the window's width, no word broken
     across lines; and the page laid out (`assert_laid_out`)."""
+    assert page.locator(box).is_visible(), (where, box, "not shown")
     held = page.locator(box).evaluate(
         """(el) => [el, ...el.querySelectorAll("*")]
             .filter((e) => e.getClientRects().length)

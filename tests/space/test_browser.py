@@ -22,6 +22,7 @@ from synthetic import SECRET_MARKER
 
 from .helpers import (
     assert_laid_out,
+    assert_message_whole,
     choose,
     file_records,
     k_correct_predictions,
@@ -579,7 +580,8 @@ def test_browser_leaderboard_at_a_glance(
         # at phone width too: the table scrolls sideways, no column shrinks to a letter
         for h in page.locator("#disagreements th").all():
             assert h.bounding_box()["width"] >= 60
-        assert_laid_out(page, f"{width} compare")
+        assert_message_whole(page, "#compare-msg", f"{width} compare")
+        assert_message_whole(page, "#compare-warning", f"{width} compare")
         _assert_table_name_whole(page, "#disagreements")
         # the picker names each entry's coverage
         options = page.locator("#compare-pick .token").all_inner_texts()
@@ -591,9 +593,11 @@ def test_browser_leaderboard_at_a_glance(
 
         # Items: public items hardest first, filters, the difficulty chart
         open_page(page, "Items")
-        msg = page.locator("#items-msg textarea")
-        sync_api.expect(msg).to_have_value(re.compile("^Item analysis of the"), timeout=30_000)
-        all_shown = int(re.search(r"; ([\d,]+) shown", msg.input_value()).group(1).replace(",", ""))
+        msg = page.locator("#items-msg .msg")
+        sync_api.expect(msg).to_have_text(re.compile("^Item analysis of the"), timeout=30_000)
+        all_shown = int(
+            re.search(r"; ([\d,]+) shown", msg.text_content()).group(1).replace(",", "")
+        )
         assert all_shown >= len([r for r in short + feet if r.task != "translation"])
         page.screenshot(path=str(shots / f"{width}-items.png"), full_page=True)
         assert _dataframe_headers(page, "#items-table")[:3] == ["Question", "Gold", "Right %"]
@@ -602,7 +606,7 @@ def test_browser_leaderboard_at_a_glance(
             1, timeout=30_000
         )
         sync_api.expect(page.locator("#items-chart")).to_contain_text("(n=")
-        assert_laid_out(page, f"{width} items")
+        assert_message_whole(page, "#items-msg", f"{width} items")
         _assert_table_name_whole(page, "#items-table")
         page.screenshot(path=str(shots / f"{width}-items.png"), full_page=True)
         # the question's own Markdown emphasis in italics, not as raw asterisks
@@ -618,8 +622,8 @@ def test_browser_leaderboard_at_a_glance(
         assert f"*{starred}*" not in page.locator("#items-table").inner_text()
         page.locator("#items-table input[placeholder='Search...']").fill("")
         _pick(page, "#items-content", "Scansion")
-        sync_api.expect(msg).not_to_have_value(re.compile(f"; {all_shown:,} shown"), timeout=30_000)
-        scansion = int(re.search(r"; ([\d,]+) shown", msg.input_value()).group(1).replace(",", ""))
+        sync_api.expect(msg).not_to_have_text(re.compile(f"; {all_shown:,} shown"), timeout=30_000)
+        scansion = int(re.search(r"; ([\d,]+) shown", msg.text_content()).group(1).replace(",", ""))
         assert 0 < scansion < all_shown
         _pick(page, "#items-content", "any")
 
@@ -628,6 +632,7 @@ def test_browser_leaderboard_at_a_glance(
         refused = message_after(page, "#submit-btn", "#submit-msg", timeout=30_000)
         assert refused.startswith("Not accepted"), refused
         assert "msg-error" in (page.locator("#submit-msg").get_attribute("class") or "")
+        assert_message_whole(page, "#submit-msg", f"{width} submit error")
         assert not page.locator("#breakdown").is_visible()
         page.screenshot(path=str(shots / f"{width}-submit-error.png"), full_page=True)
         page.close()
@@ -714,13 +719,13 @@ def test_browser_gold_error_evidence_is_whole_beside_each_flag(
             page = browser.new_page(viewport={"width": width, "height": height})
             page.goto(srv.url, wait_until="networkidle")
             open_page(page, "Items")
-            msg = page.locator("#items-msg textarea")
+            msg = page.locator("#items-msg .msg")
             analysed = re.compile("^Item analysis of the 10 entries")
-            sync_api.expect(msg).to_have_value(analysed, timeout=30_000)
+            sync_api.expect(msg).to_have_text(analysed, timeout=30_000)
             page.locator("#items-flagged input").check()
-            sync_api.expect(msg).to_have_value(re.compile(r"; [1-9]\d* shown"), timeout=30_000)
-            sync_api.expect(msg).not_to_have_value(re.compile(r"; 675 shown"), timeout=30_000)
-            shown = int(re.search(r"; (\d+) shown", msg.input_value()).group(1))
+            sync_api.expect(msg).to_have_text(re.compile(r"; [1-9]\d* shown"), timeout=30_000)
+            sync_api.expect(msg).not_to_have_text(re.compile(r"; 675 shown"), timeout=30_000)
+            shown = int(re.search(r"; (\d+) shown", msg.text_content()).group(1))
             headers = _dataframe_headers(page, "#items-table")
             wrong, evidence = (
                 headers.index(h) for h in ("Most common wrong answer", "Suspected gold error")
