@@ -336,3 +336,71 @@ def choose(page: Any, picker: str, text: str) -> None:
         "'#leaderboard-table[aria-busy=true], #leaderboard-table [aria-busy=true]')",
         timeout=30_000,
     )
+
+
+# -- layout in the browser (tests/kit/layout.js) -----------------------------------------------
+
+LAYOUT = (Path(__file__).parents[1] / "kit" / "layout.js").read_text(encoding="utf-8")
+CELLS = "th, td, [role=gridcell]"  # every table's headers and cells (Gradio's body cells are
+# gridcell divs): the board's, the detail's, the Gradio tables'
+INSIDE_CELLS = "th, td, [role=gridcell], [role=gridcell] *"  # and the boxes in them
+SHOWN = "p, label, h1, h2, h3, th, td, select, button, summary, .gtitle, .line"
+
+
+def assert_laid_out(page: Any, where: str) -> None:
+    """No table header or cell breaks a word across lines or cuts its text off (a box that
+    does not scroll), and nothing sticks out of the window without a scrolling box around it
+    (tests/kit/layout.js)."""
+    broken = page.evaluate(f"(s) => ({LAYOUT}).brokenWords(s)", CELLS)
+    assert broken == [], (where, broken)
+    cut = page.evaluate(f"(s) => ({LAYOUT}).cut(s)", SHOWN)
+    cut += page.evaluate(f"(s) => ({LAYOUT}).clipped(s)", INSIDE_CELLS)
+    assert cut == [], (where, cut)
+
+
+# -- a page's result message (web/events.py: message_box) ---------------------------------------
+
+
+def message_text(page: Any, box: str) -> str:
+    """The text the result message `box` (e.g. "#request-msg") shows ("" before it has one):
+    its value's own element (Gradio puts the box's classes on it too), not the progress
+    shown over it."""
+    shown = page.locator(f"{box} .msg")
+    return (shown.text_content() or "").strip() if shown.is_visible() else ""
+
+
+def message_after(page: Any, button: str, box: str, timeout: float = 90_000) -> str:
+    """Press `button` and wait until the result message `box` shows a new text; that text."""
+    before = message_text(page, box)
+    page.locator(button).click()
+    page.wait_for_function(
+        "([sel, before]) => { const el = document.querySelector(sel);"
+        " const text = el && el.checkVisibility() ? el.textContent.trim() : '';"
+        " return text !== '' && text !== before; }",
+        arg=[f"{box} .msg", before],
+        timeout=timeout,
+    )
+    return message_text(page, box)
+
+
+def assert_message_whole(page: Any, box: str, where: str) -> None:
+    """The result message `box` whole: no box in it holds more than it shows (nothing to
+    scroll inside it, nothing cut), its text within the window's width, no word broken
+    across lines; and the page laid out (`assert_laid_out`)."""
+    assert page.locator(box).is_visible(), (where, box, "not shown")
+    held = page.locator(box).evaluate(
+        """(el) => [el, ...el.querySelectorAll("*")]
+            .filter((e) => e.getClientRects().length)
+            .filter((e) => e.scrollHeight > e.clientHeight + 1 || e.scrollWidth > e.clientWidth + 1)
+            .map((e) => `${e.tagName.toLowerCase()}.${e.classList[0] || ""}: `
+                + `${e.scrollHeight}x${e.scrollWidth} in ${e.clientHeight}x${e.clientWidth}`)"""
+    )
+    assert held == [], (where, box, held)
+    right = page.locator(box).evaluate(
+        """(el) => { const range = document.createRange(); range.selectNodeContents(el);
+            return [range.getBoundingClientRect().right, document.documentElement.clientWidth]; }"""
+    )
+    assert right[0] <= right[1] + 1, (where, box, right)
+    broken = page.evaluate(f"(s) => ({LAYOUT}).brokenWords(s)", box)
+    assert broken == [], (where, box, broken)
+    assert_laid_out(page, where)

@@ -21,10 +21,13 @@ from respondeoqa_eval.space.views.columns import VIEWS
 from synthetic import SECRET_MARKER
 
 from .helpers import (
+    assert_laid_out,
+    assert_message_whole,
     choose,
     file_records,
     k_correct_predictions,
     leaderboard,
+    message_after,
     open_page,
     submit,
     write_jsonl,
@@ -108,11 +111,9 @@ def test_browser_submit_view_compare_escape(
     page.locator("#model textarea, #model input").first.fill(HOSTILE)
     page.locator("#link textarea, #link input").first.fill("https://example.org/hostile")
     sync_api.expect(page.locator("#upload")).to_contain_text(re.compile(r"browser-preds\W*jsonl"))
-    page.locator("#submit-btn").click()
-    result = page.locator("#submit-msg textarea")
-    sync_api.expect(result).to_have_value(re.compile(r"^Stored as entry #\d+"), timeout=90_000)
-    message = result.input_value()
-    assert f"{100 * k / n:.1f}%" in message and HOSTILE in message  # shown as text in a textbox
+    message = message_after(page, "#submit-btn", "#submit-msg")
+    assert re.match(r"^Stored as entry #\d+", message), message
+    assert f"{100 * k / n:.1f}%" in message and HOSTILE in message  # shown as text
     sync_api.expect(page.locator("#breakdown")).to_contain_text("Content type")
     page.screenshot(path=str(screenshot_dir / "02-submitted.png"), full_page=True)
     my_id = entry_id(message)
@@ -153,7 +154,7 @@ def test_browser_submit_view_compare_escape(
 
     open_page(page, "Compare")
     _compare(page, [my_id, base_id])
-    sync_api.expect(page.locator("#compare-msg textarea")).to_have_value(
+    sync_api.expect(page.locator("#compare-msg .msg")).to_have_text(
         re.compile(rf"^A = #{my_id} "), timeout=60_000
     )
     bars = page.locator("#plot-content .js-plotly-plot g.trace.bars")
@@ -177,22 +178,6 @@ def test_browser_submit_view_compare_escape(
 
 NUMBER = re.compile(r"^(\d+\.\d\*?|\u2014)$")  # one decimal (marked when small), or missing
 ALL_VIEWS = list(VIEWS)
-LAYOUT = (Path(__file__).parents[1] / "kit" / "layout.js").read_text(encoding="utf-8")
-CELLS = "th, td, [role=gridcell]"  # every table's headers and cells (Gradio's body cells are
-# gridcell divs): the board's, the detail's, the Gradio tables'
-INSIDE_CELLS = "th, td, [role=gridcell], [role=gridcell] *"  # and the boxes in them
-SHOWN = "p, label, h1, h2, h3, th, td, select, button, summary, .gtitle, .line"
-
-
-def _assert_laid_out(page, where: str) -> None:
-    """No table header or cell breaks a word across lines or cuts its text off (a box that
-    does not scroll), and nothing sticks out of the window without a scrolling box around it
-    (tests/kit/layout.js)."""
-    broken = page.evaluate(f"(s) => ({LAYOUT}).brokenWords(s)", CELLS)
-    assert broken == [], (where, broken)
-    cut = page.evaluate(f"(s) => ({LAYOUT}).cut(s)", SHOWN)
-    cut += page.evaluate(f"(s) => ({LAYOUT}).clipped(s)", INSIDE_CELLS)
-    assert cut == [], (where, cut)
 
 
 def _assert_table_name_whole(page, elem: str) -> None:
@@ -211,7 +196,7 @@ def _assert_detail_whole(page, where: str) -> None:
         "t => [t.parentElement.scrollHeight, t.parentElement.clientHeight]"
     )
     assert wrap[0] <= wrap[1] + 1, (where, wrap)
-    _assert_laid_out(page, where)
+    assert_laid_out(page, where)
 
 
 def _default_coverage(client) -> str:
@@ -327,7 +312,7 @@ def test_browser_leaderboard_at_a_glance(
                 "s => getComputedStyle(s).backgroundImage"
             )
             assert "gradient" in arrow, (picker, arrow)
-        _assert_laid_out(page, f"{width} board")
+        assert_laid_out(page, f"{width} board")
         page.screenshot(path=str(shots / f"{width}-first-screen.png"))
         # the system's fonts in every weight (the theme's web font has two: bold capitals
         # mixed in a fallback font of another size), and no web font is fetched
@@ -356,7 +341,7 @@ def test_browser_leaderboard_at_a_glance(
         sync_api.expect(target).to_be_visible()
         assert about.locator("#h-the-bound").count() == 1
         assert "PROTOCOL" not in about.inner_text() and "README" not in about.inner_text()
-        _assert_laid_out(page, f"{width} about")
+        assert_laid_out(page, f"{width} about")
         page.screenshot(path=str(shots / f"{width}-about.png"), full_page=True)
         open_page(page, "Board")
 
@@ -372,11 +357,11 @@ def test_browser_leaderboard_at_a_glance(
                 )
             ]
             assert ranks[0] == "1", ranks  # every section ranks from 1
-        _assert_laid_out(page, f"{width} all coverages")
+        assert_laid_out(page, f"{width} all coverages")
         page.screenshot(path=str(shots / f"{width}-all-coverages.png"), full_page=True)
         # the longest coverage name, whole in its picker and its section line at 390 px too
         choose(page, "coverage", "public (Junior Scholarship + Latin Prosody)")
-        _assert_laid_out(page, f"{width} public coverage")
+        assert_laid_out(page, f"{width} public coverage")
         page.screenshot(path=str(shots / f"{width}-public.png"))
         # the rest on the coverage these entries share (the default is the paper's until more
         # than three entries share one, as in a run of this test alone)
@@ -395,7 +380,7 @@ def test_browser_leaderboard_at_a_glance(
             # compact: no view shows more than 15 columns before a reader picks more
             assert len(headers) <= 15, (view, headers)
             _assert_model_pinned(page)
-            _assert_laid_out(page, f"{width} {view}")
+            assert_laid_out(page, f"{width} {view}")
             page.screenshot(path=str(shots / f"{width}-view-{view.split()[0]}.png"), full_page=True)
             if width != 1400:
                 continue
@@ -559,16 +544,16 @@ def test_browser_leaderboard_at_a_glance(
             "ps => ps.map(p => p.textContent)"
         )
         assert {"glance-short", "glance-short-2", "LLaMa 3.3 70B"} <= set(labels), labels
-        _assert_laid_out(page, f"{width} size")
+        assert_laid_out(page, f"{width} size")
         page.screenshot(path=str(shots / f"{width}-size.png"), full_page=True)
 
         # Compare: a warning that matches what is drawn, n under each group, stable colours
         open_page(page, "Compare")
         _compare(page, [ids[0], ids[2]])
-        sync_api.expect(page.locator("#compare-warning textarea")).to_have_value(
+        sync_api.expect(page.locator("#compare-warning .msg")).to_have_text(
             re.compile("^Different coverage"), timeout=60_000
         )
-        sync_api.expect(page.locator("#compare-msg textarea")).to_have_value(
+        sync_api.expect(page.locator("#compare-msg .msg")).to_have_text(
             re.compile(rf"^A = #{ids[0]} "), timeout=60_000
         )
         sync_api.expect(page.locator("#plot-content .js-plotly-plot")).to_have_count(
@@ -595,7 +580,8 @@ def test_browser_leaderboard_at_a_glance(
         # at phone width too: the table scrolls sideways, no column shrinks to a letter
         for h in page.locator("#disagreements th").all():
             assert h.bounding_box()["width"] >= 60
-        _assert_laid_out(page, f"{width} compare")
+        assert_message_whole(page, "#compare-msg", f"{width} compare")
+        assert_message_whole(page, "#compare-warning", f"{width} compare")
         _assert_table_name_whole(page, "#disagreements")
         # the picker names each entry's coverage
         options = page.locator("#compare-pick .token").all_inner_texts()
@@ -607,9 +593,11 @@ def test_browser_leaderboard_at_a_glance(
 
         # Items: public items hardest first, filters, the difficulty chart
         open_page(page, "Items")
-        msg = page.locator("#items-msg textarea")
-        sync_api.expect(msg).to_have_value(re.compile("^Item analysis of the"), timeout=30_000)
-        all_shown = int(re.search(r"; ([\d,]+) shown", msg.input_value()).group(1).replace(",", ""))
+        msg = page.locator("#items-msg .msg")
+        sync_api.expect(msg).to_have_text(re.compile("^Item analysis of the"), timeout=30_000)
+        all_shown = int(
+            re.search(r"; ([\d,]+) shown", msg.text_content()).group(1).replace(",", "")
+        )
         assert all_shown >= len([r for r in short + feet if r.task != "translation"])
         page.screenshot(path=str(shots / f"{width}-items.png"), full_page=True)
         assert _dataframe_headers(page, "#items-table")[:3] == ["Question", "Gold", "Right %"]
@@ -618,7 +606,7 @@ def test_browser_leaderboard_at_a_glance(
             1, timeout=30_000
         )
         sync_api.expect(page.locator("#items-chart")).to_contain_text("(n=")
-        _assert_laid_out(page, f"{width} items")
+        assert_message_whole(page, "#items-msg", f"{width} items")
         _assert_table_name_whole(page, "#items-table")
         page.screenshot(path=str(shots / f"{width}-items.png"), full_page=True)
         # the question's own Markdown emphasis in italics, not as raw asterisks
@@ -634,18 +622,17 @@ def test_browser_leaderboard_at_a_glance(
         assert f"*{starred}*" not in page.locator("#items-table").inner_text()
         page.locator("#items-table input[placeholder='Search...']").fill("")
         _pick(page, "#items-content", "Scansion")
-        sync_api.expect(msg).not_to_have_value(re.compile(f"; {all_shown:,} shown"), timeout=30_000)
-        scansion = int(re.search(r"; ([\d,]+) shown", msg.input_value()).group(1).replace(",", ""))
+        sync_api.expect(msg).not_to_have_text(re.compile(f"; {all_shown:,} shown"), timeout=30_000)
+        scansion = int(re.search(r"; ([\d,]+) shown", msg.text_content()).group(1).replace(",", ""))
         assert 0 < scansion < all_shown
         _pick(page, "#items-content", "any")
 
         # failure and success look different
         open_page(page, "Submit")
-        page.locator("#submit-btn").click()
-        sync_api.expect(page.locator("#submit-msg textarea")).to_have_value(
-            re.compile("^Not accepted"), timeout=30_000
-        )
+        refused = message_after(page, "#submit-btn", "#submit-msg", timeout=30_000)
+        assert refused.startswith("Not accepted"), refused
         assert "msg-error" in (page.locator("#submit-msg").get_attribute("class") or "")
+        assert_message_whole(page, "#submit-msg", f"{width} submit error")
         assert not page.locator("#breakdown").is_visible()
         page.screenshot(path=str(shots / f"{width}-submit-error.png"), full_page=True)
         page.close()
@@ -665,18 +652,15 @@ def test_browser_unreadable_answers_need_a_confirmation(
     page.locator("#upload input[type=file]").set_input_files(str(path))
     page.locator("#model textarea, #model input").first.fill("chatty model")
     sync_api.expect(page.locator("#upload")).to_contain_text(re.compile(r"chatty\W*jsonl"))
-    page.locator("#submit-btn").click()
-    result = page.locator("#submit-msg textarea")
-    sync_api.expect(result).to_have_value(
-        re.compile("^Not accepted: not stored yet"), timeout=60_000
-    )
-    assert f"{len(feet)} of {len(feet)} covered items have no answer" in result.input_value()
+    refused = message_after(page, "#submit-btn", "#submit-msg", timeout=60_000)
+    assert refused.startswith("Not accepted: not stored yet"), refused
+    assert f"{len(feet)} of {len(feet)} covered items have no answer" in refused
     confirm = page.locator("#confirm input[type=checkbox]")
     sync_api.expect(confirm).to_be_visible()
     page.screenshot(path=str(screenshot_dir / "board" / "1400-confirm.png"), full_page=True)
     confirm.check()
-    page.locator("#submit-btn").click()
-    sync_api.expect(result).to_have_value(re.compile(r"^Stored as entry #\d+"), timeout=60_000)
+    stored = message_after(page, "#submit-btn", "#submit-msg", timeout=60_000)
+    assert re.match(r"^Stored as entry #\d+", stored), stored
     sync_api.expect(page.locator("#submit-msg")).to_have_class(re.compile("msg-ok"))
     sync_api.expect(confirm).to_be_hidden()
     page.close()
@@ -735,13 +719,13 @@ def test_browser_gold_error_evidence_is_whole_beside_each_flag(
             page = browser.new_page(viewport={"width": width, "height": height})
             page.goto(srv.url, wait_until="networkidle")
             open_page(page, "Items")
-            msg = page.locator("#items-msg textarea")
+            msg = page.locator("#items-msg .msg")
             analysed = re.compile("^Item analysis of the 10 entries")
-            sync_api.expect(msg).to_have_value(analysed, timeout=30_000)
+            sync_api.expect(msg).to_have_text(analysed, timeout=30_000)
             page.locator("#items-flagged input").check()
-            sync_api.expect(msg).to_have_value(re.compile(r"; [1-9]\d* shown"), timeout=30_000)
-            sync_api.expect(msg).not_to_have_value(re.compile(r"; 675 shown"), timeout=30_000)
-            shown = int(re.search(r"; (\d+) shown", msg.input_value()).group(1))
+            sync_api.expect(msg).to_have_text(re.compile(r"; [1-9]\d* shown"), timeout=30_000)
+            sync_api.expect(msg).not_to_have_text(re.compile(r"; 675 shown"), timeout=30_000)
+            shown = int(re.search(r"; (\d+) shown", msg.text_content()).group(1))
             headers = _dataframe_headers(page, "#items-table")
             wrong, evidence = (
                 headers.index(h) for h in ("Most common wrong answer", "Suspected gold error")
@@ -762,7 +746,7 @@ def test_browser_gold_error_evidence_is_whole_beside_each_flag(
                 box = cell.bounding_box()
                 assert 0 <= box["x"] and box["x"] + box["width"] <= width, (width, box)
                 assert 0 <= box["y"] and box["y"] + box["height"] <= height, (width, box)
-                _assert_laid_out(page, f"{width} flagged item {i}")
+                assert_laid_out(page, f"{width} flagged item {i}")
                 if i == 0:
                     page.screenshot(path=str(shots / f"{width}-evidence.png"))
             assert answers & lures, (answers, lures)  # the planted answers are flagged

@@ -31,7 +31,7 @@ from respondeoqa_eval.data.gold import GoldSet
 from respondeoqa_eval.space.store import Store
 from synthetic import SECRET_MARKER
 
-from .helpers import open_page, page_board, parse_board
+from .helpers import assert_message_whole, open_page, page_board, parse_board
 from .jobskit import GOLD_REPO, dispatcher_of, mount_jobs, put_gold
 from .requestkit import MODEL, add_tiny_model, repo_of, requests_in_record
 from .test_oauth import login
@@ -92,6 +92,7 @@ def _run(hub, jobs, space, browser, private_gold, tmp_path: Path, shots: Path) -
     sync_api.expect(listed).to_contain_text("pending")
     for width in (1400, 390):
         page.set_viewport_size({"width": width, "height": 1000})
+        assert_message_whole(page, "#request-msg", f"filed at 1400, read at {width}")
         page.screenshot(path=str(shots / f"{width}-request-filed.png"), full_page=True)
 
     # the operator's dispatcher launches its Job; the Job's worker ends the request itself

@@ -35,6 +35,7 @@ from .helpers import (
     choose,
     file_records,
     k_correct_predictions,
+    message_after,
     open_page,
     write_jsonl,
 )
@@ -83,22 +84,15 @@ def submit_in(page, path: Path, model: str) -> str:
     page.locator("#upload input[type=file]").set_input_files(str(path))
     page.locator("#model textarea, #model input").first.fill(model)
     sync_api.expect(page.locator("#upload")).to_contain_text(path.stem)
-    result = page.locator("#submit-msg textarea")
-    before = result.input_value() if result.count() else ""
-    page.locator("#submit-btn").click()
-    sync_api.expect(result).not_to_have_value(re.compile("^$|^" + re.escape(before) + "$"))
-    sync_api.expect(result).to_have_value(re.compile(r"^(Stored|Not accepted)"), timeout=90_000)
-    return result.input_value()
+    message = message_after(page, "#submit-btn", "#submit-msg")
+    assert re.match(r"^(Stored|Not accepted)", message), message
+    return message
 
 
 def withdraw_in(page, entry: str) -> str:
     open_submit(page)
     page.locator("#withdraw-id textarea, #withdraw-id input").first.fill(entry)
-    result = page.locator("#withdraw-msg textarea")
-    before = result.input_value() if result.count() else ""
-    page.locator("#withdraw-btn").click()
-    sync_api.expect(result).not_to_have_value(re.compile("^$|^" + re.escape(before) + "$"))
-    return result.input_value()
+    return message_after(page, "#withdraw-btn", "#withdraw-msg")
 
 
 def entry_of(message: str) -> int:

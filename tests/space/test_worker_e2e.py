@@ -32,7 +32,14 @@ from respondeoqa_eval.space.store import Store
 from respondeoqa_eval.space.submission import point_values
 from synthetic import SECRET_MARKER
 
-from .helpers import choose, open_page, page_board, parse_board
+from .helpers import (
+    assert_message_whole,
+    choose,
+    message_after,
+    open_page,
+    page_board,
+    parse_board,
+)
 from .requestkit import MODEL, add_tiny_model, requests_in_record
 from .test_oauth import login
 from .test_record_e2e import env_for, wait_for
@@ -85,11 +92,7 @@ def request_in(page, model: str, preset_label: str | None = None) -> str:
     page.locator("#request-model textarea, #request-model input").first.fill(model)
     if preset_label:
         page.locator("#request-preset").get_by_label(preset_label).check()
-    result = page.locator("#request-msg textarea")
-    before = result.input_value() if result.count() else ""
-    page.locator("#request-btn").click()
-    sync_api.expect(result).not_to_have_value(re.compile("^$|^" + re.escape(before) + "$"))
-    return result.input_value()
+    return message_after(page, "#request-btn", "#request-msg")
 
 
 def run_worker(
@@ -244,3 +247,35 @@ def test_request_in_the_page_ends_as_verified_entries(
     # private gold went to the operator's engine only: never to the Space's log or the record
     assert SECRET_MARKER not in space.log_text()
     assert SECRET_MARKER not in json.dumps(requests_in_record(hub))
+
+
+def test_the_request_message_is_whole_at_every_width(
+    space: Server, browser, screenshot_dir: Path
+) -> None:
+    """Issue 29: the message after a request is read whole on a phone: filed at 1400 px and
+    the window narrowed to 390 px (a Textbox kept its desktop height there and cut the text
+    after two lines), filed at 390 px, and widened again."""
+    shots = screenshot_dir / "issue29"
+    shots.mkdir(parents=True, exist_ok=True)
+    page = login(browser, space.url, "carol")
+    page.set_viewport_size({"width": 1400, "height": 900})
+    first = request_in(page, MODEL)
+    assert first.startswith(f"Requested {MODEL} at revision ") and "pending" in first, first
+    sync_api.expect(page.locator("#request-msg")).to_have_class(re.compile(r"\bmsg-ok\b"))
+    assert_message_whole(page, "#request-msg", "filed at 1400")
+    page.screenshot(path=str(shots / "1400-request-filed.png"), full_page=True)
+    page.set_viewport_size({"width": 390, "height": 900})
+    assert_message_whole(page, "#request-msg", "filed at 1400, read at 390")
+    page.screenshot(path=str(shots / "390-request-filed-at-1400.png"), full_page=True)
+
+    second = request_in(page, MODEL, preset_label="greedy decoding: temperature 0")
+    assert second.startswith(f"Requested {MODEL} at revision ") and second != first, second
+    assert_message_whole(page, "#request-msg", "filed at 390")
+    page.screenshot(path=str(shots / "390-request-filed.png"), full_page=True)
+    # a third: refused (two waiting at most); the refusal replaces it, styled as one
+    third = request_in(page, MODEL, preset_label="the paper's sampling: temperature 0.6")
+    assert third.startswith("Not requested: you have 2 requests waiting"), third
+    sync_api.expect(page.locator("#request-msg")).to_have_class(re.compile(r"\bmsg-error\b"))
+    assert_message_whole(page, "#request-msg", "refused at 390")
+    page.set_viewport_size({"width": 1400, "height": 900})
+    assert_message_whole(page, "#request-msg", "refused at 390, read at 1400")

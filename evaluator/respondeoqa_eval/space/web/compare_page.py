@@ -10,6 +10,7 @@ import gradio as gr
 from ..service import Space
 from ..views import compare
 from . import copy
+from .events import message, message_box, warning
 
 
 def compare_page(space: Space, read: dict[str, Any]) -> None:
@@ -26,16 +27,9 @@ def compare_page(space: Space, read: dict[str, Any]) -> None:
         elem_id="compare-pick",
     )
     button = gr.Button("Compare", elem_id="compare-btn")
-    message = gr.Textbox(
-        label="Comparison", interactive=False, visible=False, elem_id="compare-msg"
-    )
-    warning = gr.Textbox(
-        label="Warning",
-        interactive=False,
-        visible=False,
-        elem_id="compare-warning",
-        elem_classes=["msg-warn"],
-    )
+    result = gr.Textbox(label="Comparison", visible=False)  # the message API clients get
+    shown = message_box("compare-msg")
+    warned = message_box("compare-warning")
     with gr.Row():
         plot_content = gr.Plot(label="By content type", visible=False, elem_id="plot-content")
         plot_pair = gr.Plot(label="By language pair", visible=False, elem_id="plot-pair")
@@ -85,8 +79,8 @@ def compare_page(space: Space, read: dict[str, Any]) -> None:
         out = space.compare(keys)  # the comparison just made, from the cache
         drawn, paired = out.drawn, out.paired
         return (
-            gr.Textbox(visible=True),
-            gr.Textbox(value=out.warning, visible=bool(out.warning)),
+            message(out.message),
+            warning(out.warning),
             gr.Plot(visible=drawn),
             gr.Plot(visible=drawn),
             gr.Plot(visible=paired),
@@ -99,12 +93,12 @@ def compare_page(space: Space, read: dict[str, Any]) -> None:
     button.click(
         do_compare,
         [pick],
-        [message, *parts],
+        [result, *parts],
         api_name="compare",
         # a bootstrap per new pair: queued (bounded), in its own group, never behind "submit"
         concurrency_id="compare",
         concurrency_limit=space.limits.concurrency,
-    ).then(show_parts, [pick], [message, warning, *parts], api_visibility="private", **read)
+    ).then(show_parts, [pick], [shown, warned, *parts], api_visibility="private", **read)
     pick.focus(
         lambda: gr.update(choices=space.snapshot().choices()),
         None,

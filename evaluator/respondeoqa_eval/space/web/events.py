@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from typing import Any
 
 import gradio as gr
@@ -21,6 +22,30 @@ def username(profile: Any) -> str:
     return "" if profile is None else str(getattr(profile, "username", "") or "")
 
 
-def message(text: str, ok: bool) -> Any:
-    """A result message, styled as a success or a refusal."""
-    return gr.Textbox(value=text, visible=True, elem_classes=["msg-ok" if ok else "msg-error"])
+def message_box(elem_id: str) -> Any:
+    """Where a page shows a result message, hidden until it has one: HTML as tall as its text
+    at any width. A Textbox cuts it: Gradio 6 sizes its textarea to the text when the value
+    comes and keeps that height when the window narrows (a phone turned, a window dragged).
+    An event with an API gives its clients the message as plain text, in a hidden Textbox of
+    its outputs, and a private step after it fills the box (`message`)."""
+    return gr.HTML(visible=False, elem_id=elem_id, elem_classes=["msg"], js_on_load=None)
+
+
+def message(text: str, ok: bool | None = None) -> Any:
+    """A result message for a `message_box`: a success (ok), a refusal (not ok) or plain
+    (None)."""
+    return _shown(text, "" if ok is None else "msg-ok" if ok else "msg-error")
+
+
+def warning(text: str) -> Any:
+    """A warning for a `message_box` (none shown when `text` is empty)."""
+    return _shown(text, "msg-warn")
+
+
+def _shown(text: str, kind: str) -> Any:
+    # escaped: messages quote what users typed (model names, ids), and gr.HTML runs script
+    return gr.HTML(
+        value=html.escape(text),
+        visible=bool(text),
+        elem_classes=["msg", kind] if kind else ["msg"],
+    )

@@ -15,6 +15,7 @@ from ...data.breakdowns import DIMENSIONS
 from ..service import Space
 from ..views import items as item_views
 from . import copy
+from .events import message, message_box
 
 
 def items_page(space: Space, demo: gr.Blocks, read: dict[str, Any]) -> None:
@@ -35,7 +36,7 @@ def items_page(space: Space, demo: gr.Blocks, read: dict[str, Any]) -> None:
         flagged = gr.Checkbox(
             False, label="Suspected gold errors only", elem_id="items-flagged", min_width=160
         )
-    message = gr.Textbox(label="Item analysis", interactive=False, elem_id="items-msg")
+    summary = message_box("items-msg")  # what is shown, in words
     table = gr.Dataframe(
         headers=item_views.COLUMNS,
         datatype=item_views.DATATYPES,
@@ -59,7 +60,7 @@ def items_page(space: Space, demo: gr.Blocks, read: dict[str, Any]) -> None:
     def show(*args: Any) -> tuple[Any, ...]:
         *picks, only, by = args
         out = space.items_view(picks, only, by)
-        return out.message, item_views.items_display(out.table), out.difficulty
+        return message(out.message), item_views.items_display(out.table), out.difficulty
 
     def opened(*args: Any) -> tuple[Any, ...]:
         """Today's filter choices (a pick no longer present falls back to any), then the
@@ -75,7 +76,7 @@ def items_page(space: Space, demo: gr.Blocks, read: dict[str, Any]) -> None:
         return (*updates, *show(*kept, only, by))
 
     inputs = [*filters, flagged, chart_by]
-    outputs = [message, table, chart]
+    outputs = [summary, table, chart]
     demo.load(opened, inputs, [*filters, *outputs], api_visibility="private", **read)
     for control in (*filters, flagged, chart_by):
         control.input(show, inputs, outputs, api_visibility="private", **read)

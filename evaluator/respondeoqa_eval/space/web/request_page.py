@@ -18,7 +18,7 @@ from ..requests.model import DEFAULT_PRESET, PRESETS
 from ..service import Space
 from ..views.requests import REQUEST_COLUMNS, REQUEST_WIDTHS, requests_frame
 from . import copy
-from .events import message, username
+from .events import message, message_box, username
 
 
 def request_page(space: Space, demo: gr.Blocks, read: dict[str, Any]) -> None:
@@ -63,7 +63,8 @@ def request_page(space: Space, demo: gr.Blocks, read: dict[str, Any]) -> None:
         f"{limits.requests_per_week} per 7 days."
     )
     button = gr.Button("Request evaluation", variant="primary", elem_id="request-btn")
-    result = gr.Textbox(label="Request", interactive=False, visible=False, elem_id="request-msg")
+    result = gr.Textbox(label="Request", visible=False)  # the message API clients get
+    shown = message_box("request-msg")
     ok = gr.Checkbox(False, visible=False, label="Stored", elem_id="request-ok")
     gr.Markdown(copy.REQUESTS_LIST)
     table = gr.Dataframe(
@@ -105,7 +106,7 @@ def request_page(space: Space, demo: gr.Blocks, read: dict[str, Any]) -> None:
         api_name="request",
         concurrency_id="request",  # one check-and-store at a time; the Hub is asked each time
         concurrency_limit=1,
-    ).then(style, [result, ok], [result], api_visibility="private")
+    ).then(style, [result, ok], [shown], api_visibility="private")
     demo.load(listing, None, [table], api_visibility="private", **read)
     refresh.click(listing, None, [table], api_visibility="private", **read)
     gr.api(requests_data, api_name="requests", concurrency_id="read-api")

@@ -12,7 +12,7 @@ import gradio as gr
 from ..service import Space
 from ..views.entry import BREAKDOWN_DATATYPES, breakdown_display
 from . import clients, copy
-from .events import message, username
+from .events import message, message_box, username
 
 UPLOAD_TYPES = [".jsonl", ".csv", ".json", ".parquet", ".zip"]
 
@@ -67,7 +67,8 @@ def submit_page(space: Space) -> None:
         elem_id="confirm",
     )
     button = gr.Button("Submit", variant="primary", elem_id="submit-btn")
-    result = gr.Textbox(label="Result", interactive=False, visible=False, elem_id="submit-msg")
+    result = gr.Textbox(label="Result", visible=False)  # the message API clients get
+    shown = message_box("submit-msg")
     breakdown = gr.Dataframe(
         label="Your entry's breakdown",
         interactive=False,
@@ -165,7 +166,7 @@ def submit_page(space: Space) -> None:
         api_name="submit",
         concurrency_limit=limits.submit_concurrency,
         concurrency_id="submit",
-    ).then(style, [result, stored, ask], [result, breakdown, confirm], api_visibility="private")
+    ).then(style, [result, stored, ask], [shown, breakdown, confirm], api_visibility="private")
     upload.upload(
         prefill,
         [upload, model, hub_model, params, note],
@@ -185,9 +186,7 @@ def _withdraw(space: Space) -> None:
             label="Number of your entry (e.g. #12)", max_length=20, elem_id="withdraw-id"
         )
         button = gr.Button("Withdraw my entry", variant="stop", elem_id="withdraw-btn", scale=0)
-    result = gr.Textbox(
-        label="Withdrawal", interactive=False, visible=False, elem_id="withdraw-msg"
-    )
+    result = message_box("withdraw-msg")
 
     def do_withdraw(text: str, profile: gr.OAuthProfile | None) -> Any:
         out = space.withdraw(text, username(profile))
