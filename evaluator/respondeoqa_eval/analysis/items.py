@@ -45,7 +45,7 @@ import numpy as np
 from ..data.breakdowns import DIMENSIONS
 from ..data.records import PUBLIC_SOURCES, Record, split_language_pair
 from ..metrics import METRICS
-from ..metrics.feet import LISTED_FEET, canonical, feet, predicted_feet
+from ..metrics.feet import LISTED_FEET, canonical, feet
 from ..report.model import ItemResult
 from ..report.numbers import ratio_text
 from ..scoring.answer_format import gold_format_problem, option_letters
@@ -134,7 +134,7 @@ class ItemStats:
         rest = "" if self.other_accuracy is None else f", the others {self.other_accuracy:.0%}"
         where, scope = "", "right on the task"
         if self.agreement_foot is not None:
-            where, scope = f"as foot {self.agreement_foot}, ", "of feet right on the task"
+            where, scope = f"foot {self.agreement_foot}: ", "of feet right on the task"
         return (
             f"{where}{self.agreement_count} of {self.entries} entries answer "
             f"{self.agreement_answer!r} (they average {self.agreeing_accuracy:.0%} {scope}{rest}); "
@@ -329,13 +329,14 @@ def analyze_items(
 
 _D_GRID = np.linspace(-8.0, 8.0, 81)
 """The item difficulty shifts (logits) the likelihoods integrate over."""
-_SLOPES = np.arange(0.75, 3.01, 0.25)
+_SLOPES = np.array([1.0, 1.5, 2.0, 2.5, 3.0])
 """Candidate scales from an entry's logit accuracy to its ability (fitted per pool)."""
 _FLOORS = (0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.25)
 """Candidate chances of a right answer from an entry that does not know the item (a lucky
-guess: three-parameter IRT's pseudo-guessing; fitted per pool)."""
-_MEANS = np.arange(-3.0, 3.01, 0.25)
-_SDS = np.arange(0.5, 3.01, 0.25)
+guess: three-parameter IRT's pseudo-guessing; fitted per pool of fixed options; an open
+answer is not guessed right)."""
+_MEANS = np.linspace(-3.0, 3.0, 13)
+_SDS = np.array([0.5, 0.75, 1.0, 1.5, 2.0, 2.5, 3.0])
 """Candidate means and standard deviations of a pool's item difficulty shifts."""
 
 
@@ -373,7 +374,7 @@ def _normal_priors() -> tuple[list[tuple[float, float]], np.ndarray]:
 _PRIORS = _normal_priors()
 
 
-def _fit_difficulty(items: Sequence[tuple[np.ndarray, np.ndarray]]) -> _Fit:
+def _fit_difficulty(items: Sequence[tuple[np.ndarray, np.ndarray]], guessed: bool) -> _Fit:
     """The answering model that explains a pool's items (each: its entries' logit accuracies
     and who was right) best, by marginal likelihood over `_SLOPES`, `_FLOORS`, `_MEANS` and
     `_SDS`. A normal, not a free-form prior: a free-form one would learn a bump of very hard
@@ -389,7 +390,7 @@ def _fit_difficulty(items: Sequence[tuple[np.ndarray, np.ndarray]]) -> _Fit:
     for slope in _SLOPES:
         logit = slope * accuracy[:, :, None] - _D_GRID[None, None, :]
         wrong_base = -np.logaddexp(0.0, logit)
-        for floor in _FLOORS:
+        for floor in _FLOORS if guessed else (0.0,):
             log_wrong = math.log1p(-floor) + wrong_base
             log_right = np.log1p(-np.exp(log_wrong))
             table = np.einsum("ie,ied->id", present * right, log_right) + np.einsum(
@@ -481,6 +482,7 @@ class _Case:
     options: int | None  # the answers a wrong entry chooses from (None: open answers)
     prior_share: float  # the share of the item's prior gold-error rate this case's answer gets
     foot: int | None = None  # the 0-based foot position (None: the whole answer)
+    spelled: Mapping[str, str] = field(default_factory=dict)  # a foot -> its commonest spelling
 
 
 @dataclass(frozen=True)
@@ -547,12 +549,14 @@ def _foot_cases(
             continue
         golds = [canonical(name) for name in feet(record.answers[0])]
         results = by_item[stats.id]
-        given = [
-            predicted_feet(it.extracted) if it.answered and it.extracted else []
-            for _, it in results
-        ]
+        written = [feet(it.extracted.replace("*", "")) if it.answered and it.extracted else []
+                   for _, it in results]  # fmt: skip
         for at, want in enumerate(golds):
-            here = [g[at] if at < len(g) else "" for g in given]
+            raw = [w[at] if at < len(w) else "" for w in written]
+            here = [canonical(name) for name in raw]
+            spellings: defaultdict[str, Counter[str]] = defaultdict(Counter)
+            for name, key in zip(raw, here, strict=True):
+                spellings[key][name] += 1
             cases.append(
                 _Case(
                     stats.id,
@@ -563,6 +567,7 @@ def _foot_cases(
                     OTHER_FEET,
                     1 / OTHER_FEET,
                     at,
+                    {key: names.most_common(1)[0][0] for key, names in spellings.items()},
                 )
             )
     return cases
@@ -604,9 +609,11 @@ def _chance_test(cases: Sequence[_Case], thresholds: Thresholds) -> dict[int, _E
         return np.log(share / (1 - share))
 
     fitted: dict[str, list[tuple[np.ndarray, np.ndarray]]] = defaultdict(list)
+    guessed: dict[str, bool] = {}
     for case in cases:
         fitted[case.pool].append((logit(share_of(case)), case.right))
-    difficulty = {pool: _fit_difficulty(items) for pool, items in fitted.items()}
+        guessed[case.pool] = case.options is not None
+    difficulty = {pool: _fit_difficulty(items, guessed[pool]) for pool, items in fitted.items()}
     out: dict[int, _Evidence] = {}
     for index, (case, wrong) in enumerate(zip(cases, wrongs, strict=True)):
         if len(case.names) < thresholds.flag_min_entries or not wrong:
@@ -674,7 +681,9 @@ def _gold_error_test(
         out.append(
             dataclasses.replace(
                 stats,
-                agreement_answer=stats.wrong_answer if foot is None else evidence.answer,
+                agreement_answer=(
+                    stats.wrong_answer if foot is None else evidence.case.spelled[evidence.answer]
+                ),
                 agreement_count=evidence.count,
                 agreement_foot=None if foot is None else foot + 1,
                 agreement_ratio=math.exp(min(700.0, evidence.log_ratio)),
