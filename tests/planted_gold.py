@@ -223,7 +223,7 @@ def _wrong_answer(rng: random.Random, r: Record, e: int, lures: list[str], weigh
         if roll < (1.0 if trap else 0.6):
             return rng.choices(lures, weights)[0]
         return f"{gold[:3]}ix{e}{rng.randrange(3)}"
-    if r.task == "feet":
+    if r.task == "feet":  # near misses (`near_feet`; far off: `_far_feet`)
         if rng.random() < 0.5:
             return rng.choices(lures, weights)[0]
         feet = [f.strip() for f in gold.split(",")]
@@ -241,9 +241,11 @@ def simulate(
     seed: int,
     traps: bool = False,
     n_entries: int = ENTRIES,
+    near_feet: bool = False,
 ) -> dict[str, list[ItemResult]]:
     """The entries' per-item results (entry name -> ItemResults) against `gold`: the entries
-    answer from `records`' (true) answers."""
+    answer from `records`' (true) answers; `near_feet`: the earlier benchmark's wrong feet
+    answers (`FEET`)."""
     rng = random.Random(f"entries:{seed}")
     words = _words(records)
     by_task = abilities(n_entries)
@@ -256,10 +258,13 @@ def simulate(
         elif r.task == "short_answer":
             lures = rng.sample([w for w in words[r.answer_language] if w != true], 3)
         elif r.task == "feet":
-            lures = [_changed_foot(rng, true) for _ in range(2)]
+            lures = [_changed_foot(rng, true) for _ in range(2)] if near_feet else []
         else:
             lures = [""]
-        weights = _dirichlet(rng, len(lures))
+        far = r.task == "feet" and not near_feet
+        weights = _dirichlet(rng, len(lures)) if lures else []
+        # far off: each foot position's attractiveness over the listed feet
+        positions = [_dirichlet(rng, len(LISTED_FEET)) for _ in true.split(",")] if far else []
         trap = traps and r.task in BROKEN and rng.random() < TRAP_SHARE
         if trap:  # very hard, and almost every entry that does not know picks lure 0
             hardness += 4.0
@@ -267,7 +272,12 @@ def simulate(
         scored = gold[r.id]
         for e, ability in enumerate(by_task[r.task]):
             knows = rng.random() < 1 / (1 + math.exp(hardness - ability))
-            answer = true if knows else _wrong_answer(rng, r, e, lures, weights, trap)
+            if knows:
+                answer = true
+            elif far:
+                answer = ", ".join(rng.choices(LISTED_FEET, w)[0] for w in positions)
+            else:
+                answer = _wrong_answer(rng, r, e, lures, weights, trap)
             if r.task == "multiple_choice" and answer:
                 answer = answer[:1]
             score = score_item(r.task, scored.answers, r.answer_language, answer)
@@ -301,10 +311,11 @@ def run(
     traps: bool = False,
     thresholds: Thresholds | None = None,
     n_entries: int = ENTRIES,
+    near_feet: bool = False,
 ) -> Outcome:
     """Plant errors (none with `planted={}, broken=()`), simulate the entries, analyse."""
     copy = plant(records, seed, planted, broken)
-    entries = simulate(records, copy.gold, seed, traps, n_entries)
+    entries = simulate(records, copy.gold, seed, traps, n_entries, near_feet)
     analysis = analyze_items(entries, copy.gold, thresholds=thresholds or Thresholds())
     flagged = frozenset(
         it.id for it in analysis.items if AGREE in it.reasons or GOLD_FORMAT in it.reasons
