@@ -392,13 +392,16 @@ def oracle_posteriors(
     return planted, sound
 
 
-def strength(records: list[Record], seeds: range, n_entries: int = ENTRIES) -> dict[str, str]:
+def strength(
+    records: list[Record], seeds: range, n_entries: int = ENTRIES, near_feet: bool = False
+) -> dict[str, str]:
     """Task -> each entry's accuracy (mean score, the paper's) and, where partial credit makes
     it differ, its share of wholly right answers, weakest first, over `seeds` with no error
     planted."""
     scores: dict[tuple[str, int], list[float]] = {}
     for seed in seeds:
-        entries = simulate(records, {r.id: r for r in records}, seed, n_entries=n_entries)
+        gold = {r.id: r for r in records}
+        entries = simulate(records, gold, seed, n_entries=n_entries, near_feet=near_feet)
         for e in range(n_entries):
             for it in entries[f"entry-{e}"]:
                 scores.setdefault((it.task, e), []).append(it.score)
@@ -428,6 +431,9 @@ def _main() -> None:
     parser.add_argument("--oracle", action="store_true", help="the multiple-choice bound")
     parser.add_argument("--entries", type=int, default=ENTRIES, help="entries on the board")
     parser.add_argument(
+        "--near-feet", action="store_true", help="wrong feet answers near misses (the earlier)"
+    )
+    parser.add_argument(
         "--strength", action="store_true", help="each entry's accuracy by task (no error planted)"
     )
     parser.add_argument("--cut", type=float, help="flag at this posterior (not the default)")
@@ -437,7 +443,8 @@ def _main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         records = benchmark_gold(Path(tmp) / "gold")
     if args.strength:
-        for task, line in strength(records, range(start, stop), args.entries).items():
+        figures_by_task = strength(records, range(start, stop), args.entries, args.near_feet)
+        for task, line in figures_by_task.items():
             print(f"{task}: {line}")
         return
     if args.oracle:
@@ -460,7 +467,7 @@ def _main() -> None:
     outcomes = []
     planted, broken = ({}, ()) if args.none else (PLANTED, BROKEN)
     for seed in range(start, stop):
-        o = run(records, seed, planted, broken, args.traps, chosen, args.entries)
+        o = run(records, seed, planted, broken, args.traps, chosen, args.entries, args.near_feet)
         outcomes.append(o)
         by_task: dict[str, str] = {}
         false: Counter[str] = Counter()
