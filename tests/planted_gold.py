@@ -53,7 +53,7 @@ from respondeoqa_eval.data.breakdowns import groups_of
 from respondeoqa_eval.data.gold import read_folder
 from respondeoqa_eval.data.records import Record
 from respondeoqa_eval.metrics import score_item
-from respondeoqa_eval.metrics.feet import LISTED_FEET
+from respondeoqa_eval.metrics.feet import LISTED_FEET, canonical, feet
 from respondeoqa_eval.report.model import ItemResult
 from synthetic import write_private
 
@@ -166,10 +166,11 @@ def _words(records: Sequence[Record]) -> dict[str, list[str]]:
 
 
 def _changed_foot(rng: random.Random, gold: str) -> str:
-    feet = [f.strip() for f in gold.split(",")]
-    at = rng.randrange(len(feet))
-    feet[at] = rng.choice([f for f in LISTED_FEET if f != feet[at].lower()])
-    return ", ".join(feet)
+    names = [f.strip() for f in gold.split(",")]
+    at = rng.randrange(len(names))
+    # another foot, not another spelling of the same one (choriambus is the listed choriamb)
+    names[at] = rng.choice([f for f in LISTED_FEET if canonical(f) != canonical(names[at].lower())])
+    return ", ".join(names)
 
 
 def plant(
@@ -226,10 +227,10 @@ def _wrong_answer(rng: random.Random, r: Record, e: int, lures: list[str], weigh
     if r.task == "feet":  # near misses (`near_feet`; far off: `_far_feet`)
         if rng.random() < 0.5:
             return rng.choices(lures, weights)[0]
-        feet = [f.strip() for f in gold.split(",")]
+        names = [f.strip() for f in gold.split(",")]
         for _ in range(rng.choice((1, 2))):
-            feet[rng.randrange(len(feet))] = rng.choice(LISTED_FEET)
-        return ", ".join(feet)
+            names[rng.randrange(len(names))] = rng.choice(LISTED_FEET)
+        return ", ".join(names)
     line = gold.split()
     rng.shuffle(line)
     return " ".join(line)
@@ -387,6 +388,80 @@ def oracle_posteriors(
         log_wrong = np.logaddexp.reduce(
             [log_like[c] + math.log(rate / (k - 1)) for c in letters if c != keyed]
         )
+        posterior = float(1 / (1 + np.exp(log_right - log_wrong)))
+        (planted if r.id in copy.true else sound).append(posterior)
+    return planted, sound
+
+
+def oracle_posteriors_feet(
+    records: list[Record], seed: int, n_entries: int = ENTRIES
+) -> tuple[list[float], list[float]]:
+    """The feet items' P(gold wrong) under the simulation's own model (far-off wrong answers,
+    the default): the bound for any test on them, as `oracle_posteriors` is for multiple
+    choice. An entry that knows a line gives its true feet; one that does not draws each foot
+    from that position's Dirichlet(1) attractiveness over the 13 listed feet, the same whatever
+    the truth. So only the entries that give a candidate line exactly tell the candidates
+    apart: the gold, or the gold with one foot changed (the planting: a position and another
+    listed foot at random, at the true rate), each integrated over the item's difficulty and
+    over which of the entries giving it know it. Returns (posteriors of planted feet errors, of
+    sound feet items)."""
+    import numpy as np
+
+    listed = {canonical(f) for f in LISTED_FEET}
+    copy = plant(records, seed)
+    entries = simulate(records, copy.gold, seed, n_entries=n_entries)
+    answers = list(zip(*(entries[name] for name in entries), strict=True))
+    ability = np.array(abilities(n_entries)["feet"])
+    grid = np.linspace(-7.0, 7.0, 141)
+    log_prior = -0.5 * (grid / DIFFICULTY_SD) ** 2
+    log_prior -= np.logaddexp.reduce(log_prior)
+    knows = 1 / (1 + np.exp(grid[None, :] - ability[:, None]))  # entries x grid
+    n_feet = sum(r.task == "feet" for r in records)
+    rate = PLANTED["feet"] / n_feet
+
+    def log_like(given: list[tuple[str, ...]], truth: tuple[str, ...], width: int) -> float:
+        """log P(the answers | truth), summed over which of the entries giving it know it;
+        the others' feet per position a Dirichlet(1)-multinomial."""
+        givers = [e for e, line in enumerate(given) if line == truth]
+        terms = []
+        for mask in range(1 << len(givers)):
+            know = {g for b, g in enumerate(givers) if mask >> b & 1}
+            per_d = sum(
+                np.log(knows[e]) if e in know else np.log1p(-knows[e]) for e in range(len(given))
+            )
+            rest = [line for e, line in enumerate(given) if e not in know]
+            log_dm = 0.0
+            for at in range(width):
+                counts = Counter(line[at] if at < len(line) else "" for line in rest)
+                log_dm += math.lgamma(13) - math.lgamma(13 + len(rest))
+                log_dm += sum(math.lgamma(1 + c) for c in counts.values())
+            terms.append(np.logaddexp.reduce(per_d + log_prior) + log_dm)
+        return float(np.logaddexp.reduce(terms))
+
+    planted: list[float] = []
+    sound: list[float] = []
+    for r, results in zip(records, answers, strict=True):
+        if r.task != "feet":
+            continue
+        keyed = tuple(canonical(f) for f in feet(copy.gold[r.id].answers[0]))
+        given = [tuple(canonical(f) for f in feet(it.extracted or "")) for it in results]
+        width = len(keyed)
+        # every candidate nobody gives has one likelihood: no entry knows it
+        nobody = log_like(given, ("",), width)
+        alternatives = width * (len(listed) - 1)
+        given_alts = {
+            line
+            for line in given
+            if len(line) == width
+            and sum(a != b for a, b in zip(line, keyed, strict=True)) == 1
+            and all(a in listed for a, b in zip(line, keyed, strict=True) if a != b)
+        }
+        log_alt = [log_like(given, line, width) for line in given_alts]
+        log_alt += [nobody + math.log(max(0, alternatives - len(given_alts)))] * (
+            alternatives > len(given_alts)
+        )
+        log_wrong = float(np.logaddexp.reduce(log_alt)) + math.log(rate / alternatives)
+        log_right = log_like(given, keyed, width) + math.log(1 - rate)
         posterior = float(1 / (1 + np.exp(log_right - log_wrong)))
         (planted if r.id in copy.true else sound).append(posterior)
     return planted, sound
