@@ -1,7 +1,9 @@
 """The gold-error flags on the planted-error benchmark (tests/planted_gold.py; README: Item
 analysis, "Measured on a planted-error benchmark"): the figures the README states, on the
 report seeds (`REPORT_SEEDS`, none used to choose a constant). Floors are the measured
-figures rounded down: the flags getting worse fails the test."""
+figures rounded down: the flags getting worse fails the test. And the short-answer oracle
+(`short_posterior`): on constructed items, its closed form against sampling, its answering
+shares against `_wrong_answer`, its calibration on the report seeds."""
 
 from __future__ import annotations
 
@@ -68,6 +70,8 @@ def test_short_oracle_on_constructed_items(grid):
     assert posterior(["own-1", "own-2"] + ["X"] * 8) > 0.9
     # the three weakest agree, the rest miss it too: a hard item's attractive lure
     assert posterior(["X", "X", "X", "", "own-1", "own-2", "", "own-3", "own-4", "own-5"]) < 0.1
+    # no answers: no evidence either way, the prior (every hypothesis explains them alike)
+    assert posterior([""] * 10) == pytest.approx(RATE, rel=1e-9)
     # an easy item the strong get right: the wrong answers are the weak entries' own
     assert posterior(["own-1", ""] + ["gold"] * 8) < 1e-6
     # ... and the gold given only by the weakest entry is a lure if the gold is wrong (a
