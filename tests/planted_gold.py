@@ -25,8 +25,9 @@ overwhelmingly attractive distractor that almost every entry picks.
 
 Seeds 0-11 calibrate (`CALIBRATION_SEEDS`: the flag's constants were chosen on them), seeds
 12-35 report (`REPORT_SEEDS`: the README's figures and tests/test_planted_gold.py).
-`oracle_posteriors` is the bound: the multiple-choice posteriors under this simulation's own
-model. `python tests/planted_gold.py` prints the figures (`--help`: the options).
+`oracle_posteriors` and `oracle_posteriors_short` are the bounds: the multiple-choice and
+short-answer posteriors under this simulation's own model. `python tests/planted_gold.py`
+prints the figures (`--help`: the options).
 
 Deterministic: every draw comes from `random.Random` (numpy's generator for the oracle)
 seeded with the seed.
