@@ -439,8 +439,8 @@ def short_posterior(
     others do not); the gold is wrong and no entry knows. An entry that does not know answers
     nothing, a lure draw or an own string (`SHORT_NONE`, `SHORT_LURE`, `SHORT_OWN`;
     `_log_lure_draws`), never the truth (the lures exclude it). A wrong gold is another public
-    word, which entries give only if it is one of the lures: about 1 / `words` per slot, and
-    their group then a lure draw. Approximations: lures taken as three distinct strings, none
+    word, which entries give only if it is one of the lures: their group is then a lure draw,
+    and the gold that lure's word by a coincidence of about 1 / `words`. Approximations: lures taken as three distinct strings, none
     with the truth's key (the public golds repeat a few words and spellings, so a lure can
     repeat or match the truth by key: rare, left out); under "the gold is right" an entry that
     gives it knows (a lure with the gold's key: the same rarity). The difficulty is integrated

@@ -130,6 +130,8 @@ def test_short_oracle_reads_the_simulation_right(records):
     assert drawn[None] / 20_000 == pytest.approx(SHORT_NONE, abs=0.01)
     assert drawn["lure-0"] / 20_000 == pytest.approx(SHORT_LURE * 0.5, abs=0.01)
     assert sum(drawn[x] for x in lures) / 20_000 == pytest.approx(SHORT_LURE, abs=0.01)
+    own = [x for x in drawn if x is not None and x not in lures]
+    assert sum(drawn[x] for x in own) / 20_000 == pytest.approx(SHORT_OWN, abs=0.01)
     total = planted = 0.0
     for seed in REPORT_SEEDS:
         p, s = oracle_posteriors_short(records, seed)
