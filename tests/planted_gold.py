@@ -25,8 +25,9 @@ overwhelmingly attractive distractor that almost every entry picks.
 
 Seeds 0-11 calibrate (`CALIBRATION_SEEDS`: the flag's constants were chosen on them), seeds
 12-35 report (`REPORT_SEEDS`: the README's figures and tests/test_planted_gold.py).
-`oracle_posteriors` is the bound: the multiple-choice posteriors under this simulation's own
-model. `python tests/planted_gold.py` prints the figures (`--help`: the options).
+`oracle_posteriors` and `oracle_posteriors_short` are the bounds: the multiple-choice and
+short-answer posteriors under this simulation's own model. `python tests/planted_gold.py`
+prints the figures (`--help`: the options).
 
 Deterministic: every draw comes from `random.Random` (numpy's generator for the oracle)
 seeded with the seed.
@@ -42,6 +43,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 from respondeoqa_eval.analysis.items import (
     AGREE,
     GOLD_FORMAT,
@@ -52,9 +54,10 @@ from respondeoqa_eval.analysis.items import (
 from respondeoqa_eval.data.breakdowns import groups_of
 from respondeoqa_eval.data.gold import read_folder
 from respondeoqa_eval.data.records import Record
-from respondeoqa_eval.metrics import score_item
+from respondeoqa_eval.metrics import METRICS, score_item
 from respondeoqa_eval.metrics.feet import LISTED_FEET, canonical, feet
 from respondeoqa_eval.report.model import ItemResult
+from respondeoqa_eval.scoring.answer_format import gold_format_problem
 from synthetic import write_private
 
 ENTRIES = 10
@@ -338,6 +341,15 @@ REPORT_SEEDS = range(12, 36)
 """The seeds the README's figures are measured on (none of them used to choose a constant)."""
 
 
+def _knowing_on_grid(ability: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+    """The oracles' difficulty integral: the true prior's log weights on a grid of item
+    difficulties, and each entry's chance of knowing the item at each (entries x grid)."""
+    grid = np.linspace(-5.0, 9.0, 141)
+    log_prior = -0.5 * (grid / DIFFICULTY_SD) ** 2
+    log_prior -= np.logaddexp.reduce(log_prior)
+    return log_prior, 1 / (1 + np.exp(grid[None, :] - np.asarray(ability)[:, None]))
+
+
 def oracle_posteriors(
     records: list[Record], seed: int, draws: int = 500, n_entries: int = ENTRIES
 ) -> tuple[list[float], list[float]]:
@@ -346,16 +358,10 @@ def oracle_posteriors(
     difficulty prior, the answering process of `_wrong_answer` with its Dirichlet(1)
     attractiveness integrated by `draws` samples, and the true rate of planted errors.
     Returns (posteriors of planted content errors, of sound items); broken formats left out."""
-    import numpy as np
-
     copy = plant(records, seed)
     entries = simulate(records, copy.gold, seed, n_entries=n_entries)
     answers = list(zip(*(entries[name] for name in entries), strict=True))
-    ability = np.array(abilities(n_entries)["multiple_choice"])
-    grid = np.linspace(-5.0, 9.0, 141)
-    log_prior = -0.5 * (grid / DIFFICULTY_SD) ** 2
-    log_prior -= np.logaddexp.reduce(log_prior)
-    knows = 1 / (1 + np.exp(grid[None, :] - ability[:, None]))  # entries x grid
+    log_prior, knows = _knowing_on_grid(abilities(n_entries)["multiple_choice"])
     weights = {k: np.random.default_rng(seed).dirichlet(np.ones(k - 1), draws) for k in (3, 4, 5)}
     n_mc = sum(r.task == "multiple_choice" for r in records)
     rate = PLANTED["multiple_choice"] / n_mc
@@ -405,17 +411,11 @@ def oracle_posteriors_feet(
     listed foot at random, at the true rate), each integrated over the item's difficulty and
     over which of the entries giving it know it. Returns (posteriors of planted feet errors, of
     sound feet items)."""
-    import numpy as np
-
     listed = {canonical(f) for f in LISTED_FEET}
     copy = plant(records, seed)
     entries = simulate(records, copy.gold, seed, n_entries=n_entries)
     answers = list(zip(*(entries[name] for name in entries), strict=True))
-    ability = np.array(abilities(n_entries)["feet"])
-    grid = np.linspace(-7.0, 7.0, 141)
-    log_prior = -0.5 * (grid / DIFFICULTY_SD) ** 2
-    log_prior -= np.logaddexp.reduce(log_prior)
-    knows = 1 / (1 + np.exp(grid[None, :] - ability[:, None]))  # entries x grid
+    log_prior, knows = _knowing_on_grid(abilities(n_entries)["feet"])
     n_feet = sum(r.task == "feet" for r in records)
     rate = PLANTED["feet"] / n_feet
 
@@ -467,6 +467,119 @@ def oracle_posteriors_feet(
     return planted, sound
 
 
+SHORT_NONE, SHORT_LURE, SHORT_OWN = 0.15, 0.45, 0.40
+"""What a short-answer entry that does not know answers (`_wrong_answer`): nothing, one of the
+item's lures, a string of its own."""
+SHORT_LURES = 3
+"""Lures per short-answer item (`simulate`), their weights Dirichlet(1)."""
+
+
+def _log_lure_draws(forced: Sequence[int], singles: int) -> float:
+    """log P(the answers of the entries that do not know, other than nothing, fall into the
+    observed groups): `forced` the sizes of the groups that must be lure draws (an answer given
+    twice or more: own strings never agree), `singles` the answers given once (a lure or an own
+    string each). The lures' strings are unknown, so the sum runs over which groups are lures
+    and which lure slot each is (distinct groups, distinct slots); the Dirichlet(1) weights are
+    integrated in closed form, E[prod w_j^n_j] = Gamma(L) prod n_j! / Gamma(L + n) for L
+    slots and n lure draws in all, the same for every assignment of groups to slots."""
+    if len(forced) > SHORT_LURES:
+        return -math.inf
+    terms = []
+    for t in range(min(singles, SHORT_LURES - len(forced)) + 1):  # singles that are lures
+        used, drawn = len(forced) + t, sum(forced) + t
+        terms.append(
+            math.log(math.comb(singles, t) * math.perm(SHORT_LURES, used))
+            + drawn * math.log(SHORT_LURE)
+            + (singles - t) * math.log(SHORT_OWN)
+            + math.lgamma(SHORT_LURES)
+            + sum(math.lgamma(n + 1) for n in forced)
+            - math.lgamma(SHORT_LURES + drawn)
+        )
+    return float(np.logaddexp.reduce(terms))
+
+
+def short_posterior(
+    given: Sequence[str],
+    gold: str,
+    log_prior: np.ndarray,
+    knows: np.ndarray,
+    rate: float,
+    words: int,
+) -> float:
+    """P(the gold is wrong) of one short-answer item under the simulation's model, from the
+    entries' answer keys `given` ("" for no answer) and the gold's key `gold`; `log_prior` and
+    `knows` from `_knowing_on_grid` (the entries' true abilities, in `given`'s order), `rate`
+    the prior share of planted errors, `words` the number of words the planted gold is drawn
+    from (its language's public golds).
+
+    What the oracle sees is which entries agree with which and with the gold, not the strings
+    (an own string and a lure are taken as equally likely to be any given string: their form is
+    no evidence). Hypotheses: the gold is right (the entries that give it know the item); the
+    gold is wrong and the truth is answer X (for each answer X given by entries: they know, the
+    others do not); the gold is wrong and no entry knows. An entry that does not know answers
+    nothing, a lure draw or an own string (`SHORT_NONE`, `SHORT_LURE`, `SHORT_OWN`;
+    `_log_lure_draws`), never the truth (the lures exclude it). A wrong gold is another public
+    word, which entries give only if it is one of the lures: their group is then a lure draw,
+    and the gold that lure's word by a coincidence of about 1 / `words`. Approximations: lures taken as three distinct strings, none
+    with the truth's key (the public golds repeat a few words and spellings, so a lure can
+    repeat or match the truth by key: rare, left out); under "the gold is right" an entry that
+    gives it knows (a lure with the gold's key: the same rarity). The difficulty is integrated
+    on `_knowing_on_grid`'s grid, the Dirichlet weights in closed form."""
+    groups = Counter(a for a in given if a)
+    nothing = sum(not a for a in given) * math.log(SHORT_NONE)
+    log_knows, log_not = np.log(knows), np.log1p(-knows)
+
+    def log_like(truth: str | None) -> float:
+        """log P(the answers | the truth's key `truth`; None: a string no entry gave)."""
+        knowing = np.array([bool(a) and a == truth for a in given])
+        difficulty = np.logaddexp.reduce(
+            log_prior + (knowing[:, None] * log_knows + (~knowing)[:, None] * log_not).sum(0)
+        )
+        rest = {a: n for a, n in groups.items() if a != truth}
+        coincidence = 0.0
+        forced = [n for a, n in rest.items() if n > 1 or a == gold]
+        if gold in rest:  # a wrong gold that entries give: one of the lures
+            coincidence = -math.log(words)
+        singles = len(rest) - len(forced)
+        return float(difficulty) + _log_lure_draws(forced, singles) + coincidence + nothing
+
+    log_right = log_like(gold) + math.log(1 - rate)
+    wrong = [log_like(a) for a in groups if a != gold] + [log_like(None)]
+    log_wrong = float(np.logaddexp.reduce(wrong)) + math.log(rate)
+    if log_right == log_wrong == -math.inf:
+        raise ValueError(f"answers no hypothesis explains (more than {SHORT_LURES} lures)")
+    return float(1 / (1 + np.exp(min(700.0, log_right - log_wrong))))
+
+
+def oracle_posteriors_short(
+    records: list[Record], seed: int, n_entries: int = ENTRIES
+) -> tuple[list[float], list[float]]:
+    """The short-answer items' P(gold wrong) under the simulation's own model (`short_posterior`:
+    the entries' true abilities, the true difficulty prior, `_wrong_answer`'s answering process
+    with its Dirichlet(1) lure weights integrated, the true rate of planted errors), answers
+    grouped by the metric's key as the analysis groups them: the bound for any test on them.
+    Returns (posteriors of planted content errors, of sound items); the broken format left
+    out."""
+    copy = plant(records, seed)
+    entries = simulate(records, copy.gold, seed, n_entries=n_entries)
+    answers = list(zip(*(entries[name] for name in entries), strict=True))
+    log_prior, knows = _knowing_on_grid(abilities(n_entries)["short_answer"])
+    key = METRICS["short_answer"].key
+    words = {lang: len({key(w, lang) for w in ws}) for lang, ws in _words(records).items()}
+    rate = PLANTED["short_answer"] / sum(r.task == "short_answer" for r in records)
+    planted: list[float] = []
+    sound: list[float] = []
+    for r, results in zip(records, answers, strict=True):
+        if r.task != "short_answer" or gold_format_problem(copy.gold[r.id]):
+            continue
+        lang = r.answer_language
+        given = [key(it.extracted, lang) for it in results]
+        gold = key(copy.gold[r.id].answers[0], lang)
+        posterior = short_posterior(given, gold, log_prior, knows, rate, words[lang])
+        (planted if r.id in copy.true else sound).append(posterior)
+    return planted, sound
+
+
 def strength(
     records: list[Record], seeds: range, n_entries: int = ENTRIES, near_feet: bool = False
 ) -> dict[str, str]:
@@ -503,7 +616,9 @@ def _main() -> None:
     parser.add_argument("--seeds", default=f"{REPORT_SEEDS.start}-{REPORT_SEEDS.stop}")
     parser.add_argument("--traps", action="store_true", help="the traps variant")
     parser.add_argument("--none", action="store_true", help="plant no error")
-    parser.add_argument("--oracle", action="store_true", help="the multiple-choice bound")
+    parser.add_argument(
+        "--oracle", action="store_true", help="the multiple-choice and short-answer bounds"
+    )
     parser.add_argument("--entries", type=int, default=ENTRIES, help="entries on the board")
     parser.add_argument(
         "--near-feet", action="store_true", help="wrong feet answers near misses (the earlier)"
@@ -523,16 +638,25 @@ def _main() -> None:
             print(f"{task}: {line}")
         return
     if args.oracle:
-        planted_p: list[float] = []
-        sound_p: list[float] = []
-        for seed in range(start, stop):
-            p, s = oracle_posteriors(records, seed, n_entries=args.entries)
-            planted_p += p
-            sound_p += s
-        for cut in (0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3):
-            found = sum(p >= cut for p in planted_p)
-            false = sum(p >= cut for p in sound_p)
-            print(f"oracle cut-off {cut}: {found} of {len(planted_p)} found, {false} false")
+        oracles = {
+            "multiple choice": oracle_posteriors,
+            "short answers": oracle_posteriors_short,
+            "feet": oracle_posteriors_feet,
+        }
+        for name, oracle in oracles.items():
+            planted_p: list[float] = []
+            sound_p: list[float] = []
+            for seed in range(start, stop):
+                p, s = oracle(records, seed, n_entries=args.entries)
+                planted_p += p
+                sound_p += s
+            for cut in (0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3):
+                found = sum(p >= cut for p in planted_p)
+                false = sum(p >= cut for p in sound_p)
+                print(
+                    f"{name}: oracle cut-off {cut}: {found} of {len(planted_p)} found, "
+                    f"{false} false"
+                )
         return
     chosen = Thresholds()
     if args.cut is not None:
