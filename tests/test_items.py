@@ -12,6 +12,7 @@ import math
 import re
 import statistics
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import run_cli as _cli
@@ -482,3 +483,70 @@ def test_a_changed_foot_is_found_in_its_position():
     assert planted.agreement.startswith("foot 3: 6 of 8 entries answer 'dactyl' (they average")
     # the sound lines' near misses are spread over the positions: none is suspect
     assert not any(by_id[f"line-{i}"].suspected_gold_error for i in range(len(FEET_LINES)))
+
+
+FAR = (
+    "tribrac",
+    "anapest",
+    "choriamb",
+    "amphibrac",
+    "dichoree",
+    "great ionic",
+    "pyrrhic",
+    "trochee",
+)
+"""Each entry's foot for the lines it does not know (the golds have none of these)."""
+SOUND_LINES = [
+    [("dactyl", "spondee", "iambus")[(i >> k) % 3] for k in range(4)] for i in range(3, 43)
+]
+"""40 sound feet items (as many as the public ones): lines of dactyls, spondees and iambs."""
+
+
+def _line_board(near_misses: bool) -> dict[str, Any]:
+    """Eight entries on the sound lines (entry-e knows line i unless (i + e) % 4 == 0) and the
+    planted line, which only entry-0, the strongest, gives: as its true feet. An entry that
+    does not know a line writes its own foot everywhere, or (`near_misses`, on the sound
+    lines) in one place of the gold's line only."""
+    golds = {f"line-{i}": line for i, line in enumerate(SOUND_LINES)} | {"planted": PLANTED_LINE}
+    records = {
+        item_id: _record(item_id, "feet", answers=[", ".join(line)], answer_language="english")
+        for item_id, line in golds.items()
+    }
+    metric = METRICS["feet"]
+    entries = {}
+    for e in range(FEET_ENTRIES):
+        results = []
+        for item_id, gold in golds.items():
+            knows = (e == 0) if item_id == "planted" else (int(item_id[5:]) + e) % 4 != 0
+            line = list(TRUE_LINE if item_id == "planted" else gold)
+            if not knows and near_misses and item_id != "planted":
+                line[(e + len(item_id)) % 4] = FAR[e]
+            elif not knows:
+                line = [FAR[e]] * 4
+            answer = ", ".join(line)
+            r = records[item_id]
+            results.append(
+                ItemResult(
+                    r.id, r.question_id, "english", "feet", r.source, "scansion", answer,
+                    metric.score(r.answers, "english", answer), False, groups_of(r),
+                )
+            )  # fmt: skip
+        entries[f"entry-{e}"] = results
+    return {it.id: it for it in analyze_items(entries, records).items}
+
+
+def test_one_strong_line_one_foot_off_the_gold_tells_where_wrong_lines_are_far_off():
+    by_id = _line_board(near_misses=False)
+    planted = by_id["planted"]
+    # one entry only, and its foot 3 given by nobody else: no whole answer or foot position
+    # is given twice, only the line one foot off the gold can tell
+    assert planted.reasons == (AGREE,) and planted.agreement_foot == 3
+    assert planted.agreement_answer == "spondee, dactyl, dactyl, spondee"
+    assert planted.agreement_count == 1 and planted.agreement_posterior >= 0.7
+    assert planted.agreement.startswith("foot 3: 1 of 8 entries answer 'spondee, dactyl, dactyl")
+    assert not any(by_id[f"line-{i}"].suspected_gold_error for i in range(len(SOUND_LINES)))
+    # where the entries' wrong lines to sound items are near misses of the gold, one such
+    # line to the planted item proves nothing
+    near = _line_board(near_misses=True)
+    assert not near["planted"].suspected_gold_error
+    assert not any(near[f"line-{i}"].suspected_gold_error for i in range(len(SOUND_LINES)))

@@ -464,6 +464,8 @@ def _posterior(log_ratio: float, prior: float) -> float:
 
 FOOT_POSITION = "feet position"
 """The pool the one-foot cases are fitted on (`_foot_cases`)."""
+FEET_LINE = "feet line"
+"""The pool of the whole-line cases that weigh the lines one foot off the gold (`_foot_cases`)."""
 OTHER_FEET = len(LISTED_FEET) - 1
 """The feet a wrong foot in one position is chosen from (the prompt lists 13)."""
 
@@ -482,7 +484,9 @@ class _Case:
     options: int | None  # the answers a wrong entry chooses from (None: open answers)
     prior_share: float  # the share of the item's prior gold-error rate this case's answer gets
     foot: int | None = None  # the 0-based foot position (None: the whole answer)
-    spelled: Mapping[str, str] = field(default_factory=dict)  # a foot -> its commonest spelling
+    spelled: Mapping[str, str] = field(default_factory=dict)  # an answer -> its commonest spelling
+    lines: tuple[tuple[str, ...], ...] = ()  # FEET_LINE: each entry's feet, as `canonical`
+    gold_line: tuple[str, ...] = ()  # FEET_LINE: the gold's
 
 
 @dataclass(frozen=True)
@@ -496,6 +500,7 @@ class _Evidence:
     posterior: float
     agreeing_accuracy: float
     other_accuracy: float | None
+    foot: int | None = None  # the 0-based foot position it is about (None: the whole answer)
 
 
 def _whole_cases(
@@ -538,10 +543,11 @@ def _foot_cases(
     by_item: Mapping[str, list[tuple[str, ItemResult]]],
     gold: Mapping[str, Record] | None,
 ) -> list[_Case]:
-    """Each foot position of each feet item with a gold as a case: an entry is right there when
+    """The cases of each feet item with a gold. Each foot position: an entry is right there when
     its foot in that position is the gold's (PROTOCOL 4's walk in parallel), a foot it does not
-    give is no answer. The prior of an error in one position is the item's over its feet and
-    the other feet."""
+    give is no answer. And the whole line (FEET_LINE: `_line_evidence`). The prior gold-error
+    rate is per foot: a gold of five feet has five labels that can be wrong, each wrong to one
+    of the other feet."""
     cases = []
     for stats, _ in computed:
         record = None if gold is None else gold.get(stats.id)
@@ -570,7 +576,81 @@ def _foot_cases(
                     {key: names.most_common(1)[0][0] for key, names in spellings.items()},
                 )
             )
+        lines = tuple(tuple(canonical(name) for name in w) for w in written)
+        shown: defaultdict[str, Counter[str]] = defaultdict(Counter)
+        for w, line in zip(written, lines, strict=True):
+            shown[", ".join(line)][", ".join(w)] += 1
+        right = [line == tuple(golds) for line in lines]
+        cases.append(
+            _Case(
+                stats.id,
+                FEET_LINE,
+                tuple(name for name, _ in results),
+                np.array(right, dtype=float),
+                tuple(
+                    "" if r or not line else ", ".join(line)
+                    for r, line in zip(right, lines, strict=True)
+                ),
+                None,
+                1 / OTHER_FEET,
+                None,
+                {key: names.most_common(1)[0][0] for key, names in shown.items()},
+                lines,
+                tuple(golds),
+            )
+        )
     return cases
+
+
+def _one_off(line: tuple[str, ...], of: tuple[str, ...]) -> bool:
+    """True if `line` has `of`'s feet but one, in the same places."""
+    return len(line) == len(of) and sum(a != b for a, b in zip(line, of, strict=True)) == 1
+
+
+def _line_evidence(
+    case: _Case,
+    share: np.ndarray,
+    ability: np.ndarray,
+    fit: _Fit,
+    near: tuple[float, float],
+    thresholds: Thresholds,
+) -> _Evidence | None:
+    """A feet line's test: H0, the gold's line is right; H1, the line one foot off it that
+    most entries give (T) is. Under either, an entry that knows the item gives the true line
+    (its ability, the item's difficulty); one that does not gives a line one foot off the gold
+    (and so about as close to the truth) at the pool's rate of such near misses, which gather
+    on one line per item as a Dirichlet over the line's feet times the other feet (`near`: the
+    rate and that concentration), or another line, alike under both. So the hypotheses differ
+    in who knows (the gold's givers or T's) and in which of the two lines is a near miss: where
+    wrong lines are seldom one foot off the gold, one entry giving T tells; where such near
+    misses are common, it takes more."""
+    gold = case.gold_line
+    off = Counter(line for line in case.lines if _one_off(line, gold))
+    if not off:
+        return None
+    candidate, count = off.most_common(1)[0]
+    rate, spread = near
+    variants = len(gold) * OTHER_FEET
+    gives = np.array([line == candidate for line in case.lines], dtype=float)
+    keyed = int(case.right.sum())  # the gold's line, a near miss of T under H1
+    misses_h0 = list(off.values())
+    misses_h1 = [c for line, c in off.items() if line != candidate] + [keyed]
+    log_h0 = _logsumexp(_grid_loglik(ability, case.right, fit.floor) + fit.log_prior)
+    log_h0 += sum(misses_h0) * math.log(rate) + _log_partition(misses_h0, variants, spread)
+    log_h1 = _logsumexp(_grid_loglik(ability, gives, fit.floor) + fit.log_prior)
+    log_h1 += sum(misses_h1) * math.log(rate) + _log_partition(misses_h1, variants, spread)
+    ratio = float(log_h1 - log_h0)
+    rest = share[gives == 0]
+    return _Evidence(
+        case,
+        ", ".join(candidate),
+        count,
+        ratio,
+        _posterior(ratio, thresholds.prior_gold_error * case.prior_share),
+        float(share[gives == 1].mean()),
+        float(rest.mean()) if len(rest) else None,
+        next(at for at, (a, b) in enumerate(zip(candidate, gold, strict=True)) if a != b),
+    )
 
 
 def _chance_test(cases: Sequence[_Case], thresholds: Thresholds) -> dict[int, _Evidence]:
@@ -581,6 +661,10 @@ def _chance_test(cases: Sequence[_Case], thresholds: Thresholds) -> dict[int, _E
     seen: Counter[tuple[str, str]] = Counter()
     same: Counter[str] = Counter()
     pairs: Counter[str] = Counter()
+    lines: Counter[str] = Counter()  # FEET_LINE: the wrong lines, those one foot off the gold,
+    near: Counter[str] = Counter()  # and pairs of these to one item that are the same line
+    near_same: Counter[str] = Counter()
+    near_pairs: Counter[str] = Counter()
     wrongs = []
     for case in cases:
         for name, r in zip(case.names, case.right, strict=True):
@@ -589,6 +673,13 @@ def _chance_test(cases: Sequence[_Case], thresholds: Thresholds) -> dict[int, _E
         wrong = Counter(a for a in case.answers if a)
         wrongs.append(wrong)
         answered = sum(wrong.values())
+        if case.pool == FEET_LINE:
+            off = Counter(line for line in case.lines if _one_off(line, case.gold_line))
+            n_off = sum(off.values())
+            lines[case.pool] += answered
+            near[case.pool] += n_off
+            near_same[case.pool] += sum(c * (c - 1) // 2 for c in off.values())
+            near_pairs[case.pool] += n_off * (n_off - 1) // 2
         same[case.pool] += sum(c * (c - 1) // 2 for c in wrong.values())
         pairs[case.pool] += answered * (answered - 1) // 2
     # how often two wrong answers to one item agree, per pool (smoothed)
@@ -617,6 +708,27 @@ def _chance_test(cases: Sequence[_Case], thresholds: Thresholds) -> dict[int, _E
     out: dict[int, _Evidence] = {}
     for index, (case, wrong) in enumerate(zip(cases, wrongs, strict=True)):
         if len(case.names) < thresholds.flag_min_entries or not wrong:
+            continue
+        if case.pool == FEET_LINE:
+            # over the pool: the share of wrong lines one foot off the gold, and how often two
+            # of those to one item are the same line (Laplace)
+            rate = (near[case.pool] + 1) / (lines[case.pool] + 2)
+            agree = max(
+                thresholds.min_chance, (near_same[case.pool] + 1) / (near_pairs[case.pool] + 2)
+            )
+            variants = len(case.gold_line) * OTHER_FEET
+            share = share_of(case)
+            fit = difficulty[case.pool]
+            evidence = _line_evidence(
+                case,
+                share,
+                fit.slope * logit(share),
+                fit,
+                (rate, _spread(agree, variants)),
+                thresholds,
+            )
+            if evidence is not None:
+                out[index] = evidence
             continue
         top, count = wrong.most_common(1)[0]
         if count < 2:
@@ -649,6 +761,7 @@ def _chance_test(cases: Sequence[_Case], thresholds: Thresholds) -> dict[int, _E
             _posterior(ratio, thresholds.prior_gold_error * case.prior_share),
             float(share[gives_top == 1].mean()),
             float(rest.mean()) if len(rest) else None,
+            case.foot,
         )
     return out
 
@@ -676,7 +789,7 @@ def _gold_error_test(
         if evidence is None:
             out.append(stats)
             continue
-        foot = evidence.case.foot
+        foot = evidence.foot
         flag = evidence.posterior >= thresholds.flag_posterior
         out.append(
             dataclasses.replace(
