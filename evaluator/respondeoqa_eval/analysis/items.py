@@ -21,13 +21,17 @@ over the entries that have a prediction for it (an unanswered prediction counts,
   (`answer_format.gold_format_problem`, with the gold given).
 
 The gold-error test (README: Item analysis, "Suspected gold error"). Under either hypothesis
-an entry is right with probability sigmoid(s logit(acc) - d), acc its Laplace-smoothed share
-right on the task's other items, d the item's difficulty integrated over a normal prior, s and
-the prior fitted per task by marginal likelihood; the wrong answers fall into the other answers
+an entry is right with probability c + (1 - c) sigmoid(s logit(acc) - d), acc its
+Laplace-smoothed share right on the task's other items, d the item's difficulty integrated
+over a normal prior, s, c (a guessing floor, fixed options only) and the prior fitted per task
+by marginal likelihood (`_fit_difficulty`); the wrong answers fall into the other answers
 by a Dirichlet-multinomial (multiple choice, over k - 1 options) or a Chinese restaurant
 process (open answers), concentration from the task's rate of agreeing wrong answers; under
 H1 an open answer's gold is a string laid before anyone answered (`_log_partition_keyed`). A
-wrong gold shows as the agreeing entries being the strong ones.
+wrong gold shows as the agreeing entries being the strong ones. A feet item is also tested
+foot by foot and by the line one foot off its gold (`_foot_cases`, `_line_evidence`): one
+mislabelled foot leaves no trace in whole answers. Each of these is a `_Case`, fitted in its
+pool (`_chance_test`); an item takes its most telling one.
 """
 
 from __future__ import annotations
@@ -67,7 +71,7 @@ class Thresholds:
     strong_share: float = 0.5  # strong entries: the better half by score (ties included)
     min_entries: int = 3  # entries an item needs for a discrimination
     flag_min_entries: int = 5  # entries an item needs before the gold-error test can flag it
-    prior_gold_error: float = 0.02  # the prior share of items whose gold is wrong
+    prior_gold_error: float = 0.02  # the prior share of gold labels that are wrong (per foot)
     flag_posterior: float = 0.7  # flag at this posterior probability that the gold is wrong
     key_weight: float = (
         0.1  # open answers: how a wrong key draws entries (a distractor given once: 1)
@@ -655,8 +659,8 @@ def _line_evidence(
 
 def _chance_test(cases: Sequence[_Case], thresholds: Thresholds) -> dict[int, _Evidence]:
     """Case index -> its test (module docstring), for the cases with enough entries and a wrong
-    answer given twice; each pool's abilities, difficulty prior and agreement rate are fitted
-    on that pool's cases."""
+    answer given twice (a FEET_LINE case: a line one foot off the gold, `_line_evidence`); each
+    pool's abilities, difficulty prior and agreement rates are fitted on that pool's cases."""
     right: Counter[tuple[str, str]] = Counter()
     seen: Counter[tuple[str, str]] = Counter()
     same: Counter[str] = Counter()
