@@ -399,6 +399,62 @@ def oracle_posteriors(
     return planted, sound
 
 
+def _log_feet_like(
+    given: Sequence[tuple[str, ...]],
+    truth: tuple[str, ...],
+    log_prior: np.ndarray,
+    knows: np.ndarray,
+    width: int,
+) -> float:
+    """log P(the entries' feet | the line's `width` true feet are `truth`), summed over which
+    of the entries giving `truth` exactly know it; the others' feet per position a Dirichlet(1)-
+    multinomial over the listed feet (the same whatever the truth)."""
+    givers = [e for e, line in enumerate(given) if line == truth]
+    terms = []
+    for mask in range(1 << len(givers)):
+        know = {g for b, g in enumerate(givers) if mask >> b & 1}
+        per_d = sum(
+            np.log(knows[e]) if e in know else np.log1p(-knows[e]) for e in range(len(given))
+        )
+        rest = [line for e, line in enumerate(given) if e not in know]
+        log_dm = 0.0
+        for at in range(width):
+            counts = Counter(line[at] if at < len(line) else "" for line in rest)
+            log_dm += math.lgamma(len(LISTED_FEET)) - math.lgamma(len(LISTED_FEET) + len(rest))
+            log_dm += sum(math.lgamma(1 + c) for c in counts.values())
+        terms.append(np.logaddexp.reduce(per_d + log_prior) + log_dm)
+    return float(np.logaddexp.reduce(terms))
+
+
+def feet_posterior(
+    given: Sequence[tuple[str, ...]],
+    keyed: tuple[str, ...],
+    log_prior: np.ndarray,
+    knows: np.ndarray,
+    rate: float,
+) -> float:
+    """P(the gold `keyed` is wrong | the entries' feet `given`, each as `canonical`) under the
+    simulation's far-off answering (`oracle_posteriors_feet`): the gold, or the gold with one
+    foot changed to another listed foot (each alternative at `rate` / their number). Every
+    alternative nobody gives has the same likelihood: no entry knows it."""
+    listed = {canonical(f) for f in LISTED_FEET}
+    alternatives = len(keyed) * (len(listed) - 1)
+    given_alts = {
+        line
+        for line in given
+        if len(line) == len(keyed)
+        and sum(a != b for a, b in zip(line, keyed, strict=True)) == 1
+        and all(a in listed for a, b in zip(line, keyed, strict=True) if a != b)
+    }
+    log_alt = [_log_feet_like(given, line, log_prior, knows, len(keyed)) for line in given_alts]
+    if alternatives > len(given_alts):
+        nobody = _log_feet_like(given, ("",), log_prior, knows, len(keyed))
+        log_alt.append(nobody + math.log(alternatives - len(given_alts)))
+    log_wrong = float(np.logaddexp.reduce(log_alt)) + math.log(rate / alternatives)
+    log_right = _log_feet_like(given, keyed, log_prior, knows, len(keyed)) + math.log(1 - rate)
+    return float(1 / (1 + np.exp(log_right - log_wrong)))
+
+
 def oracle_posteriors_feet(
     records: list[Record], seed: int, n_entries: int = ENTRIES
 ) -> tuple[list[float], list[float]]:
@@ -409,35 +465,13 @@ def oracle_posteriors_feet(
     the truth. So only the entries that give a candidate line exactly tell the candidates
     apart: the gold, or the gold with one foot changed (the planting: a position and another
     listed foot at random, at the true rate), each integrated over the item's difficulty and
-    over which of the entries giving it know it. Returns (posteriors of planted feet errors, of
-    sound feet items)."""
-    listed = {canonical(f) for f in LISTED_FEET}
+    over which of the entries giving it know it (`feet_posterior`). Returns (posteriors of
+    planted feet errors, of sound feet items)."""
     copy = plant(records, seed)
     entries = simulate(records, copy.gold, seed, n_entries=n_entries)
     answers = list(zip(*(entries[name] for name in entries), strict=True))
     log_prior, knows = _knowing_on_grid(abilities(n_entries)["feet"])
-    n_feet = sum(r.task == "feet" for r in records)
-    rate = PLANTED["feet"] / n_feet
-
-    def log_like(given: list[tuple[str, ...]], truth: tuple[str, ...], width: int) -> float:
-        """log P(the answers | truth), summed over which of the entries giving it know it;
-        the others' feet per position a Dirichlet(1)-multinomial."""
-        givers = [e for e, line in enumerate(given) if line == truth]
-        terms = []
-        for mask in range(1 << len(givers)):
-            know = {g for b, g in enumerate(givers) if mask >> b & 1}
-            per_d = sum(
-                np.log(knows[e]) if e in know else np.log1p(-knows[e]) for e in range(len(given))
-            )
-            rest = [line for e, line in enumerate(given) if e not in know]
-            log_dm = 0.0
-            for at in range(width):
-                counts = Counter(line[at] if at < len(line) else "" for line in rest)
-                log_dm += math.lgamma(13) - math.lgamma(13 + len(rest))
-                log_dm += sum(math.lgamma(1 + c) for c in counts.values())
-            terms.append(np.logaddexp.reduce(per_d + log_prior) + log_dm)
-        return float(np.logaddexp.reduce(terms))
-
+    rate = PLANTED["feet"] / sum(r.task == "feet" for r in records)
     planted: list[float] = []
     sound: list[float] = []
     for r, results in zip(records, answers, strict=True):
@@ -445,24 +479,7 @@ def oracle_posteriors_feet(
             continue
         keyed = tuple(canonical(f) for f in feet(copy.gold[r.id].answers[0]))
         given = [tuple(canonical(f) for f in feet(it.extracted or "")) for it in results]
-        width = len(keyed)
-        # every candidate nobody gives has one likelihood: no entry knows it
-        nobody = log_like(given, ("",), width)
-        alternatives = width * (len(listed) - 1)
-        given_alts = {
-            line
-            for line in given
-            if len(line) == width
-            and sum(a != b for a, b in zip(line, keyed, strict=True)) == 1
-            and all(a in listed for a, b in zip(line, keyed, strict=True) if a != b)
-        }
-        log_alt = [log_like(given, line, width) for line in given_alts]
-        log_alt += [nobody + math.log(max(0, alternatives - len(given_alts)))] * (
-            alternatives > len(given_alts)
-        )
-        log_wrong = float(np.logaddexp.reduce(log_alt)) + math.log(rate / alternatives)
-        log_right = log_like(given, keyed, width) + math.log(1 - rate)
-        posterior = float(1 / (1 + np.exp(log_right - log_wrong)))
+        posterior = feet_posterior(given, keyed, log_prior, knows, rate)
         (planted if r.id in copy.true else sound).append(posterior)
     return planted, sound
 

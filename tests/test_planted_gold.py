@@ -25,6 +25,7 @@ from planted_gold import (
     _wrong_answer,
     abilities,
     benchmark_gold,
+    feet_posterior,
     figures,
     oracle_posteriors_short,
     run,
@@ -39,10 +40,26 @@ def records(tmp_path_factory):
 
 def test_flags_on_the_realistic_benchmark(records):
     precision, recall = figures([run(records, seed) for seed in REPORT_SEEDS])
-    # measured 0.947 / 0.493 (288 planted, 142 found, 8 false) with the entries' strength by
-    # task from the paper's results; the issue's target (0.9 at recall 0.75) is not reached
-    # with ten entries (nor 15, 20, 30, 50): see the README for the entries curve and the limits
-    assert precision >= 0.94 and recall >= 0.49
+    # measured 0.959 / 0.562 (288 planted, 162 found, 7 false) with the entries' strength by
+    # task from the paper's results; the issue's target (0.9 at recall 0.75) is above what the
+    # Bayes posterior under the simulation's own model reaches (README: the entries curve, the
+    # bounds)
+    assert precision >= 0.95 and recall >= 0.56
+
+
+def test_feet_errors_are_found_where_the_answers_hold_them(records):
+    # with wrong feet answers near misses of the truth (the earlier benchmark's), the position
+    # test finds most planted feet errors: measured 35 of 48, 2 false flags on feet
+    outcomes = [run(records, seed, near_feet=True) for seed in REPORT_SEEDS]
+    feet = [
+        (it.id in o.planted, it.id in o.flagged)
+        for o in outcomes
+        for it in o.analysis.items
+        if it.task == "feet"
+    ]
+    found = sum(planted and flagged for planted, flagged in feet)
+    false = sum(flagged and not planted for planted, flagged in feet)
+    assert found >= 35 and false <= 2
 
 
 def test_few_flags_with_no_error_planted(records):
@@ -139,3 +156,23 @@ def test_short_oracle_reads_the_simulation_right(records):
         planted += len(p)
     # the spread of the sum over seeds is about 0.85 per seed (4.2 over 24): 3 sd either side
     assert planted == 72 and abs(total - planted) < 12
+
+
+def test_feet_oracle_on_constructed_lines():
+    log_prior, knows = _knowing_on_grid(abilities()["feet"])
+    rate = 0.05
+    gold = ("spondee", "dactyl", "spondee", "spondee")
+    truth = ("spondee", "dactyl", "dactyl", "spondee")
+    far = [(f,) * 4 for f in ("tribrac", "anapest", "choriamb", "amphibrac", "dichoree",
+                               "great ionic", "pyrrhic", "trochee", "iamb")]  # fmt: skip
+
+    def posterior(strongest: tuple[str, ...]) -> float:
+        return feet_posterior([*far, strongest], gold, log_prior, knows, rate)
+
+    # nobody gives the gold or a line one foot off it: the answers tell nothing, the prior
+    assert posterior(("small ionic",) * 4) == pytest.approx(rate)
+    # the strongest entry gives the gold with one foot changed, the others far off: a knower's
+    # line (a far-off answer one foot off the gold is a 1-in-13**3 chance)
+    assert posterior(truth) > 0.9
+    # the strongest gives the gold itself: it is right
+    assert posterior(gold) < 1e-3
