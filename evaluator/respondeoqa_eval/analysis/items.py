@@ -354,12 +354,19 @@ class _Fit:
     log_prior: np.ndarray  # over _D_GRID
 
 
+def _log_right_wrong(logit: np.ndarray, floor: float) -> tuple[np.ndarray, np.ndarray]:
+    """log P(right) and log P(wrong) where P(right) = floor + (1 - floor) sigmoid(logit)."""
+    log_wrong = -np.logaddexp(0.0, logit)
+    if floor == 0.0:
+        return -np.logaddexp(0.0, -logit), log_wrong
+    stays = math.log1p(-floor)
+    return np.logaddexp(math.log(floor), stays - np.logaddexp(0.0, -logit)), stays + log_wrong
+
+
 def _grid_loglik(ability: np.ndarray, right: np.ndarray, floor: float = 0.0) -> np.ndarray:
     """log P(the `right` entries right and the others wrong | shift d), for each d of the grid:
     each entry right with probability floor + (1 - floor) sigmoid(ability - d)."""
-    logit = ability[:, None] - _D_GRID[None, :]
-    log_wrong = math.log1p(-floor) - np.logaddexp(0.0, logit)
-    log_right = np.log1p(-np.exp(log_wrong))
+    log_right, log_wrong = _log_right_wrong(ability[:, None] - _D_GRID[None, :], floor)
     return (right[:, None] * log_right + (1 - right[:, None]) * log_wrong).sum(axis=0)
 
 
@@ -368,11 +375,10 @@ def _logsumexp(x: np.ndarray, axis: int = -1) -> np.ndarray:
     return (peak + np.log(np.exp(x - peak).sum(axis=axis, keepdims=True))).squeeze(axis)
 
 
-def _normal_priors() -> tuple[list[tuple[float, float]], np.ndarray]:
-    """Every (mean, sd) candidate and its prior over the grid (rows, each summing to 1)."""
-    pairs = [(float(m), float(s)) for m in _MEANS for s in _SDS]
-    dens = np.array([np.exp(-0.5 * ((_D_GRID - m) / s) ** 2) for m, s in pairs])
-    return pairs, dens / dens.sum(axis=1, keepdims=True)
+def _normal_priors() -> np.ndarray:
+    """Each (mean, sd) candidate's normal prior over the grid (a row each, summing to 1)."""
+    dens = np.array([np.exp(-0.5 * ((_D_GRID - m) / s) ** 2) for m in _MEANS for s in _SDS])
+    return dens / dens.sum(axis=1, keepdims=True)
 
 
 _PRIORS = _normal_priors()
@@ -383,7 +389,7 @@ def _fit_difficulty(items: Sequence[tuple[np.ndarray, np.ndarray]], guessed: boo
     and who was right) best, by marginal likelihood over `_SLOPES`, `_FLOORS`, `_MEANS` and
     `_SDS`. A normal, not a free-form prior: a free-form one would learn a bump of very hard
     items from the wrong golds themselves and explain them away."""
-    _, priors = _PRIORS
+    priors = _PRIORS
     width = max(len(a) for a, _ in items)
     accuracy = np.zeros((len(items), width))
     right = np.zeros((len(items), width))
@@ -393,10 +399,8 @@ def _fit_difficulty(items: Sequence[tuple[np.ndarray, np.ndarray]], guessed: boo
     best: tuple[float, float, float, int] | None = None
     for slope in _SLOPES:
         logit = slope * accuracy[:, :, None] - _D_GRID[None, None, :]
-        wrong_base = -np.logaddexp(0.0, logit)
         for floor in _FLOORS if guessed else (0.0,):
-            log_wrong = math.log1p(-floor) + wrong_base
-            log_right = np.log1p(-np.exp(log_wrong))
+            log_right, log_wrong = _log_right_wrong(logit, floor)
             table = np.einsum("ie,ied->id", present * right, log_right) + np.einsum(
                 "ie,ied->id", present * (1 - right), log_wrong
             )
@@ -476,12 +480,12 @@ OTHER_FEET = len(LISTED_FEET) - 1
 
 @dataclass(frozen=True)
 class _Case:
-    """One answer the gold-error test compares across entries: an item's whole answer, or one
-    foot position of a feet item (a changed foot in one position is invisible in whole answers,
-    which almost never agree on a line of several feet)."""
+    """One answer the gold-error test compares across entries: an item's whole answer, or for a
+    feet item one foot position or the line against lines one foot off it (a changed foot in
+    one position is invisible in whole answers, which seldom agree on a line of several feet)."""
 
     item: str
-    pool: str  # the case's kind; each fitted on its own: the item's task, or FOOT_POSITION
+    pool: str  # the case's kind, each fitted on its own: the task, FOOT_POSITION or FEET_LINE
     names: tuple[str, ...]  # the entries with a prediction for the item
     right: np.ndarray  # 1.0 where the entry's answer is the gold's (here)
     answers: tuple[str, ...]  # each entry's answer key where it is wrong ("": none or right)
@@ -495,7 +499,7 @@ class _Case:
 
 @dataclass(frozen=True)
 class _Evidence:
-    """A case's test: the most common wrong answer, who gave it, how telling it is."""
+    """A case's test: the answer weighed against the gold, who gave it, how telling it is."""
 
     case: _Case
     answer: str
