@@ -25,8 +25,9 @@ overwhelmingly attractive distractor that almost every entry picks.
 
 Seeds 0-11 calibrate (`CALIBRATION_SEEDS`: the flag's constants were chosen on them), seeds
 12-35 report (`REPORT_SEEDS`: the README's figures and tests/test_planted_gold.py).
-`oracle_posteriors` is the bound: the multiple-choice posteriors under this simulation's own
-model. `python tests/planted_gold.py` prints the figures (`--help`: the options).
+`oracle_posteriors` and `oracle_posteriors_short` are the bounds: the multiple-choice and
+short-answer posteriors under this simulation's own model. `python tests/planted_gold.py`
+prints the figures (`--help`: the options).
 
 Deterministic: every draw comes from `random.Random` (numpy's generator for the oracle)
 seeded with the seed.
@@ -42,6 +43,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 from respondeoqa_eval.analysis.items import (
     AGREE,
     GOLD_FORMAT,
@@ -52,9 +54,10 @@ from respondeoqa_eval.analysis.items import (
 from respondeoqa_eval.data.breakdowns import groups_of
 from respondeoqa_eval.data.gold import read_folder
 from respondeoqa_eval.data.records import Record
-from respondeoqa_eval.metrics import score_item
-from respondeoqa_eval.metrics.feet import LISTED_FEET
+from respondeoqa_eval.metrics import METRICS, score_item
+from respondeoqa_eval.metrics.feet import LISTED_FEET, canonical, feet
 from respondeoqa_eval.report.model import ItemResult
+from respondeoqa_eval.scoring.answer_format import gold_format_problem
 from synthetic import write_private
 
 ENTRIES = 10
@@ -166,10 +169,11 @@ def _words(records: Sequence[Record]) -> dict[str, list[str]]:
 
 
 def _changed_foot(rng: random.Random, gold: str) -> str:
-    feet = [f.strip() for f in gold.split(",")]
-    at = rng.randrange(len(feet))
-    feet[at] = rng.choice([f for f in LISTED_FEET if f != feet[at].lower()])
-    return ", ".join(feet)
+    names = [f.strip() for f in gold.split(",")]
+    at = rng.randrange(len(names))
+    # another foot, not another spelling of the same one (choriambus is the listed choriamb)
+    names[at] = rng.choice([f for f in LISTED_FEET if canonical(f) != canonical(names[at].lower())])
+    return ", ".join(names)
 
 
 def plant(
@@ -223,13 +227,13 @@ def _wrong_answer(rng: random.Random, r: Record, e: int, lures: list[str], weigh
         if roll < (1.0 if trap else 0.6):
             return rng.choices(lures, weights)[0]
         return f"{gold[:3]}ix{e}{rng.randrange(3)}"
-    if r.task == "feet":
+    if r.task == "feet":  # near misses (`near_feet`; far off: `_far_feet`)
         if rng.random() < 0.5:
             return rng.choices(lures, weights)[0]
-        feet = [f.strip() for f in gold.split(",")]
+        names = [f.strip() for f in gold.split(",")]
         for _ in range(rng.choice((1, 2))):
-            feet[rng.randrange(len(feet))] = rng.choice(LISTED_FEET)
-        return ", ".join(feet)
+            names[rng.randrange(len(names))] = rng.choice(LISTED_FEET)
+        return ", ".join(names)
     line = gold.split()
     rng.shuffle(line)
     return " ".join(line)
@@ -241,9 +245,11 @@ def simulate(
     seed: int,
     traps: bool = False,
     n_entries: int = ENTRIES,
+    near_feet: bool = False,
 ) -> dict[str, list[ItemResult]]:
     """The entries' per-item results (entry name -> ItemResults) against `gold`: the entries
-    answer from `records`' (true) answers."""
+    answer from `records`' (true) answers; `near_feet`: the earlier benchmark's wrong feet
+    answers (`FEET`)."""
     rng = random.Random(f"entries:{seed}")
     words = _words(records)
     by_task = abilities(n_entries)
@@ -256,10 +262,13 @@ def simulate(
         elif r.task == "short_answer":
             lures = rng.sample([w for w in words[r.answer_language] if w != true], 3)
         elif r.task == "feet":
-            lures = [_changed_foot(rng, true) for _ in range(2)]
+            lures = [_changed_foot(rng, true) for _ in range(2)] if near_feet else []
         else:
             lures = [""]
-        weights = _dirichlet(rng, len(lures))
+        far = r.task == "feet" and not near_feet
+        weights = _dirichlet(rng, len(lures)) if lures else []
+        # far off: each foot position's attractiveness over the listed feet
+        positions = [_dirichlet(rng, len(LISTED_FEET)) for _ in true.split(",")] if far else []
         trap = traps and r.task in BROKEN and rng.random() < TRAP_SHARE
         if trap:  # very hard, and almost every entry that does not know picks lure 0
             hardness += 4.0
@@ -267,7 +276,12 @@ def simulate(
         scored = gold[r.id]
         for e, ability in enumerate(by_task[r.task]):
             knows = rng.random() < 1 / (1 + math.exp(hardness - ability))
-            answer = true if knows else _wrong_answer(rng, r, e, lures, weights, trap)
+            if knows:
+                answer = true
+            elif far:
+                answer = ", ".join(rng.choices(LISTED_FEET, w)[0] for w in positions)
+            else:
+                answer = _wrong_answer(rng, r, e, lures, weights, trap)
             if r.task == "multiple_choice" and answer:
                 answer = answer[:1]
             score = score_item(r.task, scored.answers, r.answer_language, answer)
@@ -301,10 +315,11 @@ def run(
     traps: bool = False,
     thresholds: Thresholds | None = None,
     n_entries: int = ENTRIES,
+    near_feet: bool = False,
 ) -> Outcome:
     """Plant errors (none with `planted={}, broken=()`), simulate the entries, analyse."""
     copy = plant(records, seed, planted, broken)
-    entries = simulate(records, copy.gold, seed, traps, n_entries)
+    entries = simulate(records, copy.gold, seed, traps, n_entries, near_feet)
     analysis = analyze_items(entries, copy.gold, thresholds=thresholds or Thresholds())
     flagged = frozenset(
         it.id for it in analysis.items if AGREE in it.reasons or GOLD_FORMAT in it.reasons
@@ -326,6 +341,15 @@ REPORT_SEEDS = range(12, 36)
 """The seeds the README's figures are measured on (none of them used to choose a constant)."""
 
 
+def _knowing_on_grid(ability: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+    """The oracles' difficulty integral: the true prior's log weights on a grid of item
+    difficulties, and each entry's chance of knowing the item at each (entries x grid)."""
+    grid = np.linspace(-5.0, 9.0, 141)
+    log_prior = -0.5 * (grid / DIFFICULTY_SD) ** 2
+    log_prior -= np.logaddexp.reduce(log_prior)
+    return log_prior, 1 / (1 + np.exp(grid[None, :] - np.asarray(ability)[:, None]))
+
+
 def oracle_posteriors(
     records: list[Record], seed: int, draws: int = 500, n_entries: int = ENTRIES
 ) -> tuple[list[float], list[float]]:
@@ -334,16 +358,10 @@ def oracle_posteriors(
     difficulty prior, the answering process of `_wrong_answer` with its Dirichlet(1)
     attractiveness integrated by `draws` samples, and the true rate of planted errors.
     Returns (posteriors of planted content errors, of sound items); broken formats left out."""
-    import numpy as np
-
     copy = plant(records, seed)
     entries = simulate(records, copy.gold, seed, n_entries=n_entries)
     answers = list(zip(*(entries[name] for name in entries), strict=True))
-    ability = np.array(abilities(n_entries)["multiple_choice"])
-    grid = np.linspace(-5.0, 9.0, 141)
-    log_prior = -0.5 * (grid / DIFFICULTY_SD) ** 2
-    log_prior -= np.logaddexp.reduce(log_prior)
-    knows = 1 / (1 + np.exp(grid[None, :] - ability[:, None]))  # entries x grid
+    log_prior, knows = _knowing_on_grid(abilities(n_entries)["multiple_choice"])
     weights = {k: np.random.default_rng(seed).dirichlet(np.ones(k - 1), draws) for k in (3, 4, 5)}
     n_mc = sum(r.task == "multiple_choice" for r in records)
     rate = PLANTED["multiple_choice"] / n_mc
@@ -381,13 +399,214 @@ def oracle_posteriors(
     return planted, sound
 
 
-def strength(records: list[Record], seeds: range, n_entries: int = ENTRIES) -> dict[str, str]:
+def _log_feet_like(
+    given: Sequence[tuple[str, ...]],
+    truth: tuple[str, ...],
+    log_prior: np.ndarray,
+    knows: np.ndarray,
+    width: int,
+) -> float:
+    """log P(the entries' feet | the line's `width` true feet are `truth`), summed over which
+    of the entries giving `truth` exactly know it; the others' feet per position a Dirichlet(1)-
+    multinomial over the listed feet (the same whatever the truth)."""
+    givers = [e for e, line in enumerate(given) if line == truth]
+    terms = []
+    for mask in range(1 << len(givers)):
+        know = {g for b, g in enumerate(givers) if mask >> b & 1}
+        per_d = sum(
+            np.log(knows[e]) if e in know else np.log1p(-knows[e]) for e in range(len(given))
+        )
+        rest = [line for e, line in enumerate(given) if e not in know]
+        log_dm = 0.0
+        for at in range(width):
+            counts = Counter(line[at] if at < len(line) else "" for line in rest)
+            log_dm += math.lgamma(len(LISTED_FEET)) - math.lgamma(len(LISTED_FEET) + len(rest))
+            log_dm += sum(math.lgamma(1 + c) for c in counts.values())
+        terms.append(np.logaddexp.reduce(per_d + log_prior) + log_dm)
+    return float(np.logaddexp.reduce(terms))
+
+
+def feet_posterior(
+    given: Sequence[tuple[str, ...]],
+    keyed: tuple[str, ...],
+    log_prior: np.ndarray,
+    knows: np.ndarray,
+    rate: float,
+) -> float:
+    """P(the gold `keyed` is wrong | the entries' feet `given`, each as `canonical`) under the
+    simulation's far-off answering (`oracle_posteriors_feet`): the gold, or the gold with one
+    foot changed to another listed foot (each alternative at `rate` / their number). Every
+    alternative nobody gives has the same likelihood: no entry knows it."""
+    listed = {canonical(f) for f in LISTED_FEET}
+    alternatives = len(keyed) * (len(listed) - 1)
+    given_alts = {
+        line
+        for line in given
+        if len(line) == len(keyed)
+        and sum(a != b for a, b in zip(line, keyed, strict=True)) == 1
+        and all(a in listed for a, b in zip(line, keyed, strict=True) if a != b)
+    }
+    log_alt = [_log_feet_like(given, line, log_prior, knows, len(keyed)) for line in given_alts]
+    if alternatives > len(given_alts):
+        nobody = _log_feet_like(given, ("",), log_prior, knows, len(keyed))
+        log_alt.append(nobody + math.log(alternatives - len(given_alts)))
+    log_wrong = float(np.logaddexp.reduce(log_alt)) + math.log(rate / alternatives)
+    log_right = _log_feet_like(given, keyed, log_prior, knows, len(keyed)) + math.log(1 - rate)
+    return float(1 / (1 + np.exp(log_right - log_wrong)))
+
+
+def oracle_posteriors_feet(
+    records: list[Record], seed: int, n_entries: int = ENTRIES
+) -> tuple[list[float], list[float]]:
+    """The feet items' P(gold wrong) under the simulation's own model (far-off wrong answers,
+    the default): the bound for any test on them, as `oracle_posteriors` is for multiple
+    choice. An entry that knows a line gives its true feet; one that does not draws each foot
+    from that position's Dirichlet(1) attractiveness over the 13 listed feet, the same whatever
+    the truth. So only the entries that give a candidate line exactly tell the candidates
+    apart: the gold, or the gold with one foot changed (the planting: a position and another
+    listed foot at random, at the true rate), each integrated over the item's difficulty and
+    over which of the entries giving it know it (`feet_posterior`). Returns (posteriors of
+    planted feet errors, of sound feet items)."""
+    copy = plant(records, seed)
+    entries = simulate(records, copy.gold, seed, n_entries=n_entries)
+    answers = list(zip(*(entries[name] for name in entries), strict=True))
+    log_prior, knows = _knowing_on_grid(abilities(n_entries)["feet"])
+    rate = PLANTED["feet"] / sum(r.task == "feet" for r in records)
+    planted: list[float] = []
+    sound: list[float] = []
+    for r, results in zip(records, answers, strict=True):
+        if r.task != "feet":
+            continue
+        keyed = tuple(canonical(f) for f in feet(copy.gold[r.id].answers[0]))
+        given = [tuple(canonical(f) for f in feet(it.extracted or "")) for it in results]
+        posterior = feet_posterior(given, keyed, log_prior, knows, rate)
+        (planted if r.id in copy.true else sound).append(posterior)
+    return planted, sound
+
+
+SHORT_NONE, SHORT_LURE, SHORT_OWN = 0.15, 0.45, 0.40
+"""What a short-answer entry that does not know answers (`_wrong_answer`): nothing, one of the
+item's lures, a string of its own."""
+SHORT_LURES = 3
+"""Lures per short-answer item (`simulate`), their weights Dirichlet(1)."""
+
+
+def _log_lure_draws(forced: Sequence[int], singles: int) -> float:
+    """log P(the answers of the entries that do not know, other than nothing, fall into the
+    observed groups): `forced` the sizes of the groups that must be lure draws (an answer given
+    twice or more: own strings never agree), `singles` the answers given once (a lure or an own
+    string each). The lures' strings are unknown, so the sum runs over which groups are lures
+    and which lure slot each is (distinct groups, distinct slots); the Dirichlet(1) weights are
+    integrated in closed form, E[prod w_j^n_j] = Gamma(L) prod n_j! / Gamma(L + n) for L
+    slots and n lure draws in all, the same for every assignment of groups to slots."""
+    if len(forced) > SHORT_LURES:
+        return -math.inf
+    terms = []
+    for t in range(min(singles, SHORT_LURES - len(forced)) + 1):  # singles that are lures
+        used, drawn = len(forced) + t, sum(forced) + t
+        terms.append(
+            math.log(math.comb(singles, t) * math.perm(SHORT_LURES, used))
+            + drawn * math.log(SHORT_LURE)
+            + (singles - t) * math.log(SHORT_OWN)
+            + math.lgamma(SHORT_LURES)
+            + sum(math.lgamma(n + 1) for n in forced)
+            - math.lgamma(SHORT_LURES + drawn)
+        )
+    return float(np.logaddexp.reduce(terms))
+
+
+def short_posterior(
+    given: Sequence[str],
+    gold: str,
+    log_prior: np.ndarray,
+    knows: np.ndarray,
+    rate: float,
+    words: int,
+) -> float:
+    """P(the gold is wrong) of one short-answer item under the simulation's model, from the
+    entries' answer keys `given` ("" for no answer) and the gold's key `gold`; `log_prior` and
+    `knows` from `_knowing_on_grid` (the entries' true abilities, in `given`'s order), `rate`
+    the prior share of planted errors, `words` the number of words the planted gold is drawn
+    from (its language's public golds).
+
+    What the oracle sees is which entries agree with which and with the gold, not the strings
+    (an own string and a lure are taken as equally likely to be any given string: their form is
+    no evidence). Hypotheses: the gold is right (the entries that give it know the item); the
+    gold is wrong and the truth is answer X (for each answer X given by entries: they know, the
+    others do not); the gold is wrong and no entry knows. An entry that does not know answers
+    nothing, a lure draw or an own string (`SHORT_NONE`, `SHORT_LURE`, `SHORT_OWN`;
+    `_log_lure_draws`), never the truth (the lures exclude it). A wrong gold is another public
+    word, which entries give only if it is one of the lures: their group is then a lure draw,
+    and the gold that lure's word by a coincidence of about 1 / `words`. Approximations: lures taken as three distinct strings, none
+    with the truth's key (the public golds repeat a few words and spellings, so a lure can
+    repeat or match the truth by key: rare, left out); under "the gold is right" an entry that
+    gives it knows (a lure with the gold's key: the same rarity). The difficulty is integrated
+    on `_knowing_on_grid`'s grid, the Dirichlet weights in closed form."""
+    groups = Counter(a for a in given if a)
+    nothing = sum(not a for a in given) * math.log(SHORT_NONE)
+    log_knows, log_not = np.log(knows), np.log1p(-knows)
+
+    def log_like(truth: str | None) -> float:
+        """log P(the answers | the truth's key `truth`; None: a string no entry gave)."""
+        knowing = np.array([bool(a) and a == truth for a in given])
+        difficulty = np.logaddexp.reduce(
+            log_prior + (knowing[:, None] * log_knows + (~knowing)[:, None] * log_not).sum(0)
+        )
+        rest = {a: n for a, n in groups.items() if a != truth}
+        coincidence = 0.0
+        forced = [n for a, n in rest.items() if n > 1 or a == gold]
+        if gold in rest:  # a wrong gold that entries give: one of the lures
+            coincidence = -math.log(words)
+        singles = len(rest) - len(forced)
+        return float(difficulty) + _log_lure_draws(forced, singles) + coincidence + nothing
+
+    log_right = log_like(gold) + math.log(1 - rate)
+    wrong = [log_like(a) for a in groups if a != gold] + [log_like(None)]
+    log_wrong = float(np.logaddexp.reduce(wrong)) + math.log(rate)
+    if log_right == log_wrong == -math.inf:
+        raise ValueError(f"answers no hypothesis explains (more than {SHORT_LURES} lures)")
+    return float(1 / (1 + np.exp(min(700.0, log_right - log_wrong))))
+
+
+def oracle_posteriors_short(
+    records: list[Record], seed: int, n_entries: int = ENTRIES
+) -> tuple[list[float], list[float]]:
+    """The short-answer items' P(gold wrong) under the simulation's own model (`short_posterior`:
+    the entries' true abilities, the true difficulty prior, `_wrong_answer`'s answering process
+    with its Dirichlet(1) lure weights integrated, the true rate of planted errors), answers
+    grouped by the metric's key as the analysis groups them: the bound for any test on them.
+    Returns (posteriors of planted content errors, of sound items); the broken format left
+    out."""
+    copy = plant(records, seed)
+    entries = simulate(records, copy.gold, seed, n_entries=n_entries)
+    answers = list(zip(*(entries[name] for name in entries), strict=True))
+    log_prior, knows = _knowing_on_grid(abilities(n_entries)["short_answer"])
+    key = METRICS["short_answer"].key
+    words = {lang: len({key(w, lang) for w in ws}) for lang, ws in _words(records).items()}
+    rate = PLANTED["short_answer"] / sum(r.task == "short_answer" for r in records)
+    planted: list[float] = []
+    sound: list[float] = []
+    for r, results in zip(records, answers, strict=True):
+        if r.task != "short_answer" or gold_format_problem(copy.gold[r.id]):
+            continue
+        lang = r.answer_language
+        given = [key(it.extracted, lang) for it in results]
+        gold = key(copy.gold[r.id].answers[0], lang)
+        posterior = short_posterior(given, gold, log_prior, knows, rate, words[lang])
+        (planted if r.id in copy.true else sound).append(posterior)
+    return planted, sound
+
+
+def strength(
+    records: list[Record], seeds: range, n_entries: int = ENTRIES, near_feet: bool = False
+) -> dict[str, str]:
     """Task -> each entry's accuracy (mean score, the paper's) and, where partial credit makes
     it differ, its share of wholly right answers, weakest first, over `seeds` with no error
     planted."""
     scores: dict[tuple[str, int], list[float]] = {}
     for seed in seeds:
-        entries = simulate(records, {r.id: r for r in records}, seed, n_entries=n_entries)
+        gold = {r.id: r for r in records}
+        entries = simulate(records, gold, seed, n_entries=n_entries, near_feet=near_feet)
         for e in range(n_entries):
             for it in entries[f"entry-{e}"]:
                 scores.setdefault((it.task, e), []).append(it.score)
@@ -414,8 +633,13 @@ def _main() -> None:
     parser.add_argument("--seeds", default=f"{REPORT_SEEDS.start}-{REPORT_SEEDS.stop}")
     parser.add_argument("--traps", action="store_true", help="the traps variant")
     parser.add_argument("--none", action="store_true", help="plant no error")
-    parser.add_argument("--oracle", action="store_true", help="the multiple-choice bound")
+    parser.add_argument(
+        "--oracle", action="store_true", help="the multiple-choice and short-answer bounds"
+    )
     parser.add_argument("--entries", type=int, default=ENTRIES, help="entries on the board")
+    parser.add_argument(
+        "--near-feet", action="store_true", help="wrong feet answers near misses (the earlier)"
+    )
     parser.add_argument(
         "--strength", action="store_true", help="each entry's accuracy by task (no error planted)"
     )
@@ -426,20 +650,30 @@ def _main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         records = benchmark_gold(Path(tmp) / "gold")
     if args.strength:
-        for task, line in strength(records, range(start, stop), args.entries).items():
+        figures_by_task = strength(records, range(start, stop), args.entries, args.near_feet)
+        for task, line in figures_by_task.items():
             print(f"{task}: {line}")
         return
     if args.oracle:
-        planted_p: list[float] = []
-        sound_p: list[float] = []
-        for seed in range(start, stop):
-            p, s = oracle_posteriors(records, seed, n_entries=args.entries)
-            planted_p += p
-            sound_p += s
-        for cut in (0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3):
-            found = sum(p >= cut for p in planted_p)
-            false = sum(p >= cut for p in sound_p)
-            print(f"oracle cut-off {cut}: {found} of {len(planted_p)} found, {false} false")
+        oracles = {
+            "multiple choice": oracle_posteriors,
+            "short answers": oracle_posteriors_short,
+            "feet": oracle_posteriors_feet,
+        }
+        for name, oracle in oracles.items():
+            planted_p: list[float] = []
+            sound_p: list[float] = []
+            for seed in range(start, stop):
+                p, s = oracle(records, seed, n_entries=args.entries)
+                planted_p += p
+                sound_p += s
+            for cut in (0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3):
+                found = sum(p >= cut for p in planted_p)
+                false = sum(p >= cut for p in sound_p)
+                print(
+                    f"{name}: oracle cut-off {cut}: {found} of {len(planted_p)} found, "
+                    f"{false} false"
+                )
         return
     chosen = Thresholds()
     if args.cut is not None:
@@ -449,7 +683,7 @@ def _main() -> None:
     outcomes = []
     planted, broken = ({}, ()) if args.none else (PLANTED, BROKEN)
     for seed in range(start, stop):
-        o = run(records, seed, planted, broken, args.traps, chosen, args.entries)
+        o = run(records, seed, planted, broken, args.traps, chosen, args.entries, args.near_feet)
         outcomes.append(o)
         by_task: dict[str, str] = {}
         false: Counter[str] = Counter()

@@ -12,6 +12,7 @@ import math
 import re
 import statistics
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import run_cli as _cli
@@ -26,6 +27,7 @@ from respondeoqa_eval.analysis.items import (
 from respondeoqa_eval.data.breakdowns import groups_of
 from respondeoqa_eval.data.gold import read_folder
 from respondeoqa_eval.data.records import Record
+from respondeoqa_eval.metrics import METRICS
 from respondeoqa_eval.report.model import ItemResult
 from synthetic import SECRET_MARKER, write_private
 
@@ -406,3 +408,145 @@ def test_a_wrong_keys_string_is_a_table_laid_beforehand():
     assert math.exp(_log_partition_keyed([2], 1, 2.0, 1.0)) == pytest.approx(1 / 30)
     # nobody gives the key's string: "a" opens a table (2/3), "b" another (2/4)
     assert math.exp(_log_partition_keyed([1, 1], 0, 2.0, 1.0)) == pytest.approx(1 / 3)
+
+
+# -- a changed foot in one position ----------------------------------------------------------
+
+FEET_LINES = [
+    ["dactyl", "spondee", "dactyl", "spondee"],
+    ["spondee", "dactyl", "spondee", "dactyl"],
+    ["iambus", "iambus", "spondee", "iambus"],
+    ["trochee", "spondee", "dactyl", "trochee"],
+    ["anapest", "iambus", "anapest", "iambus"],
+    ["dactyl", "dactyl", "spondee", "spondee"],
+    ["choriamb", "choriamb", "iambus", "iambus"],
+    ["spondee", "spondee", "dactyl", "dactyl"],
+]
+"""The sound feet items' golds."""
+PLANTED_LINE = ["spondee", "dactyl", "spondee", "spondee"]  # the gold's foot 3 is wrong
+TRUE_LINE = ["spondee", "dactyl", "dactyl", "spondee"]
+FEET_ENTRIES = 8
+
+
+def _near_miss(line: list[str], at: int) -> str:
+    """`line` with the foot at `at` changed (to one no gold has there)."""
+    changed = list(line)
+    changed[at] = "tribrac"
+    return ", ".join(changed)
+
+
+def _feet_answers(e: int) -> dict[str, str]:
+    """entry-e on the feet items: the sound lines right but for a near miss on every third
+    (a different position each time, so no position gathers them); on the planted line the six
+    strongest give the true foot 3 (written two ways), each with another foot of the true line
+    missed, so no two whole answers agree; the two weakest are far off."""
+    answers = {}
+    for i, line in enumerate(FEET_LINES):
+        right = (i + e) % 3 != 0
+        answers[f"line-{i}"] = ", ".join(line) if right else _near_miss(line, (i + e) % 4)
+    if e < 6:
+        line = list(TRUE_LINE)
+        line[2] = "dactylus" if e == 5 else "dactyl"
+        answers["planted"] = _near_miss(line, (0, 1, 3)[e % 3]) if e >= 3 else ", ".join(line)
+    else:
+        answers["planted"] = "iambus, iambus, iambus, iambus"
+    return answers
+
+
+def test_a_changed_foot_is_found_in_its_position():
+    golds = {f"line-{i}": line for i, line in enumerate(FEET_LINES)} | {"planted": PLANTED_LINE}
+    records = {
+        item_id: _record(item_id, "feet", answers=[", ".join(line)], answer_language="english")
+        for item_id, line in golds.items()
+    }
+    metric = METRICS["feet"]
+    entries = {}
+    for e in range(FEET_ENTRIES):
+        results = []
+        for item_id, answer in _feet_answers(e).items():
+            r = records[item_id]
+            score = metric.score(r.answers, "english", answer)
+            results.append(
+                ItemResult(
+                    r.id, r.question_id, "english", "feet", r.source, "scansion", answer,
+                    score, False, groups_of(r),
+                )
+            )  # fmt: skip
+        entries[f"entry-{e}"] = results
+    by_id = {it.id: it for it in analyze_items(entries, records).items}
+    planted = by_id["planted"]
+    # only the three strongest give the true line whole (0.49 from whole answers alone, under
+    # the cut-off); foot 3's agreement is what tells
+    assert planted.reasons == (AGREE,) and planted.agreement_foot == 3
+    # six of eight write foot 3 as a dactyl, five of them "dactyl": shown in that spelling
+    assert (planted.agreement_answer, planted.agreement_count) == ("dactyl", 6)
+    assert planted.agreement.startswith("foot 3: 6 of 8 entries answer 'dactyl' (they average")
+    # the sound lines' near misses are spread over the positions: none is suspect
+    assert not any(by_id[f"line-{i}"].suspected_gold_error for i in range(len(FEET_LINES)))
+
+
+FAR = (
+    "tribrac",
+    "anapest",
+    "choriamb",
+    "amphibrac",
+    "dichoree",
+    "great ionic",
+    "pyrrhic",
+    "trochee",
+)
+"""Each entry's foot for the lines it does not know (the golds have none of these)."""
+SOUND_LINES = [
+    [("dactyl", "spondee", "iambus")[(i >> k) % 3] for k in range(4)] for i in range(3, 43)
+]
+"""40 sound feet items (as many as the public ones): lines of dactyls, spondees and iambs."""
+
+
+def _line_board(near_misses: bool) -> dict[str, Any]:
+    """Eight entries on the sound lines (entry-e knows line i unless (i + e) % 4 == 0) and the
+    planted line, which only entry-0, the strongest, gives: as its true feet. An entry that
+    does not know a line writes its own foot everywhere, or (`near_misses`, on the sound
+    lines) in one place of the gold's line only."""
+    golds = {f"line-{i}": line for i, line in enumerate(SOUND_LINES)} | {"planted": PLANTED_LINE}
+    records = {
+        item_id: _record(item_id, "feet", answers=[", ".join(line)], answer_language="english")
+        for item_id, line in golds.items()
+    }
+    metric = METRICS["feet"]
+    entries = {}
+    for e in range(FEET_ENTRIES):
+        results = []
+        for item_id, gold in golds.items():
+            knows = (e == 0) if item_id == "planted" else (int(item_id[5:]) + e) % 4 != 0
+            line = list(TRUE_LINE if item_id == "planted" else gold)
+            if not knows and near_misses and item_id != "planted":
+                line[(e + len(item_id)) % 4] = FAR[e]
+            elif not knows:
+                line = [FAR[e]] * 4
+            answer = ", ".join(line)
+            r = records[item_id]
+            results.append(
+                ItemResult(
+                    r.id, r.question_id, "english", "feet", r.source, "scansion", answer,
+                    metric.score(r.answers, "english", answer), False, groups_of(r),
+                )
+            )  # fmt: skip
+        entries[f"entry-{e}"] = results
+    return {it.id: it for it in analyze_items(entries, records).items}
+
+
+def test_one_strong_line_one_foot_off_the_gold_tells_where_wrong_lines_are_far_off():
+    by_id = _line_board(near_misses=False)
+    planted = by_id["planted"]
+    # one entry only, and its foot 3 given by nobody else: no whole answer or foot position
+    # is given twice, only the line one foot off the gold can tell
+    assert planted.reasons == (AGREE,) and planted.agreement_foot == 3
+    assert planted.agreement_answer == "spondee, dactyl, dactyl, spondee"
+    assert planted.agreement_count == 1 and planted.agreement_posterior >= 0.7
+    assert planted.agreement.startswith("foot 3: 1 of 8 entries answer 'spondee, dactyl, dactyl")
+    assert not any(by_id[f"line-{i}"].suspected_gold_error for i in range(len(SOUND_LINES)))
+    # where the entries' wrong lines to sound items are near misses of the gold, one such
+    # line to the planted item proves nothing
+    near = _line_board(near_misses=True)
+    assert not near["planted"].suspected_gold_error
+    assert not any(near[f"line-{i}"].suspected_gold_error for i in range(len(SOUND_LINES)))

@@ -21,13 +21,17 @@ over the entries that have a prediction for it (an unanswered prediction counts,
   (`answer_format.gold_format_problem`, with the gold given).
 
 The gold-error test (README: Item analysis, "Suspected gold error"). Under either hypothesis
-an entry is right with probability sigmoid(s logit(acc) - d), acc its Laplace-smoothed share
-right on the task's other items, d the item's difficulty integrated over a normal prior, s and
-the prior fitted per task by marginal likelihood; the wrong answers fall into the other answers
+an entry is right with probability c + (1 - c) sigmoid(s logit(acc) - d), acc its
+Laplace-smoothed share right on the task's other items, d the item's difficulty integrated
+over a normal prior, s, c (a guessing floor, fixed options only) and the prior fitted per task
+by marginal likelihood (`_fit_difficulty`); the wrong answers fall into the other answers
 by a Dirichlet-multinomial (multiple choice, over k - 1 options) or a Chinese restaurant
 process (open answers), concentration from the task's rate of agreeing wrong answers; under
 H1 an open answer's gold is a string laid before anyone answered (`_log_partition_keyed`). A
-wrong gold shows as the agreeing entries being the strong ones.
+wrong gold shows as the agreeing entries being the strong ones. A feet item is also tested
+foot by foot and by the line one foot off its gold (`_foot_cases`, `_line_evidence`): one
+mislabelled foot leaves no trace in whole answers. Each of these is a `_Case`, fitted in its
+pool (`_chance_test`); an item takes its most telling one.
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ import numpy as np
 from ..data.breakdowns import DIMENSIONS
 from ..data.records import PUBLIC_SOURCES, Record, split_language_pair
 from ..metrics import METRICS
+from ..metrics.feet import LISTED_FEET, canonical, feet
 from ..report.model import ItemResult
 from ..report.numbers import ratio_text
 from ..scoring.answer_format import gold_format_problem, option_letters
@@ -66,7 +71,7 @@ class Thresholds:
     strong_share: float = 0.5  # strong entries: the better half by score (ties included)
     min_entries: int = 3  # entries an item needs for a discrimination
     flag_min_entries: int = 5  # entries an item needs before the gold-error test can flag it
-    prior_gold_error: float = 0.02  # the prior share of items whose gold is wrong
+    prior_gold_error: float = 0.02  # the prior share of gold labels that are wrong (per foot)
     flag_posterior: float = 0.7  # flag at this posterior probability that the gold is wrong
     key_weight: float = (
         0.1  # open answers: how a wrong key draws entries (a distractor given once: 1)
@@ -105,7 +110,10 @@ class ItemStats:
     strong_entries: int  # strong entries with a prediction for the item
     strong_agree: int  # the most strong entries that gave one and the same wrong answer
     strong_answer: str | None  # that answer
-    agreement_ratio: float | None = None  # likelihood of "wrong_answer is right" over the gold's
+    agreement_answer: str | None = None  # the answer the test weighed: wrong_answer, or a foot
+    agreement_count: int = 0  # entries that gave it
+    agreement_foot: int | None = None  # the 1-based foot position it is in (None: whole answer)
+    agreement_ratio: float | None = None  # likelihood of "that answer is right" over the gold's
     agreement_posterior: float | None = None  # P(the gold is wrong) (None: not tested)
     agreeing_accuracy: float | None = None  # the mean task accuracy of the entries agreeing ...
     other_accuracy: float | None = None  # ... and of the other entries
@@ -125,12 +133,15 @@ class ItemStats:
     @property
     def agreement(self) -> str:
         """The chance test's evidence in words ("" when the item was not tested)."""
-        if self.agreement_posterior is None or self.wrong_answer is None:
+        if self.agreement_posterior is None or self.agreement_answer is None:
             return ""
         rest = "" if self.other_accuracy is None else f", the others {self.other_accuracy:.0%}"
+        where, scope = "", "right on the task"
+        if self.agreement_foot is not None:
+            where, scope = f"foot {self.agreement_foot}: ", "of feet right on the task"
         return (
-            f"{self.wrong_count} of {self.entries} entries answer {self.wrong_answer!r} "
-            f"(they average {self.agreeing_accuracy:.0%} right on the task{rest}); "
+            f"{where}{self.agreement_count} of {self.entries} entries answer "
+            f"{self.agreement_answer!r} (they average {self.agreeing_accuracy:.0%} {scope}{rest}); "
             f"{ratio_text(self.agreement_ratio)} times likelier if the gold is wrong; chance "
             f"the gold is wrong: {self.agreement_posterior:.2f}"
         )
@@ -161,6 +172,9 @@ COLUMNS = (
     "strong_entries",
     "strong_agree",
     "strong_answer",
+    "agreement_answer",
+    "agreement_count",
+    "agreement_foot",
     "agreement_ratio",
     "agreement_posterior",
     "agreeing_accuracy",
@@ -319,16 +333,40 @@ def analyze_items(
 
 _D_GRID = np.linspace(-8.0, 8.0, 81)
 """The item difficulty shifts (logits) the likelihoods integrate over."""
-_SLOPES = (1.0, 1.5, 2.0, 2.5, 3.0)
-"""Candidate scales from an entry's logit accuracy to its ability (fitted per task)."""
+_SLOPES = np.array([1.0, 1.5, 2.0, 2.5, 3.0])
+"""Candidate scales from an entry's logit accuracy to its ability (fitted per pool)."""
+_FLOORS = (0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.25)
+"""Candidate chances of a right answer from an entry that does not know the item (a lucky
+guess: three-parameter IRT's pseudo-guessing; fitted per pool of fixed options; an open
+answer is not guessed right)."""
+_MEANS = np.linspace(-3.0, 3.0, 13)
+_SDS = np.array([0.5, 0.75, 1.0, 1.5, 2.0, 2.5, 3.0])
+"""Candidate means and standard deviations of a pool's item difficulty shifts."""
 
 
-def _grid_loglik(ability: np.ndarray, right: np.ndarray) -> np.ndarray:
-    """log P(the `right` entries right and the others wrong | shift d), for each d of the grid:
-    each entry right with probability sigmoid(ability - d)."""
-    logit = ability[:, None] - _D_GRID[None, :]
-    log_right = -np.logaddexp(0.0, -logit)  # log sigmoid
+@dataclass(frozen=True)
+class _Fit:
+    """A pool's fitted answering model: an entry of logit accuracy x is right on an item of
+    shift d with probability floor + (1 - floor) sigmoid(slope x - d), d ~ the normal prior."""
+
+    slope: float
+    floor: float
+    log_prior: np.ndarray  # over _D_GRID
+
+
+def _log_right_wrong(logit: np.ndarray, floor: float) -> tuple[np.ndarray, np.ndarray]:
+    """log P(right) and log P(wrong) where P(right) = floor + (1 - floor) sigmoid(logit)."""
     log_wrong = -np.logaddexp(0.0, logit)
+    if floor == 0.0:
+        return -np.logaddexp(0.0, -logit), log_wrong
+    stays = math.log1p(-floor)
+    return np.logaddexp(math.log(floor), stays - np.logaddexp(0.0, -logit)), stays + log_wrong
+
+
+def _grid_loglik(ability: np.ndarray, right: np.ndarray, floor: float = 0.0) -> np.ndarray:
+    """log P(the `right` entries right and the others wrong | shift d), for each d of the grid:
+    each entry right with probability floor + (1 - floor) sigmoid(ability - d)."""
+    log_right, log_wrong = _log_right_wrong(ability[:, None] - _D_GRID[None, :], floor)
     return (right[:, None] * log_right + (1 - right[:, None]) * log_wrong).sum(axis=0)
 
 
@@ -337,31 +375,43 @@ def _logsumexp(x: np.ndarray, axis: int = -1) -> np.ndarray:
     return (peak + np.log(np.exp(x - peak).sum(axis=axis, keepdims=True))).squeeze(axis)
 
 
-_MEANS = np.linspace(-3.0, 3.0, 13)
-_SDS = (0.5, 0.75, 1.0, 1.5, 2.0, 2.5, 3.0)
-"""Candidate means and standard deviations of a task's item difficulty shifts."""
+def _normal_priors() -> np.ndarray:
+    """Each (mean, sd) candidate's normal prior over the grid (a row each, summing to 1)."""
+    dens = np.array([np.exp(-0.5 * ((_D_GRID - m) / s) ** 2) for m in _MEANS for s in _SDS])
+    return dens / dens.sum(axis=1, keepdims=True)
 
 
-def _fit_difficulty(
-    items: Sequence[tuple[np.ndarray, np.ndarray]],
-) -> tuple[float, np.ndarray]:
-    """The scale from logit accuracy to ability and the log prior over the grid's shifts (a
-    normal, on the grid) that explain a task's items (each: its entries' logit accuracies and
-    who was right) best, by marginal likelihood over `_SLOPES`, `_MEANS` and `_SDS`. A normal,
-    not a free-form prior: a free-form one would learn a bump of very hard items from the
-    wrong golds themselves and explain them away."""
-    best: tuple[float, float, np.ndarray] | None = None
+_PRIORS = _normal_priors()
+
+
+def _fit_difficulty(items: Sequence[tuple[np.ndarray, np.ndarray]], guessed: bool) -> _Fit:
+    """The answering model that explains a pool's items (each: its entries' logit accuracies
+    and who was right) best, by marginal likelihood over `_SLOPES`, `_FLOORS`, `_MEANS` and
+    `_SDS`. A normal, not a free-form prior: a free-form one would learn a bump of very hard
+    items from the wrong golds themselves and explain them away."""
+    priors = _PRIORS
+    width = max(len(a) for a, _ in items)
+    accuracy = np.zeros((len(items), width))
+    right = np.zeros((len(items), width))
+    present = np.zeros((len(items), width))
+    for i, (a, r) in enumerate(items):  # one row per item, padded
+        accuracy[i, : len(a)], right[i, : len(r)], present[i, : len(a)] = a, r, 1.0
+    best: tuple[float, float, float, int] | None = None
     for slope in _SLOPES:
-        table = np.stack([_grid_loglik(slope * a, r) for a, r in items])
-        for mean in _MEANS:
-            for sd in _SDS:
-                log_prior = -0.5 * ((_D_GRID - mean) / sd) ** 2
-                log_prior -= _logsumexp(log_prior)
-                total = float(_logsumexp(table + log_prior).sum())
-                if best is None or total > best[0]:
-                    best = (total, slope, log_prior)
+        logit = slope * accuracy[:, :, None] - _D_GRID[None, None, :]
+        for floor in _FLOORS if guessed else (0.0,):
+            log_right, log_wrong = _log_right_wrong(logit, floor)
+            table = np.einsum("ie,ied->id", present * right, log_right) + np.einsum(
+                "ie,ied->id", present * (1 - right), log_wrong
+            )
+            peak = table.max(axis=1, keepdims=True)
+            # per item and prior: log sum_d P(answers | d) prior(d), all priors at once
+            totals = (np.log(np.exp(table - peak) @ priors.T) + peak).sum(axis=0)
+            at = int(np.argmax(totals))
+            if best is None or totals[at] > best[0]:
+                best = (float(totals[at]), float(slope), floor, at)
     assert best is not None
-    return best[1], best[2]
+    return _Fit(best[1], best[2], np.log(priors[best[3]]))
 
 
 def _log_partition_keyed(counts: Sequence[int], keyed: int, spread: float, weight: float) -> float:
@@ -420,36 +470,237 @@ def _posterior(log_ratio: float, prior: float) -> float:
     return 1 / (1 + math.exp(-log_odds)) if log_odds > -700 else 0.0
 
 
-def _gold_error_test(
+FOOT_POSITION = "feet position"
+"""The pool the one-foot cases are fitted on (`_foot_cases`)."""
+FEET_LINE = "feet line"
+"""The pool of the whole-line cases that weigh the lines one foot off the gold (`_foot_cases`)."""
+OTHER_FEET = len(LISTED_FEET) - 1
+"""The feet a wrong foot in one position is chosen from (the prompt lists 13)."""
+
+
+@dataclass(frozen=True)
+class _Case:
+    """One answer the gold-error test compares across entries: an item's whole answer, or for a
+    feet item one foot position or the line against lines one foot off it (a changed foot in
+    one position is invisible in whole answers, which seldom agree on a line of several feet)."""
+
+    item: str
+    pool: str  # the case's kind, each fitted on its own: the task, FOOT_POSITION or FEET_LINE
+    names: tuple[str, ...]  # the entries with a prediction for the item
+    right: np.ndarray  # 1.0 where the entry's answer is the gold's (here)
+    answers: tuple[str, ...]  # each entry's answer key where it is wrong ("": none or right)
+    options: int | None  # the answers a wrong entry chooses from (None: open answers)
+    prior_share: float  # the share of the item's prior gold-error rate this case's answer gets
+    foot: int | None = None  # the 0-based foot position (None: the whole answer)
+    spelled: Mapping[str, str] = field(default_factory=dict)  # an answer -> its commonest spelling
+    lines: tuple[tuple[str, ...], ...] = ()  # FEET_LINE: each entry's feet, as `canonical`
+    gold_line: tuple[str, ...] = ()  # FEET_LINE: the gold's
+
+
+@dataclass(frozen=True)
+class _Evidence:
+    """A case's test: the answer weighed against the gold, who gave it, how telling it is."""
+
+    case: _Case
+    answer: str
+    count: int
+    log_ratio: float
+    posterior: float
+    agreeing_accuracy: float
+    other_accuracy: float | None
+    foot: int | None = None  # the 0-based foot position it is about (None: the whole answer)
+
+
+def _whole_cases(
     computed: list[tuple[ItemStats, Counter[str]]],
     by_item: Mapping[str, list[tuple[str, ItemResult]]],
     gold: Mapping[str, Record] | None,
-    thresholds: Thresholds,
     key_of: Callable[[str, str, str], str],
-) -> list[ItemStats]:
-    """Each item with its gold-error test (module docstring), AGREE added to the flagged."""
+) -> list[_Case]:
+    """Each item's whole answer as a case: wrong answers grouped by the item's metric key."""
+    cases = []
+    for stats, _ in computed:
+        results = by_item[stats.id]
+        language = _answer_language(results[0][1])
+        options: int | None = None
+        if stats.task == "multiple_choice":
+            record = None if gold is None else gold.get(stats.id)
+            k = len(option_letters(record)) if record is not None else MC_OPTIONS
+            options = max(1, k - 1)
+        right = np.array([(it.score or 0.0) == 1.0 for _, it in results], dtype=float)
+        answers = tuple(
+            "" if r or not it.answered else key_of(stats.task, language, it.extracted or "")
+            for r, (_, it) in zip(right, results, strict=True)
+        )
+        cases.append(
+            _Case(
+                stats.id,
+                stats.task,
+                tuple(name for name, _ in results),
+                right,
+                answers,
+                options,
+                1 / (options or 1),
+            )
+        )
+    return cases
+
+
+def _foot_cases(
+    computed: list[tuple[ItemStats, Counter[str]]],
+    by_item: Mapping[str, list[tuple[str, ItemResult]]],
+    gold: Mapping[str, Record] | None,
+) -> list[_Case]:
+    """The cases of each feet item with a gold. Each foot position: an entry is right there when
+    its foot in that position is the gold's (PROTOCOL 4's walk in parallel), a foot it does not
+    give is no answer. And the whole line (FEET_LINE: `_line_evidence`). The prior gold-error
+    rate is per foot: a gold of five feet has five labels that can be wrong, each wrong to one
+    of the other feet."""
+    cases = []
+    for stats, _ in computed:
+        record = None if gold is None else gold.get(stats.id)
+        if stats.task != "feet" or record is None or not record.answers:
+            continue
+        golds = [canonical(name) for name in feet(record.answers[0])]
+        results = by_item[stats.id]
+        written = [feet(it.extracted.replace("*", "")) if it.answered and it.extracted else []
+                   for _, it in results]  # fmt: skip
+        for at, want in enumerate(golds):
+            raw = [w[at] if at < len(w) else "" for w in written]
+            here = [canonical(name) for name in raw]
+            spellings: defaultdict[str, Counter[str]] = defaultdict(Counter)
+            for name, key in zip(raw, here, strict=True):
+                spellings[key][name] += 1
+            cases.append(
+                _Case(
+                    stats.id,
+                    FOOT_POSITION,
+                    tuple(name for name, _ in results),
+                    np.array([h == want for h in here], dtype=float),
+                    tuple("" if h == want else h for h in here),
+                    OTHER_FEET,
+                    1 / OTHER_FEET,
+                    at,
+                    {key: names.most_common(1)[0][0] for key, names in spellings.items()},
+                )
+            )
+        lines = tuple(tuple(canonical(name) for name in w) for w in written)
+        shown: defaultdict[str, Counter[str]] = defaultdict(Counter)
+        for w, line in zip(written, lines, strict=True):
+            shown[", ".join(line)][", ".join(w)] += 1
+        right = [line == tuple(golds) for line in lines]
+        cases.append(
+            _Case(
+                stats.id,
+                FEET_LINE,
+                tuple(name for name, _ in results),
+                np.array(right, dtype=float),
+                tuple(
+                    "" if r or not line else ", ".join(line)
+                    for r, line in zip(right, lines, strict=True)
+                ),
+                None,
+                1 / OTHER_FEET,
+                None,
+                {key: names.most_common(1)[0][0] for key, names in shown.items()},
+                lines,
+                tuple(golds),
+            )
+        )
+    return cases
+
+
+def _one_off(line: tuple[str, ...], of: tuple[str, ...]) -> bool:
+    """True if `line` has `of`'s feet but one, in the same places."""
+    return len(line) == len(of) and sum(a != b for a, b in zip(line, of, strict=True)) == 1
+
+
+def _line_evidence(
+    case: _Case,
+    share: np.ndarray,
+    ability: np.ndarray,
+    fit: _Fit,
+    near: tuple[float, float],
+    thresholds: Thresholds,
+) -> _Evidence | None:
+    """A feet line's test: H0, the gold's line is right; H1, the line one foot off it that
+    most entries give (T) is. Under either, an entry that knows the item gives the true line
+    (its ability, the item's difficulty); one that does not gives a line one foot off the gold
+    (and so about as close to the truth) at the pool's rate of such near misses, which gather
+    on one line per item as a Dirichlet over the line's feet times the other feet (`near`: the
+    rate and that concentration), or another line, alike under both. So the hypotheses differ
+    in who knows (the gold's givers or T's) and in which of the two lines is a near miss: where
+    wrong lines are seldom one foot off the gold, one entry giving T tells; where such near
+    misses are common, it takes more."""
+    gold = case.gold_line
+    off = Counter(line for line in case.lines if _one_off(line, gold))
+    if not off:
+        return None
+    candidate, count = off.most_common(1)[0]
+    rate, spread = near
+    variants = len(gold) * OTHER_FEET
+    gives = np.array([line == candidate for line in case.lines], dtype=float)
+    keyed = int(case.right.sum())  # the gold's line, a near miss of T under H1
+    misses_h0 = list(off.values())
+    misses_h1 = [c for line, c in off.items() if line != candidate] + [keyed]
+    log_h0 = _logsumexp(_grid_loglik(ability, case.right, fit.floor) + fit.log_prior)
+    log_h0 += sum(misses_h0) * math.log(rate) + _log_partition(misses_h0, variants, spread)
+    log_h1 = _logsumexp(_grid_loglik(ability, gives, fit.floor) + fit.log_prior)
+    log_h1 += sum(misses_h1) * math.log(rate) + _log_partition(misses_h1, variants, spread)
+    ratio = float(log_h1 - log_h0)
+    rest = share[gives == 0]
+    return _Evidence(
+        case,
+        ", ".join(candidate),
+        count,
+        ratio,
+        _posterior(ratio, thresholds.prior_gold_error * case.prior_share),
+        float(share[gives == 1].mean()),
+        float(rest.mean()) if len(rest) else None,
+        next(at for at, (a, b) in enumerate(zip(candidate, gold, strict=True)) if a != b),
+    )
+
+
+def _chance_test(cases: Sequence[_Case], thresholds: Thresholds) -> dict[int, _Evidence]:
+    """Case index -> its test (module docstring), for the cases with enough entries and a wrong
+    answer given twice (a FEET_LINE case: a line one foot off the gold, `_line_evidence`); each
+    pool's abilities, difficulty prior and agreement rates are fitted on that pool's cases."""
     right: Counter[tuple[str, str]] = Counter()
     seen: Counter[tuple[str, str]] = Counter()
     same: Counter[str] = Counter()
     pairs: Counter[str] = Counter()
-    for stats, wrong in computed:
-        for name, it in by_item[stats.id]:
-            seen[name, stats.task] += 1
-            right[name, stats.task] += (it.score or 0.0) == 1.0
+    lines: Counter[str] = Counter()  # FEET_LINE: the wrong lines, those one foot off the gold,
+    near: Counter[str] = Counter()  # and pairs of these to one item that are the same line
+    near_same: Counter[str] = Counter()
+    near_pairs: Counter[str] = Counter()
+    wrongs = []
+    for case in cases:
+        for name, r in zip(case.names, case.right, strict=True):
+            seen[name, case.pool] += 1
+            right[name, case.pool] += r
+        wrong = Counter(a for a in case.answers if a)
+        wrongs.append(wrong)
         answered = sum(wrong.values())
-        same[stats.task] += sum(c * (c - 1) // 2 for c in wrong.values())
-        pairs[stats.task] += answered * (answered - 1) // 2
-    # how often two wrong answers to one item agree, per task (smoothed)
+        if case.pool == FEET_LINE:
+            off = Counter(line for line in case.lines if _one_off(line, case.gold_line))
+            n_off = sum(off.values())
+            lines[case.pool] += answered
+            near[case.pool] += n_off
+            near_same[case.pool] += sum(c * (c - 1) // 2 for c in off.values())
+            near_pairs[case.pool] += n_off * (n_off - 1) // 2
+        same[case.pool] += sum(c * (c - 1) // 2 for c in wrong.values())
+        pairs[case.pool] += answered * (answered - 1) // 2
+    # how often two wrong answers to one item agree, per pool (smoothed)
     collision = {
-        task: max(thresholds.min_chance, (same[task] + 1) / (pairs[task] + 2)) for task in pairs
+        pool: max(thresholds.min_chance, (same[pool] + 1) / (pairs[pool] + 2)) for pool in pairs
     }
 
-    def share_of(task: str, results: list[tuple[str, ItemResult]]) -> np.ndarray:
-        """Each entry's share right on the task's other analysed items (Laplace)."""
+    def share_of(case: _Case) -> np.ndarray:
+        """Each entry's share right on the pool's other cases (Laplace)."""
         return np.array(
             [
-                (right[name, task] - ((it.score or 0.0) == 1.0) + 1) / (seen[name, task] + 1)
-                for name, it in results
+                (right[name, case.pool] - r + 1) / (seen[name, case.pool] + 1)
+                for name, r in zip(case.names, case.right, strict=True)
             ]
         )
 
@@ -457,64 +708,109 @@ def _gold_error_test(
         return np.log(share / (1 - share))
 
     fitted: dict[str, list[tuple[np.ndarray, np.ndarray]]] = defaultdict(list)
-    for stats, _ in computed:
-        results = by_item[stats.id]
-        is_right = np.array([(it.score or 0.0) == 1.0 for _, it in results], dtype=float)
-        fitted[stats.task].append((logit(share_of(stats.task, results)), is_right))
-    difficulty = {task: _fit_difficulty(items) for task, items in fitted.items()}
-    out: list[ItemStats] = []
-    for stats, wrong in computed:
-        if stats.entries < thresholds.flag_min_entries or stats.wrong_count < 2:
-            out.append(stats)
+    guessed: dict[str, bool] = {}
+    for case in cases:
+        fitted[case.pool].append((logit(share_of(case)), case.right))
+        guessed[case.pool] = case.options is not None
+    difficulty = {pool: _fit_difficulty(items, guessed[pool]) for pool, items in fitted.items()}
+    out: dict[int, _Evidence] = {}
+    for index, (case, wrong) in enumerate(zip(cases, wrongs, strict=True)):
+        if len(case.names) < thresholds.flag_min_entries or not wrong:
             continue
-        results = by_item[stats.id]
-        task = stats.task
-        language = _answer_language(results[0][1])
-        top = wrong.most_common(1)[0][0]
-        is_right = np.array([(it.score or 0.0) == 1.0 for _, it in results], dtype=float)
-        gives_top = np.array(
-            [
-                (it.score or 0.0) != 1.0
-                and it.answered
-                and key_of(task, language, it.extracted or "") == top
-                for _, it in results
-            ],
-            dtype=float,
-        )
-        share = share_of(task, results)
-        slope, log_prior = difficulty[task]
-        ability = slope * logit(share)
-        options: int | None = None
-        if task == "multiple_choice":
-            record = None if gold is None else gold.get(stats.id)
-            k = len(option_letters(record)) if record is not None else MC_OPTIONS
-            options = max(1, k - 1)  # the answers an item's wrong entries choose from
-        spread = _spread(collision[task], options)
-        n_right = int(is_right.sum())
+        if case.pool == FEET_LINE:
+            # over the pool: the share of wrong lines one foot off the gold, and how often two
+            # of those to one item are the same line (Laplace)
+            rate = (near[case.pool] + 1) / (lines[case.pool] + 2)
+            agree = max(
+                thresholds.min_chance, (near_same[case.pool] + 1) / (near_pairs[case.pool] + 2)
+            )
+            variants = len(case.gold_line) * OTHER_FEET
+            share = share_of(case)
+            fit = difficulty[case.pool]
+            evidence = _line_evidence(
+                case,
+                share,
+                fit.slope * logit(share),
+                fit,
+                (rate, _spread(agree, variants)),
+                thresholds,
+            )
+            if evidence is not None:
+                out[index] = evidence
+            continue
+        top, count = wrong.most_common(1)[0]
+        if count < 2:
+            continue
+        gives_top = np.array([a == top for a in case.answers], dtype=float)
+        share = share_of(case)
+        fit = difficulty[case.pool]
+        ability = fit.slope * logit(share)
+        spread = _spread(collision[case.pool], case.options)
+        n_right = int(case.right.sum())
         # H0, the gold is right: the right entries right, the rest wrong, their answers spread
-        log_h0 = float(_logsumexp(_grid_loglik(ability, is_right) + log_prior)) + _log_partition(
-            list(wrong.values()), options, spread
-        )
+        log_h0 = float(_logsumexp(_grid_loglik(ability, case.right, fit.floor) + fit.log_prior))
+        log_h0 += _log_partition(list(wrong.values()), case.options, spread)
         # H1, the most common wrong answer is right: the gold is one of the wrong answers (an
         # option as any other; an open answer's key string: `_log_partition_keyed`)
         others = [c for key, c in wrong.items() if key != top]
-        if options is None:
+        if case.options is None:
             part1 = _log_partition_keyed(others, n_right, spread, thresholds.key_weight)
         else:
-            part1 = _log_partition(others + [n_right], options, spread)
-        log_h1 = float(_logsumexp(_grid_loglik(ability, gives_top) + log_prior)) + part1
+            part1 = _log_partition(others + [n_right], case.options, spread)
+        log_h1 = _logsumexp(_grid_loglik(ability, gives_top, fit.floor) + fit.log_prior)
+        log_h1 = float(log_h1) + part1
         ratio = log_h1 - log_h0
-        posterior = _posterior(ratio, thresholds.prior_gold_error / (options or 1))
-        agreeing = share[gives_top == 1]
         rest = share[gives_top == 0]
-        flag = posterior >= thresholds.flag_posterior
+        out[index] = _Evidence(
+            case,
+            top,
+            count,
+            ratio,
+            _posterior(ratio, thresholds.prior_gold_error * case.prior_share),
+            float(share[gives_top == 1].mean()),
+            float(rest.mean()) if len(rest) else None,
+            case.foot,
+        )
+    return out
+
+
+def _gold_error_test(
+    computed: list[tuple[ItemStats, Counter[str]]],
+    by_item: Mapping[str, list[tuple[str, ItemResult]]],
+    gold: Mapping[str, Record] | None,
+    thresholds: Thresholds,
+    key_of: Callable[[str, str, str], str],
+) -> list[ItemStats]:
+    """Each item with its gold-error test (module docstring): the most telling of its cases
+    (the whole answer; a feet item's foot positions too), AGREE added to the flagged."""
+    cases = _whole_cases(computed, by_item, gold, key_of) + _foot_cases(computed, by_item, gold)
+    best: dict[str, _Evidence] = {}
+    for evidence in _chance_test(cases, thresholds).values():
+        held = best.get(evidence.case.item)
+        if held is None or evidence.log_ratio + math.log(evidence.case.prior_share) > (
+            held.log_ratio + math.log(held.case.prior_share)
+        ):
+            best[evidence.case.item] = evidence
+    out: list[ItemStats] = []
+    for stats, _ in computed:
+        evidence = best.get(stats.id)
+        if evidence is None:
+            out.append(stats)
+            continue
+        foot = evidence.foot
+        flag = evidence.posterior >= thresholds.flag_posterior
         out.append(
             dataclasses.replace(
                 stats,
-                agreement_ratio=math.exp(min(700.0, ratio)),
-                agreement_posterior=posterior,
-                agreeing_accuracy=float(agreeing.mean()),
-                other_accuracy=float(rest.mean()) if len(rest) else None,
+                agreement_answer=(
+                    stats.wrong_answer if foot is None else evidence.case.spelled[evidence.answer]
+                ),
+                agreement_count=evidence.count,
+                agreement_foot=None if foot is None else foot + 1,
+                agreement_ratio=math.exp(min(700.0, evidence.log_ratio)),
+                agreement_posterior=evidence.posterior,
+                agreeing_accuracy=evidence.agreeing_accuracy,
+                other_accuracy=evidence.other_accuracy,
                 reasons=(AGREE, *stats.reasons) if flag else stats.reasons,
             )
         )

@@ -44,12 +44,22 @@ def same_foot(gold: str, pred: str) -> bool:
     A name outside every synonym set only matches itself (the paper's dict lookup would have
     raised KeyError for it; none occurred in its runs).
     """
-    return gold == pred or _CANONICAL.get(gold, gold) == _CANONICAL.get(pred, pred)
+    return gold == pred or canonical(gold) == canonical(pred)
+
+
+def canonical(name: str) -> str:
+    """A foot's name written one way (its synonym set's first spelling; any other name as is)."""
+    return _CANONICAL.get(name, name)
 
 
 def feet(text: str) -> list[str]:
     """Lowercase, split on ",", strip each name."""
     return [name.strip() for name in text.lower().split(",")]
+
+
+def predicted_feet(prediction: str) -> list[str]:
+    """A prediction's feet as the score reads them (`*` removed), each name `canonical`."""
+    return [canonical(n) for n in feet(prediction.replace("*", ""))]
 
 
 class Feet(Metric):
@@ -76,4 +86,4 @@ class Feet(Metric):
         """The feet in order, each spelling of a foot written one way."""
         if not prediction:
             return ""
-        return ", ".join(_CANONICAL.get(n, n) for n in feet(prediction.replace("*", "")))
+        return ", ".join(predicted_feet(prediction))
