@@ -11,6 +11,7 @@ import json
 import math
 import re
 import statistics
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -453,8 +454,13 @@ def _feet_answers(e: int) -> dict[str, str]:
     return answers
 
 
-def test_a_changed_foot_is_found_in_its_position():
-    golds = {f"line-{i}": line for i, line in enumerate(FEET_LINES)} | {"planted": PLANTED_LINE}
+def _feet_board(
+    sound_lines: list[list[str]], answer: Callable[[int, str, list[str]], str]
+) -> dict[str, Any]:
+    """The analysis of FEET_ENTRIES entries on feet items: the `sound_lines` ("line-i") and
+    "planted" (gold PLANTED_LINE); entry-e answers item `item_id` of gold `line` with
+    `answer(e, item_id, line)`."""
+    golds = {f"line-{i}": line for i, line in enumerate(sound_lines)} | {"planted": PLANTED_LINE}
     records = {
         item_id: _record(item_id, "feet", answers=[", ".join(line)], answer_language="english")
         for item_id, line in golds.items()
@@ -463,17 +469,21 @@ def test_a_changed_foot_is_found_in_its_position():
     entries = {}
     for e in range(FEET_ENTRIES):
         results = []
-        for item_id, answer in _feet_answers(e).items():
+        for item_id, gold in golds.items():
+            given = answer(e, item_id, gold)
             r = records[item_id]
-            score = metric.score(r.answers, "english", answer)
             results.append(
                 ItemResult(
-                    r.id, r.question_id, "english", "feet", r.source, "scansion", answer,
-                    score, False, groups_of(r),
+                    r.id, r.question_id, "english", "feet", r.source, "scansion", given,
+                    metric.score(r.answers, "english", given), False, groups_of(r),
                 )
             )  # fmt: skip
         entries[f"entry-{e}"] = results
-    by_id = {it.id: it for it in analyze_items(entries, records).items}
+    return {it.id: it for it in analyze_items(entries, records).items}
+
+
+def test_a_changed_foot_is_found_in_its_position():
+    by_id = _feet_board(FEET_LINES, lambda e, item_id, _: _feet_answers(e)[item_id])
     planted = by_id["planted"]
     # only the three strongest give the true line whole (0.49 from whole answers alone, under
     # the cut-off); foot 3's agreement is what tells
@@ -507,32 +517,17 @@ def _line_board(near_misses: bool) -> dict[str, Any]:
     planted line, which only entry-0, the strongest, gives: as its true feet. An entry that
     does not know a line writes its own foot everywhere, or (`near_misses`, on the sound
     lines) in one place of the gold's line only."""
-    golds = {f"line-{i}": line for i, line in enumerate(SOUND_LINES)} | {"planted": PLANTED_LINE}
-    records = {
-        item_id: _record(item_id, "feet", answers=[", ".join(line)], answer_language="english")
-        for item_id, line in golds.items()
-    }
-    metric = METRICS["feet"]
-    entries = {}
-    for e in range(FEET_ENTRIES):
-        results = []
-        for item_id, gold in golds.items():
-            knows = (e == 0) if item_id == "planted" else (int(item_id[5:]) + e) % 4 != 0
-            line = list(TRUE_LINE if item_id == "planted" else gold)
-            if not knows and near_misses and item_id != "planted":
-                line[(e + len(item_id)) % 4] = FAR[e]
-            elif not knows:
-                line = [FAR[e]] * 4
-            answer = ", ".join(line)
-            r = records[item_id]
-            results.append(
-                ItemResult(
-                    r.id, r.question_id, "english", "feet", r.source, "scansion", answer,
-                    metric.score(r.answers, "english", answer), False, groups_of(r),
-                )
-            )  # fmt: skip
-        entries[f"entry-{e}"] = results
-    return {it.id: it for it in analyze_items(entries, records).items}
+
+    def answer(e: int, item_id: str, gold: list[str]) -> str:
+        knows = (e == 0) if item_id == "planted" else (int(item_id[5:]) + e) % 4 != 0
+        line = list(TRUE_LINE if item_id == "planted" else gold)
+        if not knows and near_misses and item_id != "planted":
+            line[(e + len(item_id)) % 4] = FAR[e]
+        elif not knows:
+            line = [FAR[e]] * 4
+        return ", ".join(line)
+
+    return _feet_board(SOUND_LINES, answer)
 
 
 def test_one_strong_line_one_foot_off_the_gold_tells_where_wrong_lines_are_far_off():
