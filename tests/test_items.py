@@ -490,7 +490,7 @@ def test_a_changed_foot_is_found_in_its_position():
     assert planted.reasons == (AGREE,) and planted.agreement_foot == 3
     # six of eight write foot 3 as a dactyl, five of them "dactyl": shown in that spelling
     assert (planted.agreement_answer, planted.agreement_count) == ("dactyl", 6)
-    assert planted.agreement.startswith("foot 3: 6 of 8 entries answer 'dactyl' (they average")
+    assert planted.agreement.startswith("at foot 3, 6 of 8 entries answer 'dactyl' (they average")
     # the sound lines' near misses are spread over the positions: none is suspect
     assert not any(by_id[f"line-{i}"].suspected_gold_error for i in range(len(FEET_LINES)))
 
@@ -538,7 +538,9 @@ def test_one_strong_line_one_foot_off_the_gold_tells_where_wrong_lines_are_far_o
     assert planted.reasons == (AGREE,) and planted.agreement_foot == 3
     assert planted.agreement_answer == "spondee, dactyl, dactyl, spondee"
     assert planted.agreement_count == 1 and planted.agreement_posterior >= 0.7
-    assert planted.agreement.startswith("foot 3: 1 of 8 entries answer 'spondee, dactyl, dactyl")
+    assert planted.agreement.startswith(
+        "1 of 8 entries answer 'spondee, dactyl, dactyl, spondee', the gold's feet but foot 3 ("
+    )
     assert not any(by_id[f"line-{i}"].suspected_gold_error for i in range(len(SOUND_LINES)))
     # where the entries' wrong lines to sound items are near misses of the gold, one such
     # line to the planted item proves nothing

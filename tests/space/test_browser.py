@@ -674,39 +674,56 @@ def _scroll_to(cell) -> None:
     )
 
 
-def _a_seed_that_flags(short: list, gold) -> int:
-    """The first planted-benchmark seed whose ten entries get a planted short answer flagged
-    (in process, as the Items page will): what this test checks is how a flag's evidence is
-    laid out, so it must not depend on which seed the flags' constants happen to flag."""
+def _a_seed_that_flags(records: list, gold, planted: dict[str, int]) -> int:
+    """The first planted-benchmark seed whose ten entries get a planted error flagged (in
+    process, as the Items page will): what this test checks is how a flag's evidence is laid
+    out, so it must not depend on which seed the flags' constants happen to flag."""
     from planted_gold import plant, simulate
     from respondeoqa_eval.analysis.items import AGREE, analyze_items
 
     for seed in range(20):
-        planted = plant(short, seed, {"short_answer": 3}, ())
-        entries = simulate([planted.gold[r.id] for r in short], gold.by_id, seed)
+        copy = plant(records, seed, planted, ())
+        entries = simulate([copy.gold[r.id] for r in records], gold.by_id, seed)
         flagged = {it.id for it in analyze_items(entries, gold.by_id).items if AGREE in it.reasons}
-        if flagged & set(planted.true):
+        if flagged & set(copy.true):
             return seed
-    raise AssertionError("no seed of 0-19 gets a planted short answer flagged")
+    raise AssertionError(f"no seed of 0-19 gets a planted error flagged ({planted})")
 
 
+FEET = ("prosody_feet_questions_english.json", "prosody_feet_questions_latin.json")
+
+
+@pytest.mark.parametrize(
+    ("files", "task", "count"),
+    [((SHORT,), "short_answer", 3), (FEET, "feet", 2)],
+    ids=["short", "feet"],
+)
 def test_browser_gold_error_evidence_is_whole_beside_each_flag(
-    browser, private_dir: Path, public_gold, tmp_path: Path, screenshot_dir: Path
+    browser,
+    private_dir: Path,
+    public_gold,
+    tmp_path: Path,
+    screenshot_dir: Path,
+    files: tuple[str, ...],
+    task: str,
+    count: int,
 ) -> None:
     """Ten graded entries of the planted-error benchmark (tests/planted_gold.py) that give
-    three planted answers (a seed with one of them flagged) where the board's gold differs, on a board of their own: the Items
-    page flags planted items, and the evidence beside each flag is readable at 1400 and 390 px
-    (scrolled to on a phone: whole inside the window, no word broken, no text cut off)."""
+    planted answers (short answers, or feet with one foot changed; a seed with one of them
+    flagged) where the board's gold differs, on a board of their own: the Items page flags
+    planted items, and the evidence beside each flag is readable at 1400 and 390 px (scrolled
+    to on a phone: whole inside the window, no word broken, no text cut off); a feet flag's
+    evidence names its foot."""
     from kit.space_server import start_server
     from planted_gold import plant, simulate
 
-    shots = screenshot_dir / "items"
+    shots = screenshot_dir / "items" / task
     shots.mkdir(parents=True, exist_ok=True)
-    short = file_records(public_gold, SHORT)
-    seed = _a_seed_that_flags(short, public_gold)
-    planted = plant(short, seed, {"short_answer": 3}, ())
+    items = [r for name in files for r in file_records(public_gold, name)]
+    seed = _a_seed_that_flags(items, public_gold, {task: count})
+    planted = plant(items, seed, {task: count}, ())
     # the entries know the planted answers: against the true gold, those are agreeing errors
-    entries = simulate([planted.gold[r.id] for r in short], public_gold.by_id, seed)
+    entries = simulate([planted.gold[r.id] for r in items], public_gold.by_id, seed)
     lures = {planted.gold[i].answers[0] for i in planted.true}
     srv = start_server(private_dir, tmp_path / "flags-space")
     try:
@@ -724,7 +741,9 @@ def test_browser_gold_error_evidence_is_whole_beside_each_flag(
             sync_api.expect(msg).to_have_text(analysed, timeout=30_000)
             page.locator("#items-flagged input").check()
             sync_api.expect(msg).to_have_text(re.compile(r"; [1-9]\d* shown"), timeout=30_000)
-            sync_api.expect(msg).not_to_have_text(re.compile(r"; 675 shown"), timeout=30_000)
+            sync_api.expect(msg).not_to_have_text(
+                re.compile(rf"; {len(items)} shown"), timeout=30_000
+            )
             shown = int(re.search(r"; (\d+) shown", msg.text_content()).group(1))
             headers = _dataframe_headers(page, "#items-table")
             wrong, evidence = (
@@ -733,7 +752,7 @@ def test_browser_gold_error_evidence_is_whole_beside_each_flag(
             rows = page.locator("#items-table div[role=row]")
             sync_api.expect(rows).to_have_count(shown, timeout=30_000)
             page.screenshot(path=str(shots / f"{width}-flagged.png"), full_page=True)
-            answers = set()
+            answers, feet = set(), []
             for i in range(shown):
                 cells = rows.nth(i).locator("[role=gridcell]")
                 answers.add(cells.nth(wrong).inner_text().strip())
@@ -743,13 +762,19 @@ def test_browser_gold_error_evidence_is_whole_beside_each_flag(
                 cell.scroll_into_view_if_needed()
                 text = cell.inner_text().strip()
                 assert len(text) > 40, (width, i, text)  # a sentence, not a mark
+                feet.append(
+                    re.search(r"^at foot [1-9], |, the gold's feet but foot [1-9] \(", text)
+                )
                 box = cell.bounding_box()
                 assert 0 <= box["x"] and box["x"] + box["width"] <= width, (width, box)
                 assert 0 <= box["y"] and box["y"] + box["height"] <= height, (width, box)
                 assert_laid_out(page, f"{width} flagged item {i}")
                 if i == 0:
                     page.screenshot(path=str(shots / f"{width}-evidence.png"))
-            assert answers & lures, (answers, lures)  # the planted answers are flagged
+            if task == "feet":  # a changed foot is found in its place, and said so
+                assert any(feet), feet
+            else:
+                assert answers & lures, (answers, lures)  # the planted answers are flagged
             page.close()
     finally:
         srv.stop()

@@ -113,6 +113,7 @@ class ItemStats:
     agreement_answer: str | None = None  # the answer the test weighed: wrong_answer, or a foot
     agreement_count: int = 0  # entries that gave it
     agreement_foot: int | None = None  # the 1-based foot position it is in (None: whole answer)
+    agreement_line: bool = False  # agreement_answer is a whole line, the gold's but that foot
     agreement_ratio: float | None = None  # likelihood of "that answer is right" over the gold's
     agreement_posterior: float | None = None  # P(the gold is wrong) (None: not tested)
     agreeing_accuracy: float | None = None  # the mean task accuracy of the entries agreeing ...
@@ -136,12 +137,17 @@ class ItemStats:
         if self.agreement_posterior is None or self.agreement_answer is None:
             return ""
         rest = "" if self.other_accuracy is None else f", the others {self.other_accuracy:.0%}"
-        where, scope = "", "right on the task"
+        where, after, scope = "", "", "right on the task"
+        if self.agreement_line:
+            after = f", the gold's feet but foot {self.agreement_foot}"
+        elif self.agreement_foot is not None:
+            where = f"at foot {self.agreement_foot}, "
         if self.agreement_foot is not None:
-            where, scope = f"foot {self.agreement_foot}: ", "of feet right on the task"
+            scope = "of feet right on the task"
         return (
             f"{where}{self.agreement_count} of {self.entries} entries answer "
-            f"{self.agreement_answer!r} (they average {self.agreeing_accuracy:.0%} {scope}{rest}); "
+            f"{self.agreement_answer!r}{after} (they average {self.agreeing_accuracy:.0%} "
+            f"{scope}{rest}); "
             f"{ratio_text(self.agreement_ratio)} times likelier if the gold is wrong; chance "
             f"the gold is wrong: {self.agreement_posterior:.2f}"
         )
@@ -807,6 +813,7 @@ def _gold_error_test(
                 ),
                 agreement_count=evidence.count,
                 agreement_foot=None if foot is None else foot + 1,
+                agreement_line=evidence.case.pool == FEET_LINE,
                 agreement_ratio=math.exp(min(700.0, evidence.log_ratio)),
                 agreement_posterior=evidence.posterior,
                 agreeing_accuracy=evidence.agreeing_accuracy,
