@@ -15,8 +15,10 @@ with sd 1.2). An entry that knows an item gives its true answer. One that does n
 nothing now and then, or picks a wrong answer from the item's own distractor attractiveness,
 drawn per item from a Dirichlet(1) (multiple choice: over its distractors, with a blind guess
 over every option a quarter of the time; short answers: three plausible wrong words of the
-language or a word of its own; feet: two plausible misreadings of the line or feet changed at
-random; meter: the line shuffled). So items hard for every entry, whose wrong answers agree by
+language or a word of its own; feet: each foot from that position's own attractiveness over
+the 13 listed feet, so as far off as the paper's scansion scores say (`near_feet`: the earlier
+benchmark's near misses, two plausible misreadings of the line or feet changed at random);
+meter: the line shuffled). So items hard for every entry, whose wrong answers agree by
 chance on an attractive distractor, are in the benchmark with no error planted.
 
 The harder variant (`traps`) adds items from which answers alone cannot tell a gold error:
@@ -25,8 +27,8 @@ overwhelmingly attractive distractor that almost every entry picks.
 
 Seeds 0-11 calibrate (`CALIBRATION_SEEDS`: the flag's constants were chosen on them), seeds
 12-35 report (`REPORT_SEEDS`: the README's figures and tests/test_planted_gold.py).
-`oracle_posteriors` and `oracle_posteriors_short` are the bounds: the multiple-choice and
-short-answer posteriors under this simulation's own model. `python tests/planted_gold.py`
+`oracle_posteriors`, `oracle_posteriors_short` and `oracle_posteriors_feet` are the bounds:
+the multiple-choice, short-answer and feet posteriors under this simulation's own model. `python tests/planted_gold.py`
 prints the figures (`--help`: the options).
 
 Deterministic: every draw comes from `random.Random` (numpy's generator for the oracle)
@@ -634,7 +636,7 @@ def _main() -> None:
     parser.add_argument("--traps", action="store_true", help="the traps variant")
     parser.add_argument("--none", action="store_true", help="plant no error")
     parser.add_argument(
-        "--oracle", action="store_true", help="the multiple-choice and short-answer bounds"
+        "--oracle", action="store_true", help="the multiple-choice, short-answer and feet bounds"
     )
     parser.add_argument("--entries", type=int, default=ENTRIES, help="entries on the board")
     parser.add_argument(
