@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import re
@@ -340,7 +341,14 @@ def choose(page: Any, picker: str, text: str) -> None:
 
 # -- layout in the browser (tests/kit/layout.js) -----------------------------------------------
 
-LAYOUT = (Path(__file__).parents[1] / "kit" / "layout.js").read_text(encoding="utf-8")
+
+@functools.cache
+def _layout() -> str:
+    """tests/kit/layout.js, read when a browser check first needs it (not at import: test_store
+    imports a copy of this module from a temporary folder)."""
+    return (Path(__file__).parents[1] / "kit" / "layout.js").read_text(encoding="utf-8")
+
+
 CELLS = "th, td, [role=gridcell]"  # every table's headers and cells (Gradio's body cells are
 # gridcell divs): the board's, the detail's, the Gradio tables'
 INSIDE_CELLS = "th, td, [role=gridcell], [role=gridcell] *"  # and the boxes in them
@@ -351,10 +359,10 @@ def assert_laid_out(page: Any, where: str) -> None:
     """No table header or cell breaks a word across lines or cuts its text off (a box that
     does not scroll), and nothing sticks out of the window without a scrolling box around it
     (tests/kit/layout.js)."""
-    broken = page.evaluate(f"(s) => ({LAYOUT}).brokenWords(s)", CELLS)
+    broken = page.evaluate(f"(s) => ({_layout()}).brokenWords(s)", CELLS)
     assert broken == [], (where, broken)
-    cut = page.evaluate(f"(s) => ({LAYOUT}).cut(s)", SHOWN)
-    cut += page.evaluate(f"(s) => ({LAYOUT}).clipped(s)", INSIDE_CELLS)
+    cut = page.evaluate(f"(s) => ({_layout()}).cut(s)", SHOWN)
+    cut += page.evaluate(f"(s) => ({_layout()}).clipped(s)", INSIDE_CELLS)
     assert cut == [], (where, cut)
 
 
@@ -401,6 +409,6 @@ def assert_message_whole(page: Any, box: str, where: str) -> None:
             return [range.getBoundingClientRect().right, document.documentElement.clientWidth]; }"""
     )
     assert right[0] <= right[1] + 1, (where, box, right)
-    broken = page.evaluate(f"(s) => ({LAYOUT}).brokenWords(s)", box)
+    broken = page.evaluate(f"(s) => ({_layout()}).brokenWords(s)", box)
     assert broken == [], (where, box, broken)
     assert_laid_out(page, where)
