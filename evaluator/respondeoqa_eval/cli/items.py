@@ -93,7 +93,8 @@ def summary_text(analysis: ItemAnalysis, top: int = TOP) -> str:
     lines += [
         "",
         f"Suspected gold errors: {len(flagged)} ({agree} where more entries agree on one "
-        f"wrong answer than chance explains, {fmt} whose gold breaks its own format rule)",
+        "wrong answer than chance explains, for feet also on one foot or, strong ones, on a "
+        f"line one foot off the gold; {fmt} whose gold breaks its own format rule)",
     ]
     lines += [f"  {it.id}  {it.why}" for it in flagged[:top]]
     measured = [it for it in items if it.discrimination is not None]

@@ -96,7 +96,8 @@ category and the public items where they disagree."""
 ITEMS_HELP = """The board's entries item by item, on the public items (Junior Scholarship, Latin
 Prosody): which questions are hard, which separate strong models from weak ones, and which look
 like **gold errors** (with 5 or more entries: more of them, and the stronger ones, agree on
-one other answer than chance explains; or the gold breaks the item's own answer format). Filter by source, content and language pair; click a header to sort.
+one other answer than chance explains, for feet also on one foot or a line one foot off the
+gold; or the gold breaks the item's own answer format). Filter by source, content and language pair; click a header to sort.
 Certamen and NLE items are only counted here. The [whole analysis](item_analysis.csv) is a CSV
 (the columns of `respondeoqa-eval items`)."""
 
