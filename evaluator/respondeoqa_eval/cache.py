@@ -19,7 +19,7 @@ import marshal
 import os
 import struct
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -70,15 +70,21 @@ def load_bytes(kind: str, key: str) -> memoryview | None:
     return payload
 
 
-def save_bytes(kind: str, key: str, data: bytes | memoryview, keep: int = KEPT) -> None:
-    """Keep `data` as (kind, key), and the `keep` most recently used of the kind; nothing when
-    the folder cannot be written."""
+def save_bytes(kind: str, key: str, *chunks: bytes | memoryview, keep: int = KEPT) -> None:
+    """Keep the `chunks`, one after the other, as (kind, key), and the `keep` most recently
+    used of the kind; nothing (not even the chunks joined) when the folder cannot be written."""
+    if writable():
+        _write(kind, key, chunks, keep)
+
+
+def _write(kind: str, key: str, chunks: Sequence[bytes | memoryview], keep: int) -> None:
     path = _path(kind, key)
-    if not writable():
-        return
+    crc = 0
+    for chunk in chunks:
+        crc = zlib.crc32(chunk, crc)
+    size = sum(memoryview(chunk).nbytes for chunk in chunks)
     with contextlib.suppress(OSError):
-        header = _HEADER.pack(len(data), zlib.crc32(data))
-        write_bytes_atomic(path, header + data)  # mode 0600
+        write_bytes_atomic(path, b"".join([_HEADER.pack(size, crc), *chunks]))  # mode 0600
         kept = sorted(
             path.parent.glob(f"{kind}-*.marshal"), key=lambda p: p.stat().st_mtime, reverse=True
         )
@@ -98,9 +104,10 @@ def load(kind: str, key: str) -> Any | None:
 
 
 def save(kind: str, key: str, value: Any, keep: int = KEPT) -> None:
-    """Keep `value` (plain data) as (kind, key) (`save_bytes`)."""
+    """Keep `value` (plain data) as (kind, key), as `save_bytes` (not serialised when the folder
+    cannot be written)."""
     if writable():
-        save_bytes(kind, key, marshal.dumps(value), keep)
+        _write(kind, key, (marshal.dumps(value),), keep)
 
 
 def kept(

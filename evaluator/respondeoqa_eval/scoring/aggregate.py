@@ -118,8 +118,8 @@ class Bootstrap:
             if dtype is not None and len(data) == self.resamples * n * dtype.itemsize:
                 return np.frombuffer(data, dtype=dtype).reshape(self.resamples, n)
         drawn = self._draw(n, salt)
-        head = _dtype_head(drawn.dtype)
-        cache.save_bytes(_DRAW_KIND, name, head + drawn.tobytes(), _DRAWS_KEPT)
+        # the array's own bytes (C order), joined only when the cache can be written
+        cache.save_bytes(_DRAW_KIND, name, _dtype_head(drawn.dtype), drawn.data, keep=_DRAWS_KEPT)
         return drawn
 
     def _draw(self, n: int, salt: int) -> np.ndarray:
