@@ -49,7 +49,7 @@ import numpy as np
 from ..data.breakdowns import DIMENSIONS
 from ..data.records import PUBLIC_SOURCES, Record, split_language_pair
 from ..metrics import METRICS
-from ..metrics.feet import LISTED_FEET, canonical, feet
+from ..metrics.feet import LISTED_FEET, canonical, feet, read_feet
 from ..report.model import ItemResult
 from ..report.numbers import ratio_text
 from ..scoring.answer_format import gold_format_problem, option_letters
@@ -480,7 +480,7 @@ FOOT_POSITION = "feet position"
 """The pool the one-foot cases are fitted on (`_foot_cases`)."""
 FEET_LINE = "feet line"
 """The pool of the whole-line cases that weigh the lines one foot off the gold (`_foot_cases`)."""
-OTHER_FEET = len(LISTED_FEET) - 1
+ALTERNATIVE_FEET = len(LISTED_FEET) - 1
 """The feet a wrong foot in one position is chosen from (the prompt lists 13)."""
 
 
@@ -502,6 +502,11 @@ class _Case:
     lines: tuple[tuple[str, ...], ...] = ()  # FEET_LINE: each entry's feet, as `canonical`
     gold_line: tuple[str, ...] = ()  # FEET_LINE: the gold's
 
+    @functools.cached_property
+    def near_misses(self) -> Counter[tuple[str, ...]]:
+        """FEET_LINE: the entries' lines one foot off the gold, and how many gave each."""
+        return Counter(line for line in self.lines if _one_off(line, self.gold_line))
+
 
 @dataclass(frozen=True)
 class _Evidence:
@@ -518,14 +523,14 @@ class _Evidence:
 
 
 def _whole_cases(
-    computed: list[tuple[ItemStats, Counter[str]]],
+    computed: list[ItemStats],
     by_item: Mapping[str, list[tuple[str, ItemResult]]],
     gold: Mapping[str, Record] | None,
     key_of: Callable[[str, str, str], str],
 ) -> list[_Case]:
     """Each item's whole answer as a case: wrong answers grouped by the item's metric key."""
     cases = []
-    for stats, _ in computed:
+    for stats in computed:
         results = by_item[stats.id]
         language = _answer_language(results[0][1])
         options: int | None = None
@@ -553,7 +558,7 @@ def _whole_cases(
 
 
 def _foot_cases(
-    computed: list[tuple[ItemStats, Counter[str]]],
+    computed: list[ItemStats],
     by_item: Mapping[str, list[tuple[str, ItemResult]]],
     gold: Mapping[str, Record] | None,
 ) -> list[_Case]:
@@ -563,13 +568,13 @@ def _foot_cases(
     rate is per foot: a gold of five feet has five labels that can be wrong, each wrong to one
     of the other feet."""
     cases = []
-    for stats, _ in computed:
+    for stats in computed:
         record = None if gold is None else gold.get(stats.id)
         if stats.task != "feet" or record is None or not record.answers:
             continue
         golds = [canonical(name) for name in feet(record.answers[0])]
         results = by_item[stats.id]
-        written = [feet(it.extracted.replace("*", "")) if it.answered and it.extracted else []
+        written = [read_feet(it.extracted) if it.answered and it.extracted else []
                    for _, it in results]  # fmt: skip
         for at, want in enumerate(golds):
             raw = [w[at] if at < len(w) else "" for w in written]
@@ -584,8 +589,8 @@ def _foot_cases(
                     tuple(name for name, _ in results),
                     np.array([h == want for h in here], dtype=float),
                     tuple("" if h == want else h for h in here),
-                    OTHER_FEET,
-                    1 / OTHER_FEET,
+                    ALTERNATIVE_FEET,
+                    1 / ALTERNATIVE_FEET,
                     at,
                     {key: names.most_common(1)[0][0] for key, names in spellings.items()},
                 )
@@ -606,7 +611,7 @@ def _foot_cases(
                     for r, line in zip(right, lines, strict=True)
                 ),
                 None,
-                1 / OTHER_FEET,
+                1 / ALTERNATIVE_FEET,
                 None,
                 {key: names.most_common(1)[0][0] for key, names in shown.items()},
                 lines,
@@ -639,12 +644,12 @@ def _line_evidence(
     wrong lines are seldom one foot off the gold, one entry giving T tells; where such near
     misses are common, it takes more."""
     gold = case.gold_line
-    off = Counter(line for line in case.lines if _one_off(line, gold))
+    off = case.near_misses
     if not off:
         return None
     candidate, count = off.most_common(1)[0]
     rate, spread = near
-    variants = len(gold) * OTHER_FEET
+    variants = len(gold) * ALTERNATIVE_FEET
     gives = np.array([line == candidate for line in case.lines], dtype=float)
     keyed = int(case.right.sum())  # the gold's line, a near miss of T under H1
     misses_h0 = list(off.values())
@@ -688,11 +693,10 @@ def _chance_test(cases: Sequence[_Case], thresholds: Thresholds) -> dict[int, _E
         wrongs.append(wrong)
         answered = sum(wrong.values())
         if case.pool == FEET_LINE:
-            off = Counter(line for line in case.lines if _one_off(line, case.gold_line))
-            n_off = sum(off.values())
+            n_off = sum(case.near_misses.values())
             lines[case.pool] += answered
             near[case.pool] += n_off
-            near_same[case.pool] += sum(c * (c - 1) // 2 for c in off.values())
+            near_same[case.pool] += sum(c * (c - 1) // 2 for c in case.near_misses.values())
             near_pairs[case.pool] += n_off * (n_off - 1) // 2
         same[case.pool] += sum(c * (c - 1) // 2 for c in wrong.values())
         pairs[case.pool] += answered * (answered - 1) // 2
@@ -730,7 +734,7 @@ def _chance_test(cases: Sequence[_Case], thresholds: Thresholds) -> dict[int, _E
             agree = max(
                 thresholds.min_chance, (near_same[case.pool] + 1) / (near_pairs[case.pool] + 2)
             )
-            variants = len(case.gold_line) * OTHER_FEET
+            variants = len(case.gold_line) * ALTERNATIVE_FEET
             share = share_of(case)
             fit = difficulty[case.pool]
             evidence = _line_evidence(
@@ -781,7 +785,7 @@ def _chance_test(cases: Sequence[_Case], thresholds: Thresholds) -> dict[int, _E
 
 
 def _gold_error_test(
-    computed: list[tuple[ItemStats, Counter[str]]],
+    computed: list[ItemStats],
     by_item: Mapping[str, list[tuple[str, ItemResult]]],
     gold: Mapping[str, Record] | None,
     thresholds: Thresholds,
@@ -798,7 +802,7 @@ def _gold_error_test(
         ):
             best[evidence.case.item] = evidence
     out: list[ItemStats] = []
-    for stats, _ in computed:
+    for stats in computed:
         evidence = best.get(stats.id)
         if evidence is None:
             out.append(stats)
@@ -832,7 +836,7 @@ def _item_stats(
     record: Record | None,
     private_text: bool,
     key_of: Callable[[str, str, str], str],
-) -> tuple[ItemStats, Counter[str]]:
+) -> ItemStats:
     language = _answer_language(first)
     wrong: Counter[str] = Counter()
     strong_wrong: Counter[str] = Counter()
@@ -863,7 +867,7 @@ def _item_stats(
     def spelled(key: str) -> str:
         return spellings[key].most_common(1)[0][0]
 
-    stats = ItemStats(
+    return ItemStats(
         id=first.id,
         question_id=first.question_id,
         question_language=first.question_language,
@@ -886,4 +890,3 @@ def _item_stats(
         question=shown.question if shown else None,
         gold=shown.answers[0] if shown and shown.answers else None,
     )
-    return stats, wrong

@@ -57,9 +57,9 @@ def feet(text: str) -> list[str]:
     return [name.strip() for name in text.lower().split(",")]
 
 
-def predicted_feet(prediction: str) -> list[str]:
-    """A prediction's feet as the score reads them (`*` removed), each name `canonical`."""
-    return [canonical(n) for n in feet(prediction.replace("*", ""))]
+def read_feet(prediction: str) -> list[str]:
+    """A prediction's feet as the score reads them: `*` removed, then `feet`."""
+    return feet(prediction.replace("*", ""))
 
 
 class Feet(Metric):
@@ -76,7 +76,7 @@ class Feet(Metric):
         if not prediction or not answers:
             return 0.0
         gold = feet(answers[0])
-        pred = feet(prediction.replace("*", ""))
+        pred = read_feet(prediction)
         # PROTOCOL 4: zip stops at the shorter list; extra predicted feet cost nothing, missing
         # ones count as wrong because the denominator is the number of gold feet.
         correct = sum(same_foot(g, p) for g, p in zip(gold, pred, strict=False))
@@ -86,4 +86,4 @@ class Feet(Metric):
         """The feet in order, each spelling of a foot written one way."""
         if not prediction:
             return ""
-        return ", ".join(predicted_feet(prediction))
+        return ", ".join(canonical(n) for n in read_feet(prediction))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ..data.records import Record
 from ..metrics.exact_match import normalize
-from ..metrics.feet import FOOT_NAMES, feet
+from ..metrics.feet import FOOT_NAMES, feet, read_feet
 from ..metrics.meter import words
 
 DEFAULT_LETTERS = "ABCDE"
@@ -69,7 +69,7 @@ ANY_FOOT = FOOT_NAMES | OTHER_FEET
 def is_feet_list(text: str, names: frozenset[str] = ANY_FOOT) -> bool:
     """A comma-separated list of foot names, each one of `names` (by default any foot, listed
     or not: `ANY_FOOT`)."""
-    return all(name in names for name in feet(text.replace("*", "")))
+    return all(name in names for name in read_feet(text))
 
 
 def well_formed(record: Record, answer: str | None) -> bool:
