@@ -57,7 +57,7 @@ from respondeoqa_eval.data.breakdowns import groups_of
 from respondeoqa_eval.data.gold import read_folder
 from respondeoqa_eval.data.records import Record
 from respondeoqa_eval.metrics import METRICS, score_item
-from respondeoqa_eval.metrics.feet import LISTED_FEET, canonical, feet
+from respondeoqa_eval.metrics.feet import LISTED_FEET, canonical, feet, read_feet
 from respondeoqa_eval.report.model import ItemResult
 from respondeoqa_eval.scoring.answer_format import gold_format_problem
 from synthetic import write_private
@@ -403,14 +403,15 @@ def oracle_posteriors(
 
 def _log_feet_like(
     given: Sequence[tuple[str, ...]],
-    truth: tuple[str, ...],
+    truth: tuple[str, ...] | None,
     log_prior: np.ndarray,
     knows: np.ndarray,
     width: int,
 ) -> float:
-    """log P(the entries' feet | the line's `width` true feet are `truth`), summed over which
-    of the entries giving `truth` exactly know it; the others' feet per position a Dirichlet(1)-
-    multinomial over the listed feet (the same whatever the truth)."""
+    """log P(the entries' feet | the line's `width` true feet are `truth`; None: a line no
+    entry gives), summed over which of the entries giving `truth` exactly know it; the others'
+    feet per position a Dirichlet(1)-multinomial over the listed feet (the same whatever the
+    truth)."""
     givers = [e for e, line in enumerate(given) if line == truth]
     terms = []
     for mask in range(1 << len(givers)):
@@ -450,7 +451,7 @@ def feet_posterior(
     }
     log_alt = [_log_feet_like(given, line, log_prior, knows, len(keyed)) for line in given_alts]
     if alternatives > len(given_alts):
-        nobody = _log_feet_like(given, ("",), log_prior, knows, len(keyed))
+        nobody = _log_feet_like(given, None, log_prior, knows, len(keyed))
         log_alt.append(nobody + math.log(alternatives - len(given_alts)))
     log_wrong = float(np.logaddexp.reduce(log_alt)) + math.log(rate / alternatives)
     log_right = _log_feet_like(given, keyed, log_prior, knows, len(keyed)) + math.log(1 - rate)
@@ -480,7 +481,7 @@ def oracle_posteriors_feet(
         if r.task != "feet":
             continue
         keyed = tuple(canonical(f) for f in feet(copy.gold[r.id].answers[0]))
-        given = [tuple(canonical(f) for f in feet(it.extracted or "")) for it in results]
+        given = [tuple(canonical(f) for f in read_feet(it.extracted or "")) for it in results]
         posterior = feet_posterior(given, keyed, log_prior, knows, rate)
         (planted if r.id in copy.true else sound).append(posterior)
     return planted, sound

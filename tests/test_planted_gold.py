@@ -170,6 +170,7 @@ def test_feet_oracle_on_constructed_lines():
 
     # nobody gives the gold or a line one foot off it: the answers tell nothing, the prior
     assert posterior(("small ionic",) * 4) == pytest.approx(rate)
+    assert posterior(("",)) == pytest.approx(rate)  # no answer (read as one empty foot) neither
     # the strongest entry gives the gold with one foot changed, the others far off: a knower's
     # line (a far-off answer one foot off the gold is a 1-in-13**3 chance)
     assert posterior(truth) > 0.9
