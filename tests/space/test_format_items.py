@@ -209,3 +209,20 @@ def test_items_view_flags_a_planted_gold_error_and_lists_public_items_only(
     choice = [r for r in secret if r["task"] == "multiple_choice"]
     assert any(r["gold_problem"] for r in choice) and not all(r["gold_problem"] for r in choice)
     assert all(r["reasons"] == (GOLD_FORMAT if r["gold_problem"] else "") for r in choice)
+
+
+def test_the_summary_says_entry_for_one_and_entries_for_more():
+    from respondeoqa_eval.analysis.items import analyze_items
+    from respondeoqa_eval.report.model import ItemResult
+
+    def results(answer: str) -> list[ItemResult]:
+        return [
+            ItemResult(f"q{i}", f"q{i}", "english", "short_answer", "jun-schol", "grammar",
+                       answer, float(answer == "a"), False)
+            for i in range(3)
+        ]  # fmt: skip
+
+    one = item_views.summary(analyze_items({"solo": results("a")}), 3)
+    assert one.startswith("Item analysis of the 1 entry on the board over 3 public items")
+    two = item_views.summary(analyze_items({"x": results("a"), "y": results("b")}), 3)
+    assert two.startswith("Item analysis of the 2 entries on the board")

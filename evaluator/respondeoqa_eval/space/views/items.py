@@ -196,8 +196,9 @@ def summary(analysis: ItemAnalysis, shown: int) -> str:
         )
     measured = sum(it.discrimination is not None for it in public)
     flagged = sum(it.suspected_gold_error for it in public)
+    entries = len(analysis.entries)
     text = (
-        f"Item analysis of the {len(analysis.entries)} entries on the board over "
+        f"Item analysis of the {entries} entr{'y' if entries == 1 else 'ies'} on the board over "
         f"{len(public):,} public items with a per-item score (translation is scored as a "
         f"corpus); {shown:,} shown, hardest first. Right %: the share of entries that get the "
         "item right. Discrimination: how well the item separates strong entries from weak "
