@@ -13,7 +13,10 @@ is what makes a read-then-commit atomic for the record's writers. Model reposito
 (`add_model`) answer the Hub's model info (`/api/models/...`: sha, private, gated, cardData from
 the README's front matter, the parameter count read from the safetensors headers, siblings); a
 private model is "not found" to this token, as to any token without access, and an unknown
-revision is RevisionNotFound. And it fails on demand (`fail`): HTTP 5xx (or any status) on the
+revision is RevisionNotFound. A dataset commit adding a root `eval.yaml` that breaks the Hub's
+documented rules (kit/hub_eval_spec.py: the kept specification, and `frameworks`, the Hub's
+list of evaluation frameworks) is refused whole, with HTTP 400 and the reasons, as the Hub
+validates the file at push time. And it fails on demand (`fail`): HTTP 5xx (or any status) on the
 next N requests whose method and path match, the Hub's passing outages.
 
 Tokens: with `token` set, every request must carry it or a fine-grained token made with
@@ -38,15 +41,19 @@ With `jobs`
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import json
 import struct
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
+
+from . import hub_eval_spec
 
 
 @dataclass
@@ -143,6 +150,8 @@ class HubStub:
     jobs: Any = None  # a kit.jobstub.JobStub answers /api/jobs/ (Hugging Face Jobs)
     scoped: dict[str, Scope] = field(default_factory=dict)  # fine-grained tokens (`grant`)
     seen: list[tuple[str, str, str]] = field(default_factory=list)  # (token, method, path)
+    # the evaluation frameworks a dataset's eval.yaml may name (the Hub's list, as kept)
+    frameworks: tuple[str, ...] = field(default_factory=lambda: hub_eval_spec.FRAMEWORKS)
 
     def grant(self, token: str, *, read: tuple[str, ...] = (), write: tuple[str, ...] = ()) -> str:
         """Make (or change) a fine-grained token: read and write access to the repositories
@@ -632,6 +641,27 @@ class HubStub:
             return
         self._send(h, 404, b'{"error":"no such endpoint"}')
 
+    def _refused_eval_yaml(self, repo_type: str, staged: list[tuple[str, bytes | None]]) -> str:
+        """Why the Hub refuses a dataset commit's root `eval.yaml` ("" when it does not): the
+        rules of the kept specification (kit/hub_eval_spec.py) and `self.frameworks`."""
+        import yaml
+
+        data = dict(staged).get(hub_eval_spec.EVAL_YAML)
+        if repo_type != "dataset" or data is None:
+            return ""
+        try:
+            parsed = yaml.safe_load(data.decode("utf-8"))
+            errors = hub_eval_spec.eval_yaml_errors(parsed, self.frameworks)
+        except (UnicodeDecodeError, yaml.YAMLError) as exc:
+            errors = [f"not a YAML file ({type(exc).__name__})"]
+        if not errors:
+            return ""
+        return (
+            f"Your push was rejected because {hub_eval_spec.EVAL_YAML} does not follow the specification "
+            "(https://huggingface.co/docs/hub/eval-results#evalyaml-specification):\n"
+            + "\n".join(f"- {e}" for e in errors)
+        )
+
     def _model_info(self, h, repo_id: str, revision: str) -> None:
         """GET /api/models/{id}[/revision/{rev}]: what the Hub answers about a model."""
         base = self.folder("model", repo_id)
@@ -710,6 +740,13 @@ class HubStub:
                 staged.append((value["path"], None))
             else:
                 raise ValueError(f"unsupported commit line {key}")
+        refused = self._refused_eval_yaml(repo_type, staged)
+        if refused:
+            # the Hub validates eval.yaml at push time: the whole commit is refused, with
+            # HTTP 400 and its reason in "error" (huggingface_hub: BadRequestError, "Bad
+            # request for commit endpoint:" and the reason, as for its other push rejections)
+            self._send(h, 400, json.dumps({"error": refused}).encode())
+            return
         for rel, data in staged:  # all checked above, then applied: one commit, all or nothing
             target = base / rel
             self.lfs_paths.discard(f"{repo_type}:{repo_id}:{rel}")
@@ -730,3 +767,23 @@ class HubStub:
             200,
             {"commitUrl": f"{self.url}/{repo_type}s/{repo_id}/commit/{oid}", "commitOid": oid},
         )
+
+
+@contextlib.contextmanager
+def serving(root: Path, monkeypatch: Any, **kwargs: Any) -> Iterator[HubStub]:
+    """A started stand-in (`HubStub(root, token=TOKEN, **kwargs)`) that `huggingface_hub` and
+    the project's code reach through HF_ENDPOINT / HF_TOKEN (set with `monkeypatch`); stopped
+    on exit. The suite runs offline (HF_HUB_OFFLINE=1): this reaches 127.0.0.1 only. The
+    stand-in speaks LFS, not Xet: files go as with HF_HUB_DISABLE_XET=1 (with hf_xet installed,
+    `upload_folder` would otherwise ask for a Xet write token)."""
+    import huggingface_hub.constants
+
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_DISABLE_XET", True)
+    stub = HubStub(root, token=TOKEN, **kwargs).start()
+    monkeypatch.setenv("HF_ENDPOINT", stub.url)
+    monkeypatch.setenv("HF_TOKEN", TOKEN)
+    try:
+        yield stub
+    finally:
+        stub.stop()
