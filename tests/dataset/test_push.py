@@ -1,20 +1,29 @@
-"""`dataset push`: dry run, refusal of private material to public repositories, Hub errors.
+"""`dataset push`: dry run, refusal of private material to public repositories, Hub errors,
+and the Benchmark file the Hub validates at push time.
 
-The Hub is never contacted: a real local HTTP server stands in for it (HF_ENDPOINT) and records
-the requests. It answers the repository calls (create, info) but not uploads, so the tests go up
-to the `upload_folder` call boundary and no further.
+The Hub is never contacted. `FakeHub`, a local HTTP server recording the requests, answers the
+repository calls (create, info) but not uploads: those tests go up to the `upload_folder` call
+boundary. The uploads go to the Hub stand-in (kit/hubstub.py), which validates a commit's
+`eval.yaml` with the Hub's documented rules (kit/hub_eval_spec.py) and refuses an invalid one
+as the Hub refuses a commit: the data must land all the same, and the command say why.
 """
 
 from __future__ import annotations
 
 import http.server
 import json
+import shutil
 import threading
+from pathlib import Path
 
 import pytest
+import yaml
+from kit import hub_eval_spec
+from kit.hubstub import serving
 from respondeoqa_eval.cli import main
 from respondeoqa_eval.dataset.push import plan_upload, push
 from respondeoqa_eval.errors import InputError
+from respondeoqa_eval.harness.eval_results import EVALUATION_FRAMEWORK
 
 
 class FakeHub:
@@ -161,7 +170,7 @@ def test_push_writes_the_benchmarks_eval_yaml_with_the_dataset(public_build, hub
     with pytest.raises(InputError, match="HTTP 401"):
         push(folder, "org/respondeoqa", token="hf_test_token", echo=lines.append)
     assert (folder / "eval.yaml").read_text("utf-8") == expected
-    assert yaml.safe_load(expected)["evaluation_framework"] == "inspect-ai"
+    assert yaml.safe_load(expected)["evaluation_framework"] == EVALUATION_FRAMEWORK
     assert any("eval.yaml" in line for line in lines)
 
 
@@ -180,3 +189,135 @@ def test_bad_repo_id_and_unbuilt_folder(tmp_path):
         push(tmp_path, "no-slash", dry_run=True)
     with pytest.raises(InputError, match="no README.md"):
         push(tmp_path, "org/name", dry_run=True)
+
+
+# -- the Benchmark file against the Hub stand-in ------------------------------------------------
+
+REPO = "org/respondeoqa"
+LISTED = (*hub_eval_spec.FRAMEWORKS, hub_eval_spec.proposed_entry()["key"])
+
+
+def _data(folder: Path) -> dict[str, bytes]:
+    """The build's files but eval.yaml: the dataset itself."""
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and p.name != "eval.yaml"
+    }
+
+
+def _push_cli(folder: Path, capsys) -> tuple[int, str, list[str]]:
+    code = main(["dataset", "push", "--repo-id", REPO, "--folder", str(folder)])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err.splitlines()
+
+
+def test_valid_eval_yaml_lands_after_the_data_in_its_own_commit(
+    public_build, tmp_path, monkeypatch, capsys
+):
+    """A Hub listing the framework takes both: the data's commit, then eval.yaml's."""
+    folder = public_build.folder
+    with serving(tmp_path / "hub", monkeypatch, frameworks=LISTED) as hub:
+        code, out, err = _push_cli(folder, capsys)
+    assert (code, err) == (0, [])
+    files = hub.files(REPO)
+    assert files == {**_data(folder), "eval.yaml": (folder / "eval.yaml").read_bytes()}
+    data_commit, benchmark_commit = hub.commits
+    assert "eval.yaml" not in data_commit.added and len(data_commit.added) == len(_data(folder))
+    assert benchmark_commit.added == ["eval.yaml"]
+    assert f"pushed: {hub.url}/datasets/{REPO}/commit/" in out
+    assert "eval.yaml (the Hub Benchmark file): " in out
+
+
+def test_unlisted_framework_is_refused_the_data_lands_and_one_line_says_why(
+    public_build, tmp_path, monkeypatch, capsys
+):
+    """The Hub's list as kept (the proposed entry not merged yet): the Hub refuses eval.yaml."""
+    folder = public_build.folder
+    with serving(tmp_path / "hub", monkeypatch) as hub:
+        code, out, err = _push_cli(folder, capsys)
+        pushed = push(folder, REPO, echo=lambda _line: None)  # the library's answer, again
+    assert code == 0 and hub.files(REPO) == _data(folder)  # every data file, byte for byte
+    assert [c.added for c in hub.commits if "eval.yaml" in c.added] == []
+    (line,) = err
+    assert line.startswith("respondeoqa-eval: eval.yaml not pushed, the Hub refused it (HTTP 400)")
+    assert (
+        f"evaluation_framework {EVALUATION_FRAMEWORK!r} is not one of the Hub's evaluation " in line
+    )
+    assert "the data is pushed (" in line and "docs/hub-benchmark.md" in line
+    assert f"pushed: {hub.url}/datasets/{REPO}/commit/" in out
+    assert pushed.eval_yaml_url is None and f"({pushed.commit_url})" in pushed.eval_yaml_refused
+    assert (
+        pushed.eval_yaml_refused.split("; the data")[0]
+        == line.split(": ", 1)[1].split("; the data")[0]
+    )
+
+
+def test_invalid_eval_yaml_is_refused_and_the_hubs_earlier_one_stays(
+    public_build, tmp_path, monkeypatch, capsys
+):
+    """An operator's own eval.yaml (no header of ours: pushed as it is) that the Hub's rules
+    refuse: the data lands, the Hub keeps the eval.yaml it had, the reasons come on one line."""
+    folder = tmp_path / "build"
+    shutil.copytree(public_build.folder, folder)
+    accepted = (folder / "eval.yaml").read_bytes()
+    own = yaml.safe_load(accepted)
+    own["evaluation_framework"] = "inspect-ai"  # each task with id, config and split only
+    (folder / "eval.yaml").write_text(yaml.safe_dump(own), encoding="utf-8")
+    (folder / "README.md").write_text(
+        (folder / "README.md").read_text("utf-8") + "\nA new line.\n", encoding="utf-8"
+    )
+    with serving(tmp_path / "hub", monkeypatch, frameworks=LISTED) as hub:
+        hub.put(REPO, "eval.yaml", accepted)  # an earlier push's, which the Hub took
+        code, _out, err = _push_cli(folder, capsys)
+    assert code == 0
+    assert hub.files(REPO) == {**_data(folder), "eval.yaml": accepted}
+    (line,) = err
+    assert "eval.yaml not pushed, the Hub refused it (HTTP 400)" in line
+    assert "tasks[0].field_spec is required when evaluation_framework is inspect-ai; " in line
+    assert line.count("is required when evaluation_framework is inspect-ai") == 21
+
+
+def test_an_older_builds_eval_yaml_is_rewritten_before_the_push(
+    public_build, tmp_path, monkeypatch, capsys
+):
+    """The file an older respondeoqa-eval wrote (its header; inspect-ai with id, config and split
+    only, which the Hub's rules refuse) is written anew, then accepted."""
+    folder = tmp_path / "build"
+    shutil.copytree(public_build.folder, folder)
+    current = (folder / "eval.yaml").read_text("utf-8")
+    (folder / "eval.yaml").write_text(
+        current.replace(
+            f"evaluation_framework: {EVALUATION_FRAMEWORK}", "evaluation_framework: inspect-ai"
+        ),
+        encoding="utf-8",
+    )
+    with serving(tmp_path / "hub", monkeypatch, frameworks=LISTED) as hub:
+        code, out, err = _push_cli(folder, capsys)
+    assert (code, err) == (0, [])
+    assert f"rewrote {folder / 'eval.yaml'} (an older respondeoqa-eval wrote it)" in out
+    assert (folder / "eval.yaml").read_text("utf-8") == current
+    assert hub.files(REPO)["eval.yaml"] == current.encode()
+
+
+def test_one_commit_with_data_and_a_refused_eval_yaml_lands_nothing(
+    public_build, tmp_path, monkeypatch
+):
+    """Why eval.yaml goes in a commit of its own: the Hub refuses a commit whole (the stand-in
+    as the Hub: HTTP 400, huggingface_hub's BadRequestError for the commit endpoint)."""
+    from huggingface_hub import CommitOperationAdd, HfApi
+    from huggingface_hub.errors import BadRequestError
+
+    folder = public_build.folder
+    with serving(tmp_path / "hub", monkeypatch) as hub:
+        api = HfApi(endpoint=hub.url)
+        api.create_repo(REPO, repo_type="dataset")
+        operations = [
+            CommitOperationAdd(path_in_repo=rel, path_or_fileobj=str(folder / rel))
+            for rel in [*_data(folder), "eval.yaml"]
+        ]
+        with pytest.raises(BadRequestError, match="Bad request for commit endpoint") as refused:
+            api.create_commit(REPO, operations, commit_message="all at once", repo_type="dataset")
+    assert refused.value.response.status_code == 400
+    assert "eval.yaml does not follow the specification" in refused.value.server_message
+    assert hub.files(REPO) == {} and hub.commits == []

@@ -1,16 +1,21 @@
 """The Hub's results files: `.eval_results/*.yaml` read back with huggingface_hub's own parser,
-and `eval.yaml` checked against the Hub's specification and its list of frameworks
-(`EVALUATION_FRAMEWORKS` of huggingface.js `packages/tasks/src/eval.ts`, copied at a pinned
-commit into data/hub_eval_frameworks.json), its task ids against the shipped Inspect tasks."""
+and `eval.yaml` checked against the Hub's specification (hub-docs `docs/hub/eval-results.md`,
+its rules quoted at a pinned commit in data/hub_eval_yaml_spec.json, read by
+kit/hub_eval_spec.py) and its list of frameworks (`EVALUATION_FRAMEWORKS` of huggingface.js
+`packages/tasks/src/eval.ts`, copied at a pinned commit into data/hub_eval_frameworks.json), its
+task ids against the shipped Inspect tasks; the route (docs/hub-benchmark.md) against Inspect's
+own reader of an eval.yaml; and the pair pushed to the Hub stand-in, then scored."""
 
 from __future__ import annotations
 
 import json
+from importlib.metadata import metadata
 from pathlib import Path
 
 import pytest
 import yaml
 from conftest import require
+from kit import hub_eval_spec
 from respondeoqa_eval import evaluate
 from respondeoqa_eval.cli import main
 from respondeoqa_eval.harness.eval_results import (
@@ -84,23 +89,126 @@ def test_eval_results_are_hub_entries_with_revision_and_never_padded_bleu_alone(
     assert all("produced through lm-evaluation-harness 0.4.13" in e.notes for e in harness)
 
 
-def test_eval_yaml_follows_the_hub_spec_and_pairs_with_the_results(tmp_path, public_dir):
+def test_eval_yaml_follows_every_rule_of_the_hub_spec_for_its_framework(tmp_path, public_dir):
+    """Every rule of the kept specification holds for the built file, the framework listing
+    once the proposed entry is on the Hub's list; until then that rule is the only one broken."""
     from respondeoqa_eval.dataset.export import build_folder
 
     out = build_folder(tmp_path / "ds", data_dir=public_dir).folder  # written by default
     data = yaml.safe_load((out / "eval.yaml").read_text("utf-8"))
-    # https://huggingface.co/docs/hub/eval-results#evalyaml-specification
-    assert set(data) == {"name", "description", "evaluation_framework", "tasks"}
-    assert all(isinstance(data[k], str) and data[k] for k in ("name", "description"))
-    assert data["evaluation_framework"] in HUB_FRAMEWORKS["evaluation_frameworks"]
-    assert data["evaluation_framework"] == EVALUATION_FRAMEWORK == "inspect-ai"
+    proposed = hub_eval_spec.proposed_entry()["key"]
+    listed = (*hub_eval_spec.FRAMEWORKS, proposed)
+    assert hub_eval_spec.eval_yaml_errors(data, listed) == []
+    assert hub_eval_spec.eval_yaml_errors(data) == [
+        f"evaluation_framework {EVALUATION_FRAMEWORK!r} is not one of the Hub's evaluation "
+        "frameworks (huggingface.js packages/tasks/src/eval.ts)"
+    ]
+    assert data["evaluation_framework"] == EVALUATION_FRAMEWORK == proposed
+    rules = hub_eval_spec.RULES
+    assert set(data) == {r["field"] for r in rules["required"]}  # the Hub's fields only
+    allowed = {r["field"] for r in rules["task_required"] + rules["task_optional"]}
+    allowed |= {
+        r["field"] for r in rules["framework_task_fields"].get(proposed, {}).get("required", [])
+    }
     ids = [t["id"] for t in data["tasks"]]
-    assert len(ids) == len(set(ids)) and set(ids) == set(task_ids("public").values())
+    assert set(ids) == set(task_ids("public").values())
     for task in data["tasks"]:
-        assert set(task) == {"id", "config", "split"} and task["split"] == "test"
+        assert set(task) <= allowed and task["split"] == "test"
         assert (out / task["config"]).is_dir()  # the config it names exists in the build
-    full = yaml.safe_load(eval_yaml_text(["public", "all"]))["tasks"]
-    assert {t["config"] for t in full} == {"public", "all"}
+    full = yaml.safe_load(eval_yaml_text(["public", "all"]))
+    assert hub_eval_spec.eval_yaml_errors(full, listed) == []
+    assert {t["config"] for t in full["tasks"]} == {"public", "all"}
+
+
+def test_kept_spec_is_quoted_and_its_rules_read_as_the_page_shows():
+    """Each rule quotes a sentence of the kept page; the page's own examples satisfy the rules,
+    and an inspect-ai task without one of its required fields breaks them."""
+    spec = hub_eval_spec.SPEC
+    assert spec["commit"] in spec["source"] and spec["source"].endswith("/docs/hub/eval-results.md")
+    text = hub_eval_spec.section_text()
+    quotes = []
+
+    def collect(node):
+        if isinstance(node, dict):
+            quotes.extend(v for k, v in node.items() if k in ("quote", "example_quote"))
+            quotes.extend(node.get("quotes", []))
+            for value in node.values():
+                collect(value)
+        elif isinstance(node, list):
+            for value in node:
+                collect(value)
+
+    collect(hub_eval_spec.RULES)
+    assert len(quotes) >= 15 and all(q in text for q in quotes), [
+        q for q in quotes if q not in text
+    ]
+    examples = hub_eval_spec.documented_examples()
+    assert [e["evaluation_framework"] for e in examples] == [
+        "math-arena",
+        "math-arena",
+        "inspect-ai",
+    ]
+    assert all(hub_eval_spec.eval_yaml_errors(e) == [] for e in examples)
+    hle = examples[-1]
+    for field in ("field_spec", "solvers", "scorers"):
+        broken = yaml.safe_load(yaml.safe_dump(hle))
+        del broken["tasks"][0][field]
+        assert hub_eval_spec.eval_yaml_errors(broken) == [
+            f"tasks[0].{field} is required when evaluation_framework is inspect-ai"
+        ]
+    broken = yaml.safe_load(yaml.safe_dump(hle))
+    del broken["tasks"][0]["field_spec"]["target"]
+    assert hub_eval_spec.eval_yaml_errors(broken) == ["tasks[0].field_spec.target is required"]
+    broken["tasks"] = [{"id": "a"}, {"id": "a", "split": ""}]
+    broken["evaluation_framework"] = "math-arena"
+    del broken["name"]
+    assert hub_eval_spec.eval_yaml_errors(broken) == [
+        "name is required",
+        "tasks[1].id 'a' is not unique",
+        "tasks[1].split must be a non-empty string",
+    ]
+    # the file this project used to write: inspect-ai, each task with id, config and split only
+    old = yaml.safe_load(eval_yaml_text(["public"]))
+    old["evaluation_framework"] = "inspect-ai"
+    assert len(hub_eval_spec.eval_yaml_errors(old)) == 21
+
+
+def test_inspect_reads_an_eval_yaml_with_builtin_scorers_only():
+    """The evidence for the route (docs/hub-benchmark.md): Inspect's reader of a Hub eval.yaml
+    (`inspect eval hf/ORG/NAME`, the inspect-ai route) validates each task with its `HFTask`,
+    whose solver and scorer names are a fixed list of Inspect's built-ins: this package's scorer
+    (the paper's extraction, feet partial credit, padded corpus BLEU), registered through the
+    `inspect_ai` entry point, cannot be named there. If a new Inspect takes it, revisit."""
+    require("inspect_ai")
+    from inspect_ai._eval.task.hf import HFTask
+    from inspect_ai._util.registry import registry_info
+    from pydantic import ValidationError
+    from respondeoqa_eval.harness import inspect_tasks
+
+    ours = registry_info(inspect_tasks.paper_scorer("public")).name
+    task = {
+        "id": "respondeoqa_public-accuracy",
+        "field_spec": {"input": "question", "target": "answers"},
+        "solvers": [{"name": "system_message", "args": {"template": "..."}}, {"name": "generate"}],
+        "scorers": [{"name": "match"}],
+    }
+    HFTask.model_validate(task)  # built-ins: read
+    for name in (ours, "respondeoqa_eval/respondeoqa", "respondeoqa"):
+        with pytest.raises(ValidationError, match="scorers.0.name"):
+            HFTask.model_validate({**task, "scorers": [{"name": name}]})
+    with pytest.raises(ValidationError, match="scorers"):  # the page's bullet spells it `scores`
+        HFTask.model_validate({**{k: v for k, v in task.items() if k != "scorers"}, "scores": []})
+
+
+def test_proposed_framework_entry_names_the_eval_yaml_framework():
+    """hub/evaluation-framework.ts is one entry of eval.ts's EVALUATION_FRAMEWORKS, for the
+    framework the built eval.yaml names, not yet on the Hub's list, linking to a project URL."""
+    entry = hub_eval_spec.proposed_entry()
+    assert entry["key"] == entry["name"] == EVALUATION_FRAMEWORK
+    assert entry["key"] not in HUB_FRAMEWORKS["evaluation_frameworks"]
+    assert 80 < len(entry["description"]) < 400 and "RespondeoQA" in entry["description"]
+    urls = [u.split(", ", 1)[1] for u in metadata("respondeoqa-eval").get_all("Project-URL")]
+    assert entry["url"] in urls  # pyproject's [project.urls]
 
 
 def test_pinned_framework_list_is_the_hubs():
@@ -133,7 +241,50 @@ def test_eval_yaml_task_ids_name_shipped_inspect_tasks_and_their_metrics():
 def test_dataset_build_says_eval_yaml_goes_with_the_push(tmp_path, public_dir, capsys):
     argv = ["dataset", "build", "--data-dir", str(public_dir), "--output", str(tmp_path / "ds")]
     assert main(argv) == 0
-    assert "eval.yaml: the Hub Benchmark file (evaluation_framework inspect-ai)" in (
+    assert "eval.yaml: the Hub Benchmark file (evaluation_framework respondeoqa-eval)" in (
         capsys.readouterr().out
     )
     assert (tmp_path / "ds" / "eval.yaml").is_file()
+
+
+def test_eval_results_task_ids_are_tasks_of_the_pushed_eval_yaml(
+    tmp_path, public_dir, public_gold, monkeypatch, capsys
+):
+    """Both files from the commands a maintainer runs: `dataset build` and `dataset push` to a
+    Hub that lists the proposed framework, then `score --eval-results` against the pushed
+    revision. Every result names a task of the eval.yaml the Hub holds (a task renamed in one
+    file and not the other fails here), and every task gets its result."""
+    from huggingface_hub import parse_eval_result_entries
+    from kit.hubstub import serving
+
+    listed = (*hub_eval_spec.FRAMEWORKS, hub_eval_spec.proposed_entry()["key"])
+    with serving(tmp_path / "hub", monkeypatch, frameworks=listed) as hub:
+        build = [
+            "dataset",
+            "build",
+            "--data-dir",
+            str(public_dir),
+            "--output",
+            str(tmp_path / "ds"),
+        ]
+        assert main(build) == 0
+        assert (
+            main(["dataset", "push", "--repo-id", "org/rqa", "--folder", str(tmp_path / "ds")]) == 0
+        )
+        assert capsys.readouterr().err == ""
+        pushed = yaml.safe_load(hub.files("org/rqa")["eval.yaml"])
+        revision = hub.head("org/rqa")
+    assert hub_eval_spec.eval_yaml_errors(pushed, listed) == []
+
+    rows = _rows(tmp_path, public_gold)
+    out = tmp_path / "model-repo"
+    argv = ["score", str(rows), "--data-dir", str(public_dir), "--bootstrap", "0", "-q"]
+    argv += ["--eval-results", str(out), "--eval-dataset", "org/rqa"]
+    assert main([*argv, "--eval-dataset-revision", revision]) == 0
+    entries = parse_eval_result_entries(
+        yaml.safe_load((out / ".eval_results" / "respondeoqa.yaml").read_text("utf-8"))
+    )
+    assert {(e.dataset_id, e.dataset_revision) for e in entries} == {("org/rqa", revision)}
+    results = [e.task_id for e in entries]
+    assert len(results) == len(set(results))
+    assert set(results) == {t["id"] for t in pushed["tasks"]}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from ..errors import InputError
 
@@ -33,7 +34,12 @@ def _build(args: argparse.Namespace) -> int:
     if not args.include_private:
         print("public configs only (Certamen and NLE need --data-dir and --include-private)")
     print(f'load with: datasets.load_dataset("{result.folder}", "<config>")')
-    print("eval.yaml: the Hub Benchmark file (evaluation_framework inspect-ai), pushed with it")
+    from ..harness.eval_results import EVALUATION_FRAMEWORK
+
+    print(
+        f"eval.yaml: the Hub Benchmark file (evaluation_framework {EVALUATION_FRAMEWORK}), "
+        "pushed after the data"
+    )
     return 0
 
 
@@ -42,9 +48,15 @@ def _push(args: argparse.Namespace) -> int:
         from .push import push
     except ModuleNotFoundError as exc:
         raise _need_extra(exc) from None
-    url = push(args.folder, args.repo_id, private=args.private, dry_run=args.dry_run)
-    if url:
-        print(f"pushed: {url}")
+    pushed = push(args.folder, args.repo_id, private=args.private, dry_run=args.dry_run)
+    if pushed is None:
+        return 0
+    print(f"pushed: {pushed.commit_url}")
+    if pushed.eval_yaml_url:
+        print(f"eval.yaml (the Hub Benchmark file): {pushed.eval_yaml_url}")
+    if pushed.eval_yaml_refused:
+        # the data has landed: the refusal is said, not an error status
+        print(f"respondeoqa-eval: {pushed.eval_yaml_refused}", file=sys.stderr)
     return 0
 
 

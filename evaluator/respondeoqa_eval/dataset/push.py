@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..data.records import PRIVATE_SOURCES
@@ -26,6 +26,15 @@ class UploadPlan:
     @property
     def total_bytes(self) -> int:
         return sum(size for _, size in self.files)
+
+
+@dataclass(frozen=True)
+class Pushed:
+    """What `push` put on the Hub."""
+
+    commit_url: str  # the commit of the data (Parquet, card, licence)
+    eval_yaml_url: str | None = None  # the commit of eval.yaml, when the Hub accepted it
+    eval_yaml_refused: str | None = None  # else one line: what was refused and why
 
 
 def _private_parts(folder: Path) -> list[str]:
@@ -65,12 +74,41 @@ def plan_upload(folder: str | Path) -> UploadPlan:
 
 
 def _ensure_eval_yaml(folder: Path, echo: Callable[[str], None]) -> None:
-    """A build without `eval.yaml` (an older build) gets it before the push:
-    the benchmark registration goes with the dataset."""
-    from ..harness.eval_results import EVAL_YAML, write_eval_yaml
+    """The build's `eval.yaml` as this version writes it: written into an older build that lacks
+    it, rewritten when an older version wrote it (its header says so) and it differs. A file
+    without that header is the operator's own and goes as it is."""
+    from ..harness.eval_results import (
+        EVAL_YAML,
+        EVAL_YAML_MARK,
+        configs_in,
+        eval_yaml_text,
+        write_eval_yaml,
+    )
 
-    if not (folder / EVAL_YAML).is_file():
+    path = folder / EVAL_YAML
+    if not path.is_file():
         echo(f"wrote {write_eval_yaml(folder)} (the Hub Benchmark file)")
+        return
+    text = path.read_text(encoding="utf-8", errors="replace")
+    if text.startswith(EVAL_YAML_MARK) and text != eval_yaml_text(configs_in(folder)):
+        echo(f"rewrote {write_eval_yaml(folder)} (an older respondeoqa-eval wrote it)")
+
+
+def _hub_reason(exc: Exception) -> str:
+    """The Hub's reason for refusing a request, on one line (its message can span several)."""
+    message = getattr(exc, "server_message", None) or str(exc)
+    lines = [line.strip().removeprefix("- ") for line in message.splitlines() if line.strip()]
+    if not lines:
+        return type(exc).__name__
+    head, rest = lines[0], lines[1:]
+    if not rest:
+        return head
+    return head + (" " if head.endswith(":") else "; ") + "; ".join(rest)
+
+
+def _status(exc: Exception) -> int | str:
+    response = getattr(exc, "response", None)
+    return response.status_code if response is not None else "?"
 
 
 def _refusal(plan: UploadPlan, repo_id: str) -> str:
@@ -89,14 +127,18 @@ def push(
     dry_run: bool = False,
     token: str | None = None,
     echo: Callable[[str], None] = print,
-) -> str | None:
-    """Upload `folder` as the dataset repository `repo_id`; return the commit URL.
+) -> Pushed | None:
+    """Upload `folder` as the dataset repository `repo_id`; what landed (None for a dry run).
 
     `dry_run` prints every file and size and contacts nothing. Private material (Certamen,
     NLE) is only ever pushed with `private=True`, and never into an existing public repository.
     A folder without `eval.yaml` gets it first (not in a dry run): the Benchmark file goes with
-    the dataset.
+    the dataset, in a commit of its own after the data's, since the Hub validates it at push
+    time and refuses the whole commit that holds an invalid one (the data would go with it).
+    A refused `eval.yaml` is reported in `Pushed.eval_yaml_refused`; the data has landed.
     """
+    from ..harness.eval_results import EVAL_YAML
+
     if not _REPO_ID.match(repo_id):
         raise InputError(f"--repo-id must look like ORG/NAME, got {repo_id!r}")
     plan_upload(folder)  # a built folder, before anything is written into it
@@ -134,13 +176,35 @@ def push(
             repo_id=repo_id,
             repo_type="dataset",
             commit_message="Upload RespondeoQA dataset build",
-            ignore_patterns=[".*", "**/.*"],
+            ignore_patterns=[".*", "**/.*", EVAL_YAML],
         )
     except HfHubHTTPError as exc:
-        status = exc.response.status_code if exc.response is not None else "?"
         raise InputError(
-            f"the Hub refused the push to {repo_id} (HTTP {status}): {str(exc).splitlines()[0]}"
+            f"the Hub refused the push to {repo_id} (HTTP {_status(exc)}): {_hub_reason(exc)}"
         ) from None
     except OSError as exc:
         raise InputError(f"cannot reach the Hub to push {repo_id}: {exc}") from None
-    return str(getattr(commit, "commit_url", commit))
+    pushed = Pushed(str(getattr(commit, "commit_url", commit)))
+    eval_yaml = plan.folder / EVAL_YAML
+    if not eval_yaml.is_file():
+        return pushed
+    try:
+        registered = api.upload_file(
+            path_or_fileobj=str(eval_yaml),
+            path_in_repo=EVAL_YAML,
+            repo_id=repo_id,
+            repo_type="dataset",
+            commit_message="Register RespondeoQA as a Hub Benchmark (eval.yaml)",
+        )
+    except HfHubHTTPError as exc:
+        why = f"the Hub refused it (HTTP {_status(exc)}): {_hub_reason(exc)}"
+    except OSError as exc:
+        why = f"the Hub could not be reached: {' '.join(str(exc).split())}"
+    else:
+        return replace(pushed, eval_yaml_url=str(getattr(registered, "commit_url", registered)))
+    return replace(
+        pushed,
+        eval_yaml_refused=f"{EVAL_YAML} not pushed, {why}; the data is pushed "
+        f"({pushed.commit_url}), the Benchmark page waits for an {EVAL_YAML} the Hub accepts "
+        "(docs/hub-benchmark.md)",
+    )

@@ -16,15 +16,17 @@ references padded with empty ones), `bleu_<lang>_variable_refs` (each item's own
 unanswered translations). `inspect eval respondeoqa_eval/respondeoqa_public` reports exactly
 these metrics.
 
-`evaluation_framework` must be one of the Hub's fixed list (huggingface.js
-`packages/tasks/src/eval.ts`, `EVALUATION_FRAMEWORKS`; a test holds a copy at a pinned commit).
-We say `inspect-ai`: this package ships the Inspect tasks that score the paper's way. The file
-carries only the Hub's fields (`id`, `config`, `split`): Inspect's own reader of an eval.yaml
-(`inspect eval hf/ORG/NAME`) composes only its built-in solvers and scorers, none of which does
-the paper's extraction, partial credit for feet or corpus BLEU, so the tasks are run by name
-(`inspect eval respondeoqa_eval/<task>`), never through `hf/`. Results from lm-eval and lighteval
-runs use the same ids (the same numbers: the tests check all three harnesses against `score`),
-their notes saying which harness produced the responses.
+`evaluation_framework` is `respondeoqa-eval`, this package (docs/hub-benchmark.md says why):
+the Hub's `inspect-ai` route runs an eval.yaml through Inspect's reader (`inspect eval
+hf/ORG/NAME`), which takes only Inspect's built-in solvers and scorers by name (none does the
+paper's extraction, its normalisation, partial credit for feet or the padded corpus BLEU), so
+under `inspect-ai` the Hub would compute other numbers under these ids. The name is proposed
+for the Hub's list (huggingface.js `packages/tasks/src/eval.ts`; the entry is
+`hub/evaluation-framework.ts`): until it is listed the Hub refuses the file, and `dataset push`
+sends it in a commit of its own after the data. The tasks are run by name, `inspect eval
+respondeoqa_eval/<task>` or `respondeoqa-eval score`; results from lm-eval and lighteval runs use
+the same ids (the same numbers: the tests check all three harnesses against `score`), their
+notes saying which harness produced the responses.
 """
 
 from __future__ import annotations
@@ -40,8 +42,11 @@ from ..io import write_text_atomic
 from ..predictions.provenance import LIGHTEVAL, LM_EVAL
 from . import task_name
 
-EVALUATION_FRAMEWORK = "inspect-ai"
-"""On the Hub's list (huggingface.js `packages/tasks/src/eval.ts`, checked at fe42e68)."""
+EVALUATION_FRAMEWORK = "respondeoqa-eval"
+"""This package: the name proposed for the Hub's list of evaluation frameworks (huggingface.js
+`packages/tasks/src/eval.ts`; the entry is hub/evaluation-framework.ts)."""
+EVAL_YAML_MARK = "# Registers this dataset as a Hub Benchmark"
+"""The first line of the eval.yaml this module writes (a file without it is someone's own)."""
 
 HEADLINE_CONFIGS = ("public", "all")
 SPLIT = "test"
@@ -213,11 +218,11 @@ def eval_yaml_data(configs: Iterable[str]) -> dict[str, Any]:
     runs = " or ".join(f"`inspect eval respondeoqa_eval/{inspect_task(c)}`" for c in present)
     description = (
         "RespondeoQA, the Latin-English question-answering benchmark (Hudspeth, Burns and "
-        "O'Connor, 2026, arXiv:2604.20738), scored with the paper's protocol by the Inspect AI "
-        f'tasks of respondeoqa-eval (pip install "respondeoqa-eval[inspect]"; {runs}). Each task '
-        "id is <inspect task>-<inspect metric>: the paper's headline accuracy over every "
-        "non-translation item (percent) and, per target language, the paper's corpus BLEU "
-        "(references padded), BLEU without the padding and chrF."
+        "O'Connor, 2026, arXiv:2604.20738), scored with the paper's protocol by respondeoqa-eval "
+        '(pip install "respondeoqa-eval[inspect]"; `respondeoqa-eval score`, or Inspect AI: '
+        f"{runs}). Each task id is <inspect task>-<inspect metric>: the paper's headline accuracy "
+        "over every non-translation item (percent) and, per target language, the paper's corpus "
+        "BLEU (references padded), BLEU without the padding and chrF."
     )
     tasks = [
         {"id": task_id, "config": config, "split": SPLIT}
@@ -237,11 +242,11 @@ def eval_yaml_text(configs: Iterable[str]) -> str:
     import yaml
 
     header = [
-        "# Registers this dataset as a Hub Benchmark (https://huggingface.co/docs/hub/eval-results);",
+        f"{EVAL_YAML_MARK} (https://huggingface.co/docs/hub/eval-results);",
         "# models report results under these task ids with `respondeoqa-eval score --eval-results`.",
-        "# Run the tasks by name, `inspect eval respondeoqa_eval/<task>` (the part of the id",
-        "# before '-'), not `inspect eval hf/...`: Inspect's eval.yaml runner has only built-in",
-        "# scorers, none of which scores the paper's way.",
+        "# evaluation_framework respondeoqa-eval: the paper's scoring (docs/hub-benchmark.md), not",
+        "# inspect-ai, whose eval.yaml runner has only Inspect's built-in scorers. Run a task by",
+        "# name: `inspect eval respondeoqa_eval/<task>` (the part of the id before '-').",
     ]
     body = yaml.safe_dump(eval_yaml_data(configs), sort_keys=False, allow_unicode=True, width=100)
     return "\n".join(header) + "\n" + body
