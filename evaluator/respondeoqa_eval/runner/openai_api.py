@@ -197,7 +197,27 @@ async def complete(
 ) -> Completion:
     """POST one chat completion, retried on 429, 408/409/425, 5xx, timeouts, dropped
     connections and malformed answers; any other error status is not retried."""
+    import httpx
     from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt
+
+    async def attempt() -> tuple[str, str | None, dict[str, int] | None]:
+        try:
+            resp = await client.post(url, json=body, headers=headers)
+        except httpx.TimeoutException:
+            raise _Retryable(f"timed out after {settings.timeout:g}s") from None
+        except httpx.TransportError as exc:
+            raise _Retryable(f"connection error ({type(exc).__name__})") from None
+        if resp.status_code == 200:
+            try:
+                return _parse_completion(resp.json())
+            except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+                raise _Retryable("malformed response (no choices[0].message.content)") from None
+        if resp.status_code in RETRY_STATUSES or resp.status_code >= 500:
+            raise _Retryable(
+                f"HTTP {resp.status_code}: {_error_text(resp)}",
+                parse_retry_after(resp.headers.get("retry-after")),
+            )
+        raise InputError(f"{url}: HTTP {resp.status_code} for item {item_id}: {_error_text(resp)}")
 
     retrying = AsyncRetrying(
         sleep=sleep,
@@ -207,48 +227,16 @@ async def complete(
         reraise=True,
     )
     try:
-        async for attempt in retrying:
-            with attempt:
-                content, finish, usage = await _attempt(
-                    client, url, body, headers, item_id, settings
-                )
-                return Completion(content, finish, attempt.retry_state.attempt_number, usage)
+        async for state in retrying:
+            with state:
+                content, finish, usage = await attempt()
+                return Completion(content, finish, state.retry_state.attempt_number, usage)
     except _Retryable as last:
         raise InputError(
             f"{url}: item {item_id} failed after {settings.max_retries + 1} attempts (last: "
             f"{last}); answers so far are saved, rerun the same command to resume"
         ) from None
     raise AssertionError("unreachable: tenacity returns or raises")  # pragma: no cover
-
-
-async def _attempt(
-    client: Any,
-    url: str,
-    body: dict[str, Any],
-    headers: dict[str, str],
-    item_id: str,
-    settings: ApiSettings,
-) -> tuple[str, str | None, dict[str, int] | None]:
-    """One POST: the answer, `_Retryable` when another attempt may succeed, else InputError."""
-    import httpx
-
-    try:
-        resp = await client.post(url, json=body, headers=headers)
-    except httpx.TimeoutException:
-        raise _Retryable(f"timed out after {settings.timeout:g}s") from None
-    except httpx.TransportError as exc:
-        raise _Retryable(f"connection error ({type(exc).__name__})") from None
-    if resp.status_code == 200:
-        try:
-            return _parse_completion(resp.json())
-        except (ValueError, KeyError, IndexError, TypeError, AttributeError):
-            raise _Retryable("malformed response (no choices[0].message.content)") from None
-    if resp.status_code in RETRY_STATUSES or resp.status_code >= 500:
-        raise _Retryable(
-            f"HTTP {resp.status_code}: {_error_text(resp)}",
-            parse_retry_after(resp.headers.get("retry-after")),
-        )
-    raise InputError(f"{url}: HTTP {resp.status_code} for item {item_id}: {_error_text(resp)}")
 
 
 def run_api(
