@@ -5,29 +5,28 @@ Gold: the six public files plus synthetic stand-ins for Certamen and NLE at the 
 too. Timed: reading the predictions file, extraction, per-item scores, every breakdown with
 1000-resample bootstrap intervals, and BLEU / variable-reference BLEU / chrF with intervals.
 
-The first timed run fills what a process keeps between evaluations (each item's prepared BLEU
-references, the bootstrap's resample matrices: the Space warms them at start) and what is kept
-between processes (`cache.py`, in a cache folder of the run's own); the median is over the runs
-after it.
+The first timed run fills what a process keeps between evaluations in memory (each group's
+references as sacreBLEU reads them, the bootstrap's resample matrices: the Space warms them at
+start); the median is over the runs after it.
 
 With `--cli`, the whole command instead, as a user runs it (issue 31): `respondeoqa-eval score
 PREDS --data-dir GOLD --report OUT.json` in a process of its own (interpreter start, imports,
 the report written), side by side with `naive_scorer.py`, a single-pass scorer of the paper's
-rules without intervals, on the same files: the two alternate (each round in the other order),
-and each process's wall time and peak RSS (`wait4`) are taken. Both run from compiled bytecode
-(a private `PYTHONPYCACHEPREFIX`, filled by one untimed run of each), as an installed package,
-and `score` with a cache folder of the run's own that the untimed run fills (the checked gold and
-the references' n-grams, kept per gold version: what every later score of that gold finds);
-`--cold` adds `score` with nothing kept (a cache folder it cannot write) and `score` as the
-first of a gold version (a cache folder emptied before each run: it writes what it keeps);
-with `--before`, the earlier version's with nothing kept too.
+rules without intervals, on the same files, and the naive scorer with `--same-numbers` (the
+report's variable-reference BLEU and chrF too, by sacreBLEU's corpus scores): they alternate
+(each round in the other order), and each process's wall time and peak RSS (`wait4`) are taken.
+All run from compiled bytecode (a private `PYTHONPYCACHEPREFIX`, filled by one untimed run of
+each), as an installed package.
+With `--before`, also the earlier version's `score` in the same rounds, with a cache folder of
+the run's own that the untimed run fills (a version before issue 38 kept the checked gold, the
+references' n-grams and the resample matrices there between processes) and with nothing kept
+(a cache folder it cannot write).
 `--instructions` also counts each command's instructions once under valgrind's callgrind (user
-space, from the same bytecode and cache): a figure the machine's load does not change, beside
-the wall-clock ratio.
+space, from the same bytecode): a figure the machine's load does not change, beside the
+wall-clock ratio.
 
     python benchmarks/bench_score.py [--repeat 5]
-    python benchmarks/bench_score.py --cli [--repeat 9] [--before OLD/evaluator] [--cold]
-        [--instructions]
+    python benchmarks/bench_score.py --cli [--repeat 9] [--before OLD/evaluator] [--instructions]
 """
 
 from __future__ import annotations
@@ -35,7 +34,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -55,7 +53,6 @@ SIZES = {"n_mc": 315, "n_sa": 4596, "n_tr": 916, "n_nle": 190, "max_refs": 12}
 
 
 NAIVE = Path(__file__).with_name("naive_scorer.py")
-FIRST = "score, first of a gold version"
 
 
 # Runs one command and prints its wall seconds, peak RSS (KB) and exit status. A process of
@@ -105,14 +102,12 @@ def side_by_side(
     preds: Path,
     repeat: int,
     before: str | None,
-    cold: bool,
     instructions: bool = False,
 ) -> None:
     """`respondeoqa-eval score` against the naive scorer, alternating (module docstring)."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
-    # a cache folder of the run's own, filled by the untimed run (`cache.py`: the checked gold
-    # and the references' n-grams, kept per gold version)
+    # a cache folder of the run's own (where an earlier version kept files; this one keeps none)
     env["RESPONDEOQA_CACHE"] = str(tmp / "cache")
     score = [sys.executable, "-m", "respondeoqa_eval.cli", "score", str(preds)]
     score += ["--data-dir", str(gold_dir), "--report", str(tmp / "report.json"), "-q"]
@@ -122,27 +117,27 @@ def side_by_side(
             [sys.executable, str(NAIVE), str(gold_dir), str(preds), str(tmp / "naive.json")],
             env,
         ),
+        # the naive scorer computing the same BLEU and chrF numbers as the report, by sacreBLEU
+        "naive, same numbers": (
+            [sys.executable, str(NAIVE), str(gold_dir), str(preds), str(tmp / "same.json")]
+            + ["--same-numbers"],
+            env,
+        ),
     }
     if before:  # the same command from an earlier version's source folder
         commands["before"] = (score, {**env, "PYTHONPATH": str(Path(before).resolve())})
-    if cold:  # the first score of a gold version: a cache folder that stays empty
         empty = tmp / "no-cache"
         empty.write_text("not a folder: nothing is kept")
-        commands["score, nothing kept"] = (score, {**env, "RESPONDEOQA_CACHE": str(empty)})
-        commands[FIRST] = (score, {**env, "RESPONDEOQA_CACHE": str(tmp / "first-cache")})
-        if before:
-            commands["before, nothing kept"] = (
-                score,
-                {**commands["before"][1], "RESPONDEOQA_CACHE": str(empty)},
-            )
+        commands["before, nothing kept"] = (
+            score,
+            {**commands["before"][1], "RESPONDEOQA_CACHE": str(empty)},
+        )
     for argv, run_env in commands.values():
         _run(argv, run_env)  # compiles the bytecode
     taken: dict[str, list[tuple[float, float, float]]] = {name: [] for name in commands}
     loads = [os.getloadavg()[0]]
     for r in range(repeat):
         for name in list(commands)[:: 1 if r % 2 == 0 else -1]:
-            if name == FIRST:  # nothing kept yet: this run writes it
-                shutil.rmtree(tmp / "first-cache", ignore_errors=True)
             taken[name].append(_run(*commands[name]))
         loads.append(os.getloadavg()[0])
 
@@ -166,7 +161,6 @@ def side_by_side(
         )
     print(f"1-minute load during the rounds: {min(loads):.1f}-{max(loads):.1f}")
     if instructions:
-        shutil.rmtree(tmp / "first-cache", ignore_errors=True)
         counted = {name: _instructions(*commands[name]) for name in commands}
         for name, n in counted.items():
             print(f"{name}: {n / 1e9:.3f} G instructions ({n / counted['naive']:.2f}x naive)")
@@ -182,14 +176,8 @@ def main() -> None:
         "--before",
         metavar="DIR",
         help="with --cli, also the score command of the respondeoqa_eval package in DIR (e.g. "
-        "an earlier commit's evaluator/ from `git archive`)",
-    )
-    parser.add_argument(
-        "--cold",
-        action="store_true",
-        help="with --cli, also the score command with nothing kept between processes (a cache "
-        "folder it cannot write: every run reads and checks the gold, counts the references), "
-        "and as the first of a gold version (an empty cache folder: it also writes the kept files)",
+        "an earlier commit's evaluator/ from `git archive`), with what it keeps between "
+        "processes and with nothing kept",
     )
     parser.add_argument(
         "--instructions",
@@ -198,7 +186,6 @@ def main() -> None:
     )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        os.environ["RESPONDEOQA_CACHE"] = str(Path(tmp) / "cache")  # the run's own
         gold_dir = write_private(Path(tmp) / "gold", with_public=True, **SIZES)
         gold = read_folder(gold_dir)
         preds_path = Path(tmp) / "preds.jsonl"
@@ -211,7 +198,6 @@ def main() -> None:
                 preds_path,
                 args.repeat,
                 args.before,
-                args.cold,
                 args.instructions,
             )
             return
@@ -234,7 +220,7 @@ def main() -> None:
     print(
         f"read + score + report (1000 bootstrap resamples, BLEU, chrF): "
         f"median {statistics.median(totals):.3f} s, min {min(totals):.3f} s over {args.repeat} runs"
-        f"; the process's first run, which prepares the kept references and resamples: {first:.3f} s"
+        f"; the process's first run, which reads the references and draws the resamples: {first:.3f} s"
     )
     print("load {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
 

@@ -6,8 +6,10 @@ the gold files and the predictions, extract (PROTOCOL 3), normalise and compare 
 mean accuracy overall and per content and language pair, sacreBLEU's corpus BLEU by target
 language and split with the paper's empty-reference padding (PROTOCOL 5), a JSON of the
 numbers. No intervals, no per-item results, no input checks beyond what the rules need.
+With `--same-numbers`, also each group's BLEU without padding and chrF (sacreBLEU's corpus
+scores), as the report has them: what sacreBLEU's chrF costs a scorer (issue 38).
 
-    python benchmarks/naive_scorer.py GOLD_DIR PREDICTIONS.jsonl OUT.json
+    python benchmarks/naive_scorer.py GOLD_DIR PREDICTIONS.jsonl OUT.json [--same-numbers]
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import string
 import sys
 from pathlib import Path
 
-from sacrebleu import corpus_bleu
+from sacrebleu import corpus_bleu, corpus_chrf
 from unidecode import unidecode
 
 _PUNCT = str.maketrans("", "", string.punctuation)
@@ -126,7 +128,7 @@ def latin_bleu_text(text: str) -> str:
     return unidecode(text.replace("j", "i").replace("J", "I").replace("v", "u").replace("V", "U"))
 
 
-def main(gold_dir: str, predictions: str, out: str) -> None:
+def main(gold_dir: str, predictions: str, out: str, same_numbers: bool = False) -> None:
     responses = {}
     with open(predictions, encoding="utf-8") as f:
         for line in f:
@@ -164,11 +166,18 @@ def main(gold_dir: str, predictions: str, out: str) -> None:
         most = max(len(r) for r in refs)
         # PROTOCOL 5: every item's references padded with empty strings to the group's largest count
         streams = [[r[k] if k < len(r) else "" for r in refs] for k in range(most)]
-        numbers["bleu"].setdefault(lang, {})[split] = corpus_bleu(
-            hyps, streams, lowercase=True
-        ).score
+        paper = corpus_bleu(hyps, streams, lowercase=True).score
+        if not same_numbers:
+            numbers["bleu"].setdefault(lang, {})[split] = paper
+            continue
+        plain = [[r[k] if k < len(r) else None for r in refs] for k in range(most)]
+        numbers["bleu"].setdefault(lang, {})[split] = {
+            "score": paper,
+            "variable_refs": corpus_bleu(hyps, plain, lowercase=True).score,
+            "chrf": corpus_chrf(hyps, plain).score,
+        }
     Path(out).write_text(json.dumps(numbers), encoding="utf-8")
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:4])
+    main(*sys.argv[1:4], same_numbers=sys.argv[4:] == ["--same-numbers"])

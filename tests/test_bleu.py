@@ -4,19 +4,23 @@ from __future__ import annotations
 
 import json
 import math
+import random
 
 import numpy as np
 import pytest
 import sacrebleu
+from respondeoqa_eval.metrics import bleu
 from respondeoqa_eval.metrics.bleu import (
+    HYP_LEN,
     NO_PADDING,
     PAD_TO_GROUP_MAX,
+    REF_LEN,
     BleuResult,
     CorpusStatistics,
     bleu_from_stats,
     bleu_stats,
-    closest_ref_len,
     corpus_bleu,
+    padded_ref_len,
     preprocess,
 )
 from sacrebleu.metrics.bleu import BLEU
@@ -84,7 +88,7 @@ def test_paper_score_equals_sacrebleu_empty_string_padding(group: str) -> None:
     result = corpus_bleu(hyps, refs, language)
     assert result.n == len(hyps)
     assert result.max_refs == max(len(r) for r in refs)
-    assert result.score == pytest.approx(_sacrebleu(hyps, refs, language, ""), abs=1e-9)
+    assert result.score == _sacrebleu(hyps, refs, language, "")
 
 
 @pytest.mark.parametrize("group", ["english", "latin"])
@@ -94,9 +98,10 @@ def test_padding_matters_on_the_real_file(group: str) -> None:
     padded = bleu_stats(hyps, refs, group, max(len(r) for r in refs))
     plain = bleu_stats(hyps, refs, group, NO_PADDING)
     assert (bleu_stats(hyps, refs, group, PAD_TO_GROUP_MAX) == padded).all()
-    chose_empty = (padded[:, 9] == 0) & (plain[:, 9] > 0)
+    chose_empty = (padded[:, REF_LEN] == 0) & (plain[:, REF_LEN] > 0)
     assert chose_empty.sum() > 0
-    assert (padded[:, :9] == plain[:, :9]).all()  # padding changes only the reference length
+    # padding changes only the reference length
+    assert (np.delete(padded, REF_LEN, axis=1) == np.delete(plain, REF_LEN, axis=1)).all()
     assert corpus_bleu(hyps, refs, group).score != pytest.approx(
         corpus_bleu(hyps, refs, group).variable_refs, abs=0.01
     )
@@ -130,7 +135,7 @@ def test_empty_reference_as_closest_length_matches_sacrebleu(
     hyps: list[str], refs: list[list[str]], padding_matters: bool
 ) -> None:
     result = corpus_bleu(hyps, refs, "english")
-    assert result.score == pytest.approx(_sacrebleu(hyps, refs, "english", ""), abs=1e-9)
+    assert result.score == _sacrebleu(hyps, refs, "english", "")
     assert result.score > 0
     assert (abs(result.score - result.variable_refs) > 1) == padding_matters
 
@@ -154,8 +159,9 @@ def test_hand_computed_padding_changes_brevity_penalty() -> None:
     # Unpadded: r = 6 + 10 = 16 > c, BP = exp(1 - r/c), BLEU = 100 * exp(1 - 16/9).
     stats_padded = bleu_stats(hyps, refs, "english", 2)
     stats_plain = bleu_stats(hyps, refs, "english", NO_PADDING)
-    assert stats_padded.sum(axis=0).tolist() == [9, 7, 5, 3, 9, 7, 5, 3, 9, 6]
-    assert stats_plain.sum(axis=0).tolist() == [9, 7, 5, 3, 9, 7, 5, 3, 9, 16]
+    # sacreBLEU's order: hyp_len, ref_len, matches_1..4, totals_1..4
+    assert stats_padded.sum(axis=0).tolist() == [9, 6, 9, 7, 5, 3, 9, 7, 5, 3]
+    assert stats_plain.sum(axis=0).tolist() == [9, 16, 9, 7, 5, 3, 9, 7, 5, 3]
     assert bleu_from_stats(stats_padded.sum(axis=0)) == pytest.approx(100.0)
     assert bleu_from_stats(stats_plain.sum(axis=0)) == pytest.approx(100 * math.exp(1 - 16 / 9))
     result = corpus_bleu(hyps, refs, "english")
@@ -169,21 +175,49 @@ def test_hand_computed_smoothing_and_brevity_penalty() -> None:
     matches, totals, c, r = [3, 1, 0, 0], [4, 3, 2, 1], 4, 6
     p = [100 * 3 / 4, 100 * 1 / 3, 100 / (2 * 2), 100 / (4 * 1)]
     expected = math.exp(1 - r / c) * math.exp(sum(math.log(x) for x in p) / 4)
-    assert bleu_from_stats(np.array([*matches, *totals, c, r])) == pytest.approx(expected)
+    assert bleu_from_stats(np.array([c, r, *matches, *totals])) == pytest.approx(expected)
 
 
 @pytest.mark.parametrize(
-    ("hyp_len", "ref_lens", "expected"),
+    ("hyp_len", "closest_real", "expected"),
     [
-        (3, [10, 0], 0),  # the empty reference is closer
-        (5, [10, 0], 0),  # tie: the shorter one
-        (5, [4, 6], 4),  # tie between two real references: the shorter one
-        (7, [10, 0], 10),
-        (0, [0, 3], 0),
+        (3, 10, 0),  # the empty reference is closer
+        (5, 10, 0),  # tie: the shorter one, the empty reference
+        (7, 10, 10),
+        (0, 3, 0),  # an empty hypothesis
+        (4, 4, 4),  # the real reference fits exactly
+        (9, 2, 2),  # a long hypothesis: the real reference is closer
+        (2, 1, 1),
+        (1, 2, 0),
     ],
 )
-def test_closest_ref_len(hyp_len: int, ref_lens: list[int], expected: int) -> None:
-    assert closest_ref_len(hyp_len, ref_lens) == expected
+def test_padded_ref_len(hyp_len: int, closest_real: int, expected: int) -> None:
+    got = padded_ref_len(np.array([hyp_len]), np.array([closest_real]))
+    assert got.tolist() == [expected]
+
+
+def test_padded_ref_len_is_sacrebleu_2_6_0_with_an_empty_reference() -> None:
+    # PROTOCOL 5 on the sacreBLEU the paper used: the closest of the real lengths and 0
+    rng = random.Random(11)
+    bleu = BLEU()
+    for _ in range(20000):
+        real = [rng.randrange(0, 30) for _ in range(rng.randrange(1, 7))]
+        hyp = rng.randrange(0, 36)
+        closest_real = bleu._get_closest_ref_len(hyp, real)
+        got = padded_ref_len(np.array([hyp]), np.array([closest_real])).tolist()
+        assert got == [bleu._get_closest_ref_len(hyp, [*real, 0])], (hyp, real)
+
+
+def test_bleu_rows_are_sacrebleus_per_sentence_statistics() -> None:
+    hyps, refs = GROUPS["english"]
+    rows = bleu_stats(hyps, refs, "english", NO_PADDING)
+    ours = BLEU(lowercase=True)
+    expected = [
+        ours._extract_corpus_statistics([h], [[r] for r in rs])
+        for h, rs in zip(hyps, refs, strict=True)
+    ]
+    assert rows.tolist() == [e[0] for e in expected]
+    assert rows[:, HYP_LEN].sum() > 0
 
 
 # (3) the future sacreBLEU (refs '' dropped like None) changes its number but not ours
@@ -201,11 +235,12 @@ def test_paper_score_independent_of_sacrebleu_empty_string_handling(monkeypatch)
 
     monkeypatch.setattr(BLEU, "_cache_references", development_branch)
     sacre_future = _sacrebleu(hyps, refs, "latin", "")
+    bleu._kept_scorers.cache_clear()  # the references read again, by the patched sacreBLEU
     after = corpus_bleu(hyps, refs, "latin")
 
     assert sacre_future != pytest.approx(sacre_now, abs=0.01)  # sacreBLEU's own number moves
-    assert sacre_future == pytest.approx(_sacrebleu(hyps, refs, "latin", None), abs=1e-9)
-    assert after.score == before.score == pytest.approx(sacre_now, abs=1e-9)  # ours does not
+    assert sacre_future == _sacrebleu(hyps, refs, "latin", None)
+    assert after.score == before.score == sacre_now  # ours does not
 
 
 # (4) variable_refs is sacreBLEU with None padding; chrF is sacreBLEU's CHRF without padding
@@ -216,10 +251,10 @@ def test_variable_refs_equals_sacrebleu_none_padding(group: str) -> None:
     hyps, refs = GROUPS[group]
     language = group.split("/")[0]
     result = corpus_bleu(hyps, refs, language)
-    assert result.variable_refs == pytest.approx(_sacrebleu(hyps, refs, language, None), abs=1e-9)
+    assert result.variable_refs == _sacrebleu(hyps, refs, language, None)
     pre = [preprocess(h, language) for h in hyps]
     expected_chrf = sacrebleu.CHRF().corpus_score(pre, _streams(refs, language, None)).score
-    assert result.chrf == pytest.approx(expected_chrf, abs=1e-9)
+    assert result.chrf == expected_chrf
 
 
 def test_chrf_of_any_subset_equals_sacrebleu_on_that_subset(public_gold) -> None:
@@ -236,9 +271,9 @@ def test_chrf_of_any_subset_equals_sacrebleu_on_that_subset(public_gold) -> None
     sub_h = [h for h, k in zip(hyps, keep, strict=True) if k]
     sub_r = [r for r, k in zip(refs, keep, strict=True) if k]
     expected = sacrebleu.CHRF().corpus_score(sub_h, _streams(sub_r, "english", None)).score
-    assert stats.chrf(keep) == pytest.approx(expected, abs=1e-9)
-    assert stats.chrf() == pytest.approx(
-        sacrebleu.CHRF().corpus_score(hyps, _streams(refs, "english", None)).score, abs=1e-9
+    assert stats.chrf(keep) == expected
+    assert (
+        stats.chrf() == sacrebleu.CHRF().corpus_score(hyps, _streams(refs, "english", None)).score
     )
 
 
@@ -253,7 +288,7 @@ def test_row_sums_of_a_subset_equal_the_subset_statistics() -> None:
     rows = np.array([0, 3, 3, 7, 20, 41])  # resampled with repetition
     sub = bleu_stats([hyps[i] for i in rows], [refs[i] for i in rows], "english", width)
     assert (stats[rows].sum(axis=0) == sub.sum(axis=0)).all()
-    assert bleu_from_stats(stats) == pytest.approx(corpus_bleu(hyps, refs, "english").score)
+    assert bleu_from_stats(stats) == corpus_bleu(hyps, refs, "english").score
 
 
 def test_bleu_stats_rejects_bad_input() -> None:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import ast
 import importlib
-import os
 import sys
 import warnings
 from pathlib import Path
@@ -262,20 +261,16 @@ def test_score_loads_only_what_scoring_needs(tmp_path, public_dir, public_gold):
         "from respondeoqa_eval.cli import main\n"
         "code = main(sys.argv[1:])\n"
         "print(json.dumps(sorted(sys.modules)))\n"
-        "print(os.environ.get('OPENBLAS_NUM_THREADS'))\n"
         "sys.exit(code)\n"
     )
     args = ["score", str(preds), "--data-dir", str(public_dir), "--bootstrap", "10", "-q"]
-    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
     done = subprocess.run(
-        [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=300, env=env
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=300
     )
     assert done.returncode == 0, done.stderr
-    loaded = json.loads(done.stdout.splitlines()[-2])
-    assert done.stdout.splitlines()[-1] == "1"  # one BLAS thread (cli.ONE_BLAS_THREAD)
+    loaded = json.loads(done.stdout.splitlines()[-1])
     assert "respondeoqa_eval.scoring.aggregate" in loaded
-    # sacreBLEU's definitions are pinned by tests (metrics/sacre.py); scoring imports none
-    assert not [m for m in loaded if m == "sacrebleu" or m.startswith("sacrebleu.")]
+    assert "sacrebleu.metrics.chrf" in loaded  # sacreBLEU computes BLEU and chrF
     for unwanted in (
         "respondeoqa_eval.space",
         "respondeoqa_eval.runner",
@@ -298,7 +293,7 @@ def test_score_loads_only_what_scoring_needs(tmp_path, public_dir, public_gold):
 
 
 def test_importing_the_package_loads_no_scoring_module():
-    # the API's names come on first use, so a command sets what it must before numpy loads
+    # the API's names come on first use: importing a module of the package loads only its own
     import subprocess
 
     code = (

@@ -51,9 +51,10 @@ def evaluate(
 
 
 def clear_caches() -> None:
-    """Let go of what a process keeps between evaluations (each item's prepared references
-    and normalised gold, the resample matrices): a long-lived process (the Space) scores the
-    next submission faster with them; a one-shot one (`score`) frees them before it writes."""
-    bleu._references.cache_clear()
+    """Let go of what a process keeps between evaluations (sacreBLEU's reference n-grams of
+    each translation group, the normalised gold, the resample matrices): a long-lived process
+    (the Space) scores the next submission faster with them; a one-shot one (`score`) frees
+    them before it writes. Nothing is kept on disk."""
+    bleu._kept_scorers.cache_clear()
     exact_match._normalized_gold.cache_clear()
     aggregate.clear_counts()

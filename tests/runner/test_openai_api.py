@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import random
 import signal
 import subprocess
 import sys
@@ -19,11 +18,13 @@ from respondeoqa_eval.data.gold import read_folder
 from respondeoqa_eval.errors import InputError
 from respondeoqa_eval.runner.openai_api import (
     ApiSettings,
-    backoff_delay,
+    _Retryable,
     chat_url,
     complete,
     parse_retry_after,
+    retry_wait,
 )
+from tenacity import RetryCallState
 
 from .chat_server import ChatServer
 
@@ -326,7 +327,7 @@ def test_resume_after_kill(gold, public_dir, tmp_path):
     assert rerun == {expected_user(r) for r in gold.records[:n] if r.id not in answered}
 
 
-def _complete(server, settings, user: str, slept: list[float], seed: int = 1):
+def _complete(server, settings, user: str, slept: list[float]):
     """`complete()` against the real server with a sleep that records the delay, never waits."""
     import httpx
 
@@ -343,7 +344,6 @@ def _complete(server, settings, user: str, slept: list[float], seed: int = 1):
                 item_id="item-1",
                 settings=settings,
                 sleep=recorded_sleep,
-                rng=random.Random(seed),
             )
 
     return asyncio.run(go())
@@ -382,13 +382,22 @@ def test_retry_gives_up_without_a_last_wait():
     assert 0.5 <= slept[0] <= 1.0 and 1.0 <= slept[1] <= 2.0
 
 
+def _failed(attempt: int, retry_after: float | None) -> RetryCallState:
+    """tenacity's state after attempt number `attempt + 1` failed (retry_after: the server's)."""
+    state = RetryCallState(None, None, (), {})
+    state.attempt_number = attempt + 1
+    state.set_exception((_Retryable, _Retryable("HTTP 429", retry_after), None))
+    return state
+
+
 def test_backoff_and_retry_after_rules():
-    rng = random.Random(0)
+    wait = retry_wait(base=0.5, cap=8.0)
     for attempt in range(6):
         expo = min(8.0, 0.5 * 2**attempt)
-        d = backoff_delay(attempt, None, base=0.5, cap=8.0, rng=rng)
-        assert expo / 2 <= d <= expo
-    assert backoff_delay(0, 5.0, base=0.5, cap=8.0, rng=rng) >= 5.0  # Retry-After wins
+        for _ in range(50):
+            d = wait(_failed(attempt, None))
+            assert expo / 2 <= d <= expo
+    assert wait(_failed(0, 5.0)) >= 5.0  # Retry-After wins
     assert parse_retry_after("3") == 3.0
     assert parse_retry_after(None) is None and parse_retry_after("soon") is None
     date = "Wed, 21 Oct 2015 07:28:00 GMT"

@@ -11,7 +11,6 @@ Every `InputError` becomes one line on stderr and exit status 2 (a `NoData` one 
 from __future__ import annotations
 
 import argparse
-import gc
 import importlib
 import os
 import sys
@@ -69,42 +68,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-ONE_BLAS_THREAD = ("score", "items")
-"""Commands whose matrix products are small: OpenBLAS's second thread, which spins while it
-waits, only takes CPU from the process's own work (about 0.2 s of `score`'s 1 s on a busy
-2-core machine, issue 31). Set as OPENBLAS_NUM_THREADS=1 unless the user set it, which
-OpenBLAS reads only when numpy loads."""
-
-
-NO_CYCLIC_COLLECTOR = ("score",)
-"""Commands that build hundreds of thousands of objects that live until the process ends, and
-no garbage in reference cycles to speak of: the cyclic collector's passes over them found
-nothing and took about 8% of `score`'s CPU (issue 31); refcounting still frees the rest.
-Off while the command runs (imports included) and on again after it; run as the program
-(`argv` None), what is left is frozen, so the interpreter's last pass at exit skips it too."""
-
-
 def main(argv: list[str] | None = None) -> int:
-    program = argv is None
     argv = sys.argv[1:] if argv is None else argv
-    command = _command(argv)
-    if command in ONE_BLAS_THREAD and "numpy" not in sys.modules:
-        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    if command not in NO_CYCLIC_COLLECTOR:
-        return _run(command, argv)
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        return _run(command, argv)
-    finally:
-        if program:
-            gc.freeze()
-        if was_enabled:
-            gc.enable()
-
-
-def _run(command: str | None, argv: list[str]) -> int:
-    parser = build_parser(command)
+    parser = build_parser(_command(argv))
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

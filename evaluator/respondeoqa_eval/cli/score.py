@@ -11,6 +11,7 @@ from ..api import clear_caches, evaluate
 from ..data.gold import load_gold
 from ..errors import InputError
 from ..io import write_bytes_atomic, write_text_atomic
+from ..metrics.bleu import keep_references
 from ..predictions.example import example_predictions
 from ..predictions.load import load_predictions
 from ..report.summary import MOSTLY, mostly_unanswered
@@ -28,13 +29,14 @@ def add_gold_options(p: argparse.ArgumentParser) -> None:
 
 
 def _score(args: argparse.Namespace) -> int:
-    # without the cyclic collector (cli.NO_CYCLIC_COLLECTOR); one evaluation: no resample
-    # matrix is needed twice but the last one
-    before = keep_counts(0)
+    # one evaluation: no resample matrix is needed twice but the last one, and no group's
+    # references after its statistics are taken
+    counts, references = keep_counts(0), keep_references(False)
     try:
         return _score_now(args)
     finally:
-        keep_counts(before)
+        keep_counts(counts)
+        keep_references(references)
 
 
 def _score_now(args: argparse.Namespace) -> int:

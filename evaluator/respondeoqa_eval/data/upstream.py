@@ -14,7 +14,6 @@ from typing import Any
 
 from ..errors import InputError
 from ..io import read_json
-from .gold_cache import cached_records
 from .records import (
     CONTENTS,
     DIFFICULTIES,
@@ -200,8 +199,7 @@ def read_records(folder: str | Path, only: set[str] | None = None) -> FolderCont
     """Read every known upstream file in `folder` (or only the names in `only`).
 
     Unknown `.json` files are not used; they are listed in `unknown_files`. `gold.read_folder`
-    wraps this into a `GoldSet`. The records of files read before come from the cache
-    (`gold_cache`: the same bytes, the same records, without their checks).
+    wraps this into a `GoldSet`.
     """
     folder = Path(folder)
     if not folder.is_dir():
@@ -220,8 +218,5 @@ def read_records(folder: str | Path, only: set[str] | None = None) -> FolderCont
     if not paths:
         known = ", ".join(sorted(FILES)[:3])
         raise InputError(f"{folder}: no RespondeoQA files found (expected names like {known}, ...)")
-    passages = sorted({folder / p for p in (FILES[path.name].passages for path in paths) if p})
-    records = cached_records(
-        paths + passages, lambda: [rec for path in paths for rec in read_file(path)]
-    )
+    records = [rec for path in paths for rec in read_file(path)]
     return FolderContents(records, [path.name for path in paths], unknown)

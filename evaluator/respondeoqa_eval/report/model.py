@@ -14,12 +14,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import orjson
+import sacrebleu
 
 from .._version import __version__
 from ..data.breakdowns import groups_of
 from ..data.gold import GoldSet
 from ..data.records import PRIVATE_SOURCES, SOURCES
-from ..metrics import EXACT_MATCH_MACRONS, METRICS, sacre
+from ..metrics import EXACT_MATCH_MACRONS, METRICS
 from ..predictions.provenance import Provenance
 from ..scoring.aggregate import Bootstrap, accuracy, bleu, format_compliance
 from ..scoring.lenient import Lenient
@@ -226,7 +227,7 @@ class EvaluatorInfo:
     name: str = "respondeoqa-eval"
     version: str = __version__
     protocol: str = "paper"
-    sacrebleu: str = field(default_factory=sacre.version)
+    sacrebleu: str = sacrebleu.__version__
     bootstrap: Mapping[str, Any] = field(default_factory=dict)
     signatures: Mapping[str, str] = field(default_factory=dict)
 

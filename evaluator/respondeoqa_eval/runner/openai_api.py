@@ -1,8 +1,8 @@
 """Run the benchmark against any OpenAI-compatible chat-completions server.
 
 vLLM, TGI, llama.cpp server, hosted APIs: one POST per item to `{api_base}/chat/completions`,
-`concurrency` requests in flight, retries with exponential backoff and jitter on 429, 5xx,
-timeouts and dropped connections (a `Retry-After` header is honoured). Each answer is written
+`concurrency` requests in flight, retried (tenacity) with exponential backoff and jitter on 429,
+5xx, timeouts and dropped connections (a `Retry-After` header is honoured). Each answer is written
 as soon as it arrives, so a kill loses only the requests in flight. The server's own token
 counts of each answer (`usage`), when it gives them, are kept in its row.
 """
@@ -12,16 +12,18 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import os
-import random
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..data.records import Record
 from ..errors import InputError
 from .output import PredictionWriter, make_row
 from .prompts import PROMPT_VERSION, build_messages
+
+if TYPE_CHECKING:
+    from tenacity import RetryCallState
 
 DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
 RETRY_STATUSES = frozenset({408, 409, 425, 429})  # plus every 5xx
@@ -100,25 +102,30 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
     return min(max(seconds, 0.0), MAX_RETRY_AFTER)
 
 
-def backoff_delay(
-    attempt: int,
-    retry_after: float | None,
-    *,
-    base: float,
-    cap: float,
-    rng: random.Random | None = None,
-) -> float:
-    """Seconds before retry number `attempt + 1`.
+def retry_wait(base: float, cap: float) -> Callable[[RetryCallState], float]:
+    """tenacity's wait before the next attempt: exponential (`base * 2**k` before the k-th
+    retry counted from 0, at most `cap`) with "equal jitter" (a uniform draw in its upper half,
+    so concurrent clients spread out), and never less than the server's Retry-After."""
+    from tenacity import wait_exponential, wait_random_exponential
 
-    Exponential (`base * 2**attempt`, at most `cap`) with "equal jitter" (a uniform draw in its
-    upper half, so concurrent clients spread out), and never less than the server's Retry-After.
-    """
-    rng = rng or random
-    expo = min(cap, base * (2**attempt))
-    delay = expo / 2 + rng.uniform(0, expo / 2)
-    if retry_after is not None:
-        delay = max(delay, retry_after)
-    return delay
+    half = wait_exponential(multiplier=base / 2, max=cap / 2)
+    jitter = wait_random_exponential(multiplier=base / 2, max=cap / 2)
+
+    def wait(state: RetryCallState) -> float:
+        failure = state.outcome.exception() if state.outcome is not None else None
+        retry_after = getattr(failure, "retry_after", None)
+        delay = half(state) + jitter(state)
+        return delay if retry_after is None else max(delay, retry_after)
+
+    return wait
+
+
+class _Retryable(Exception):
+    """An attempt that failed in a way worth another: why, and the server's Retry-After."""
+
+    def __init__(self, reason: str, retry_after: float | None = None) -> None:
+        super().__init__(reason)
+        self.retry_after = retry_after
 
 
 def _request_body(settings: ApiSettings, messages: list[dict[str, str]]) -> dict[str, Any]:
@@ -187,45 +194,49 @@ async def complete(
     item_id: str,
     settings: ApiSettings,
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-    rng: random.Random | None = None,
 ) -> Completion:
-    """POST one chat completion with retries."""
+    """POST one chat completion, retried on 429, 408/409/425, 5xx, timeouts, dropped
+    connections and malformed answers; any other error status is not retried."""
     import httpx
+    from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt
 
-    last = ""
-    for attempt in range(settings.max_retries + 1):
-        retry_after = None
+    async def attempt() -> tuple[str, str | None, dict[str, int] | None]:
         try:
             resp = await client.post(url, json=body, headers=headers)
         except httpx.TimeoutException:
-            last = f"timed out after {settings.timeout:g}s"
+            raise _Retryable(f"timed out after {settings.timeout:g}s") from None
         except httpx.TransportError as exc:
-            last = f"connection error ({type(exc).__name__})"
-        else:
-            if resp.status_code == 200:
-                try:
-                    content, finish, usage = _parse_completion(resp.json())
-                    return Completion(content, finish, attempt + 1, usage)
-                except (ValueError, KeyError, IndexError, TypeError, AttributeError):
-                    last = "malformed response (no choices[0].message.content)"
-            elif resp.status_code in RETRY_STATUSES or resp.status_code >= 500:
-                last = f"HTTP {resp.status_code}: {_error_text(resp)}"
-                retry_after = parse_retry_after(resp.headers.get("retry-after"))
-            else:
-                raise InputError(
-                    f"{url}: HTTP {resp.status_code} for item {item_id}: {_error_text(resp)}"
-                )
-        if attempt == settings.max_retries:
-            break
-        await sleep(
-            backoff_delay(
-                attempt, retry_after, base=settings.backoff_base, cap=settings.backoff_max, rng=rng
+            raise _Retryable(f"connection error ({type(exc).__name__})") from None
+        if resp.status_code == 200:
+            try:
+                return _parse_completion(resp.json())
+            except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+                raise _Retryable("malformed response (no choices[0].message.content)") from None
+        if resp.status_code in RETRY_STATUSES or resp.status_code >= 500:
+            raise _Retryable(
+                f"HTTP {resp.status_code}: {_error_text(resp)}",
+                parse_retry_after(resp.headers.get("retry-after")),
             )
-        )
-    raise InputError(
-        f"{url}: item {item_id} failed after {settings.max_retries + 1} attempts (last: {last}); "
-        "answers so far are saved, rerun the same command to resume"
+        raise InputError(f"{url}: HTTP {resp.status_code} for item {item_id}: {_error_text(resp)}")
+
+    retrying = AsyncRetrying(
+        sleep=sleep,
+        stop=stop_after_attempt(settings.max_retries + 1),
+        wait=retry_wait(settings.backoff_base, settings.backoff_max),
+        retry=retry_if_exception_type(_Retryable),
+        reraise=True,
     )
+    try:
+        async for state in retrying:
+            with state:
+                content, finish, usage = await attempt()
+                return Completion(content, finish, state.retry_state.attempt_number, usage)
+    except _Retryable as last:
+        raise InputError(
+            f"{url}: item {item_id} failed after {settings.max_retries + 1} attempts (last: "
+            f"{last}); answers so far are saved, rerun the same command to resume"
+        ) from None
+    raise AssertionError("unreachable: tenacity returns or raises")  # pragma: no cover
 
 
 def run_api(
@@ -237,9 +248,11 @@ def run_api(
     """Answer every record not yet in `writer.done`; returns how many rows were written."""
     try:
         import httpx  # noqa: F401
-    except ImportError:
+        import tenacity  # noqa: F401
+    except ImportError as exc:
         raise InputError(
-            "the API runner needs httpx: pip install 'respondeoqa-eval[run]' (or pip install httpx)"
+            f"the API runner needs {exc.name}: pip install 'respondeoqa-eval[run]' (or pip "
+            f"install {exc.name})"
         ) from None
     if settings.concurrency < 1:
         raise InputError("--concurrency must be at least 1")
@@ -263,7 +276,6 @@ async def _run(
     for rec in todo:
         queue.put_nowait(rec)
     written = 0
-    rng = random.Random()
 
     async def worker(client: httpx.AsyncClient) -> None:
         nonlocal written
@@ -273,9 +285,7 @@ async def _run(
             except asyncio.QueueEmpty:
                 return
             body = _request_body(settings, build_messages(rec))
-            answer = await complete(
-                client, url, body, headers, item_id=rec.id, settings=settings, rng=rng
-            )
+            answer = await complete(client, url, body, headers, item_id=rec.id, settings=settings)
             extra: dict[str, Any] = {"finish_reason": answer.finish_reason}
             if answer.usage:
                 extra["usage"] = answer.usage

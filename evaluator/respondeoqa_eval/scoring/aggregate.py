@@ -7,19 +7,16 @@ entries' differences that the leaderboard's Compare shows.
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
-from .. import cache
 from ..data.breakdowns import BLEU_SPLITS, BLEU_TARGETS, DIMENSIONS, groups_of
 from ..data.records import TASKS
-from ..metrics.bleu import PAD_TO_GROUP_MAX, CorpusStatistics, bleu_of_rows
+from ..metrics.bleu import PAD_TO_GROUP_MAX, CorpusStatistics, bleu_scores
 from .lenient import RULES, signature
 from .per_item import ItemScore
 
@@ -32,19 +29,6 @@ _BLOCK = 100
 number of resamples."""
 _DRAW_BLOCK = 25
 """Resamples drawn and counted at a time (the draws are 8-byte integers)."""
-_DRAW_KIND = "resamples"
-_DRAWS_KEPT = 24
-"""Resample matrices kept between processes (a full-size accuracy matrix is 6.5 MB)."""
-_DTYPE_BYTES = 8
-_SOURCE = Path(__file__).read_bytes()
-
-
-def _dtype_head(dtype: np.dtype) -> bytes:
-    return dtype.str.encode("ascii").ljust(_DTYPE_BYTES)
-
-
-_DRAW_DTYPES = {_dtype_head(np.dtype(t)): np.dtype(t) for t in (np.uint8, np.int64)}
-"""The dtypes `_draw` gives, by their head in a kept file."""
 
 
 class _CountsCache:
@@ -100,27 +84,9 @@ class Bootstrap:
 
     def counts(self, n: int, salt: int = 0) -> np.ndarray:
         """A read-only (resamples, n) matrix of small unsigned integers: how often each item
-        is drawn in each resample (kept in the process, `_COUNTS`, and between processes,
-        `_kept_draw`)."""
+        is drawn in each resample (kept in the process, `_COUNTS`)."""
         key = (self.resamples, self.seed, salt, n)
-        return _COUNTS.get(key, lambda: self._kept_draw(n, salt))
-
-    def _kept_draw(self, n: int, salt: int) -> np.ndarray:
-        # the draw depends on the settings, this module and numpy's generator only: kept in
-        # the project's cache (`cache.py`) as its dtype and bytes, read back without a copy
-        key = hashlib.sha256(_SOURCE)
-        key.update(f"{np.__version__} {self.resamples} {self.seed} {salt} {n}".encode())
-        name = key.hexdigest()
-        found = cache.load_bytes(_DRAW_KIND, name)
-        if found is not None:
-            dtype = _DRAW_DTYPES.get(bytes(found[:_DTYPE_BYTES]))
-            data = found[_DTYPE_BYTES:]
-            if dtype is not None and len(data) == self.resamples * n * dtype.itemsize:
-                return np.frombuffer(data, dtype=dtype).reshape(self.resamples, n)
-        drawn = self._draw(n, salt)
-        # the array's own bytes (C order), joined only when the cache can be written
-        cache.save_bytes(_DRAW_KIND, name, _dtype_head(drawn.dtype), drawn.data, keep=_DRAWS_KEPT)
-        return drawn
+        return _COUNTS.get(key, lambda: self._draw(n, salt))
 
     def _draw(self, n: int, salt: int) -> np.ndarray:
         # the same numbers as one rng.integers(0, n, size=(resamples, n)): the generator's
@@ -385,7 +351,7 @@ def bleu(items: list[ItemScore], boot: Bootstrap) -> dict:
                 # integers: the product in floating point is exact, and much faster
                 counts = boot.counts(len(rows), salt=1 + 3 * li + si)
                 sampled = resampled_sums(counts, rows.astype(float)).astype(np.int64)
-                entry["ci"] = boot.interval(np.array(bleu_of_rows(sampled)))
+                entry["ci"] = boot.interval(np.array(bleu_scores(sampled)))
             out[lang][split] = entry
     return out
 
