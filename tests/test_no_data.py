@@ -37,7 +37,7 @@ COMMANDS = {
     "dataset build": ["dataset", "build", "--output", "ds"],
     "prompts": ["prompts", "-o", "prompts.jsonl"],
     "run": ["run", "--model", "m", "--api-base", "http://127.0.0.1:9/v1", "-o", "r.jsonl"],
-    "space": ["space", "--port", str(free_port()), "--db", "db.sqlite3"],
+    "space": ["serve", "--port", str(free_port()), "--db", "db.sqlite3"],
 }
 
 

@@ -13,7 +13,7 @@ import pytest
 from respondeoqa_eval.data.gold import read_folder
 from respondeoqa_eval.data.records import Record
 from respondeoqa_eval.dataset.export import build_folder
-from respondeoqa_eval.harness import lighteval_task_arg, lighteval_tasks
+from respondeoqa_eval.harness import lighteval_task_arg, lighteval_task_names
 from respondeoqa_eval.runner.prompts import SYSTEM_PROMPT, TEMPERATURE, user_prompt
 from synthetic import write_private
 
@@ -75,7 +75,7 @@ def _gold_of_details(details, gold_dir: Path, out: Path) -> Path:
 
 def _check_equal(results: dict, details: dict, report: dict, prefix: str) -> int:
     """lighteval's task numbers and per-item acc against the report's; how many compared."""
-    accuracy, *translations = lighteval_tasks(prefix)
+    accuracy, *translations = lighteval_task_names(prefix)
     got = results[f"{accuracy}|0"]["acc"]
     assert got == pytest.approx(report["accuracy"]["overall"]["score"], abs=1e-12)
     compared = 1
@@ -102,7 +102,7 @@ def test_tiny_model_run_scores_like_respondeoqa_eval(tiny_run, public_dir, tmp_p
     tasks, the paper's system prompt in the model config."""
     out, _ = tiny_run
     details = _details(out)
-    assert sorted(details) == sorted(lighteval_tasks())
+    assert sorted(details) == sorted(lighteval_task_names())
     for rows in details.values():
         assert len(rows) == 4
         for row in rows:  # the paper's user message; our ids in `specific`
@@ -165,7 +165,7 @@ def test_replayed_responses_score_like_respondeoqa_eval_on_the_full_benchmark(
     assert list((cache / "datasets").rglob("*.arrow"))
     assert not list((tmp_path / "hf_home").rglob("*.arrow"))
     details = _details(out)
-    assert sorted(details) == sorted(lighteval_tasks("respondeoqa_full"))
+    assert sorted(details) == sorted(lighteval_task_names("respondeoqa_full"))
     cut = _gold_of_details(details, gold, tmp_path / "cut")
     report = score_cli(out / "details", cut, tmp_path / "report.json")
     assert report["missing"] == 0 and report["n_items"] == sum(map(len, details.values()))

@@ -24,11 +24,11 @@ from kit.net import free_port, stop, wait_for_http
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
-from respondeoqa_eval.cli import main
 from respondeoqa_eval.data.gold import read_folder
-from respondeoqa_eval.space.config import DEFAULT_DB
-from respondeoqa_eval.space.paper import PAPER_ROWS
-from respondeoqa_eval.space.store.hub import HubRepo
+from respondeoqa_space.cli import main
+from respondeoqa_space.config import DEFAULT_DB
+from respondeoqa_space.paper import PAPER_ROWS
+from respondeoqa_space.store.hub import HubRepo
 from synthetic import SECRET_MARKER, private_records, write_private
 from wheelkit import ROOT, checkout_version, pip_in, venv_env
 
@@ -133,7 +133,7 @@ def test_wheel_bundle_vendors_the_package(tmp_path: Path, wheel: Path) -> None:
     project = pyproject()["project"]
     wanted = {
         Requirement(x).name.lower().replace("_", "-")
-        for x in project["dependencies"] + project["optional-dependencies"]["space"]
+        for x in project["dependencies"] + project["optional-dependencies"]["serve"]
     }
     text = (out / "requirements.txt").read_text(encoding="utf-8")
     reqs = [Requirement(x) for x in text.splitlines() if x.strip() and not x.startswith("#")]
@@ -231,7 +231,7 @@ def test_bundle_installs_and_serves_the_leaderboard(
 def test_deploy_dry_run_uploads_nothing_then_deploy_commits_once(
     hub: HubStub, tmp_path: Path, wheel: Path, capsys: pytest.CaptureFixture
 ) -> None:
-    args = ["space", "deploy", "--repo-id", SPACE_REPO, "--data-repo", DATA_REPO]
+    args = ["deploy", "--repo-id", SPACE_REPO, "--data-repo", DATA_REPO]
     assert main([*args, "--dry-run"]) == 0
     listed = capsys.readouterr().out
     for name in BUNDLE_FILES:

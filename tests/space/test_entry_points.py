@@ -1,4 +1,4 @@
-"""The two ways to start the Space: `respondeoqa-eval space` on its defaults (public gold fetched
+"""The two ways to start the Space: `respondeoqa-space serve` on its defaults (public gold fetched
 and verified, SQLite in space_data/) and `python space/app.py` (the Hub entry point)."""
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def test_space_app_py_starts_the_same_app(tmp_path: Path) -> None:
 def test_space_app_py_is_the_bundle_app_file() -> None:
     """space/app.py is what `space bundle` writes with no repos set (render_app is its one
     source): the committed copy never drifts from the bundled one."""
-    from respondeoqa_eval.space.deploy.bundle import render_app
+    from respondeoqa_space.deploy.bundle import render_app
 
     committed = (ROOT / "space" / "app.py").read_text(encoding="utf-8")
     assert committed == render_app(), "space/app.py is stale: write render_app() into it"
@@ -69,7 +69,7 @@ def test_default_command_fetches_public_gold(tmp_path: Path, file_server) -> Non
             "RESPONDEOQA_DATA_DIR": "",
             "RESPONDEOQA_SPACE_DB": "",
         },
-        cmd=[sys.executable, "-m", "respondeoqa_eval.cli", "space", "--port", "PORT"],
+        cmd=[sys.executable, "-m", "respondeoqa_space", "serve", "--port", "PORT"],
     )
     try:
         with urllib.request.urlopen(srv.url + "gradio_api/info", timeout=10) as resp:

@@ -8,7 +8,6 @@ with `python -m respondeoqa_eval.dataset.committed_card`.
 
 from __future__ import annotations
 
-import sys
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from importlib import resources
@@ -249,9 +248,3 @@ def render_license(private: bool) -> str:
             lines.append(f"- **{s.label}** ({s.name}; from {s.publisher}): {s.terms}")
     lines += ["", f"Upstream: {UPSTREAM_URL}", ""]
     return "\n".join(lines)
-
-
-if __name__ == "__main__":  # the command's former name (committed_card.py holds it now)
-    from .committed_card import main
-
-    sys.exit(main())

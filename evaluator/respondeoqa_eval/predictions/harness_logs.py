@@ -24,8 +24,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from ..data.harness_tasks import LIGHTEVAL_SUITES, TASKS, lighteval_task_names
 from ..errors import InputError
-from ..harness import LIGHTEVAL_SUITES, TASKS, lighteval_tasks
 from ..io import decode_utf8, parse_json
 from .provenance import LIGHTEVAL, LM_EVAL, Provenance, clean_params, clean_text
 
@@ -49,7 +49,9 @@ def _id_fields(doc: Any) -> dict[str, Any]:
     return {k: doc[k] for k in _ID_KEYS if isinstance(doc.get(k), str)}
 
 
-_OUR_TASKS = frozenset(TASKS) | {t for suite in LIGHTEVAL_SUITES for t in lighteval_tasks(suite)}
+_OUR_TASKS = frozenset(TASKS) | {
+    t for suite in LIGHTEVAL_SUITES for t in lighteval_task_names(suite)
+}
 
 
 def _other_task(task: str | None, what: str) -> str:
