@@ -14,13 +14,13 @@ partial copy, and `list` names the record files that could not be read.
 
 from __future__ import annotations
 
+import builtins  # `list` is also a method of Admin
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from respondeoqa_eval import InputError, jsonl
-from respondeoqa_eval.analysis import TOP_ITEMS as TOP
-from respondeoqa_eval.analysis import analyze_items, csv_text, summary_text
+from respondeoqa_eval.analysis import TOP_ITEMS, analyze_items, csv_text, summary_text
 from respondeoqa_eval.io import write_text_atomic
 from respondeoqa_eval.report import ItemResult, percent_text
 
@@ -85,7 +85,7 @@ class Admin:
                 flags.append(f"flagged: {e.flag}")
             if e.answers_extracted:
                 flags.append("answers")
-            if e.verified:
+            if e.evaluation is not None:  # a verified entry
                 flags.append(f"verified:{e.evaluation.request}")
             lines.append(
                 f"#{e.id}\t{e.created[:10]}\t{e.model}\t{e.submitter or '-'}\t"
@@ -95,7 +95,9 @@ class Admin:
         lines += [_problem_line(p) for p in self.store.record_problems()]
         return lines
 
-    def add(self, paths: Sequence[Path], model: str | None = None) -> tuple[list[Entry], str]:
+    def add(
+        self, paths: Sequence[Path], model: str | None = None
+    ) -> tuple[builtins.list[Entry], str]:
         """Score and store prediction files (model name from the file name without --model),
         through the same path as a submission (duplicates, coverage rule), without a quota."""
         for path in paths:
@@ -130,7 +132,7 @@ class Admin:
         self.store.delete(entry_id)
         return entry, self._done("delete", entry_id, entry.model)
 
-    def rescore(self) -> tuple[list[int], list[int], str]:
+    def rescore(self) -> tuple[builtins.list[int], builtins.list[int], str]:
         """Re-score every entry from its kept predictions with the current code and gold, one
         transaction per entry; (re-scored ids, ids without kept predictions, push note)."""
         done, skipped = [], []
@@ -164,7 +166,7 @@ class Admin:
         analysis = analyze_items(entries, self.intake.gold.by_id, private_text=True)
         write_text_atomic(Path(output), csv_text(analysis))
         self.store.audit(self.actor, "items", None, str(output))
-        text = summary_text(analysis, TOP if top is None else top)
+        text = summary_text(analysis, TOP_ITEMS if top is None else top)
         if without:
             text += (
                 f"\nNo kept predictions (private answers not compared): "

@@ -22,12 +22,17 @@ from .rows import PAPER_LABEL
 
 
 class TextLimits(Protocol):
-    """The lengths `clean_metadata` enforces (config.Limits has these)."""
+    """The lengths `clean_metadata` enforces (config.Limits has these; read-only here, as a
+    frozen dataclass's fields are)."""
 
-    max_model_chars: int
-    max_link_chars: int
-    max_params_chars: int
-    max_note_chars: int
+    @property
+    def max_model_chars(self) -> int: ...
+    @property
+    def max_link_chars(self) -> int: ...
+    @property
+    def max_params_chars(self) -> int: ...
+    @property
+    def max_note_chars(self) -> int: ...
 
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")

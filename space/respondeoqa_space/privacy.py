@@ -147,10 +147,12 @@ def nesting(records: Iterable[Record]) -> Nesting:
                 continue
             seen: dict[str, str] = {}
             ok = True
-            for g in groups:
-                if fine not in g:
+            for of_item in groups:
+                if fine not in of_item:
                     continue
-                if coarse not in g or seen.setdefault(g[fine], g[coarse]) != g[coarse]:
+                if coarse not in of_item or (
+                    seen.setdefault(of_item[fine], of_item[coarse]) != of_item[coarse]
+                ):
                     ok = False
                     break
             # a coarse breakdown with one group only is the overall value: no new total

@@ -129,7 +129,7 @@ class Snapshot:
         if value == frames.ALL_COVERAGES or (
             value in self.coverages() and value != frames.MOST_ENTRIES
         ):
-            return value  # type: ignore[return-value]
+            return value
         return self.default_coverage()
 
     # -- tables ----------------------------------------------------------------------------

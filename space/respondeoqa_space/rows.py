@@ -27,10 +27,14 @@ _KEY = re.compile(r"(e):([1-9][0-9]{0,9})|(p):([a-z0-9][a-z0-9.\-]{0,63})")
 class Row(Protocol):
     """What every view reads of a row: a store Entry or a paper.PaperRow."""
 
-    model: str
-    report: Report
-    sources: tuple[str, ...]
-    kind: str
+    @property
+    def model(self) -> str: ...
+    @property
+    def report(self) -> Report: ...
+    @property
+    def sources(self) -> tuple[str, ...]: ...
+    @property
+    def kind(self) -> str: ...
 
 
 def is_scored(row: Row) -> bool:

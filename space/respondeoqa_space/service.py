@@ -26,7 +26,7 @@ from respondeoqa_eval.analysis import COLUMNS as ITEM_COLUMNS
 from respondeoqa_eval.analysis import ItemAnalysis, analyze_items
 from respondeoqa_eval.data import DIMENSIONS, PRIVATE_SOURCES, GoldSet, load_gold
 from respondeoqa_eval.predictions import OpaqueIdsError, Predictions, load_predictions
-from respondeoqa_eval.report import SMALL_GROUP, SMALL_MARK, Report, percent_text
+from respondeoqa_eval.report import SMALL_GROUP, SMALL_MARK, ItemResult, Report, percent_text
 from respondeoqa_eval.scoring import Bootstrap
 
 from . import privacy
@@ -399,7 +399,8 @@ class Space:
 
         def build() -> ItemAnalysis:
             shown = {key for _label, key in snap.choices()}
-            entries, private = {}, set()
+            entries: dict[str, list[ItemResult]] = {}
+            private: set[str] = set()
             for entry in snap.entries:
                 if key_of(entry) not in shown:
                     continue
@@ -423,8 +424,8 @@ class Space:
         key = chart if chart in item_views.CHART_DIMENSIONS else item_views.CHART_DIMENSIONS[0]
         figure = figures.safe_figure(
             figures.difficulty_figure,
-            item_views.difficulty_by(kept, key),  # type: ignore[arg-type]
-            DIMENSIONS[key].name,  # type: ignore[index]
+            item_views.difficulty_by(kept, key),
+            DIMENSIONS[key].name,
             what="difficulty chart",
         )
         return ItemsOutcome(

@@ -59,7 +59,7 @@ def summary_text(analysis: ItemAnalysis, top: int = TOP_ITEMS) -> str:
     ]
     lines += [f"  {it.id}  {it.why}" for it in flagged[:top]]
     measured = [it for it in items if it.discrimination is not None]
-    negative = [it for it in measured if it.discrimination < 0]
+    negative = [it for it in measured if (it.discrimination or 0.0) < 0]
     lines += [
         "",
         f"Discrimination (point-biserial with the entries' score on the other items): "

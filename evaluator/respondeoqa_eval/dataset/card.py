@@ -9,7 +9,7 @@ with `python -m respondeoqa_eval.dataset.committed_card`.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from importlib import resources
 from typing import Any
 
@@ -52,7 +52,7 @@ def _crosstab(
     row_key,
     col_key,
     row_values: Sequence[str],
-    col_values: Sequence[str],
+    col_values: Sequence[Hashable],
     row_label: str,
     col_labels: Sequence[str] | None = None,
 ) -> str:
@@ -64,7 +64,7 @@ def _crosstab(
         body.append([v, *cells, sum(cells)])
     totals = [sum(counts[(v, c)] for v in present) for c in col_values]
     body.append(["**total**", *totals, sum(totals)])
-    return markdown_table([row_label, *(col_labels or col_values), "total"], body)
+    return markdown_table([row_label, *(col_labels or map(str, col_values)), "total"], body)
 
 
 def statistics(rows: Sequence[Row]) -> dict[str, str]:

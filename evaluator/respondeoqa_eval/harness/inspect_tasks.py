@@ -94,7 +94,7 @@ def _fields(row: dict[str, Any]) -> dict[str, Any]:
 def _accuracy_values(scores: Sequence[SampleScore]) -> list[float]:
     # by the scorer's metadata: Inspect may turn a str value into a float before metrics run
     return [
-        float(s.score.value) for s in scores if (s.score.metadata or {}).get("task") != TRANSLATION
+        s.score.as_float() for s in scores if (s.score.metadata or {}).get("task") != TRANSLATION
     ]
 
 
@@ -111,10 +111,10 @@ def accuracy():
 
 def _corpus(scores: Sequence[SampleScore], language: str):
     pairs = [
-        (s.score.metadata["hypothesis"], s.score.metadata["references"])
+        (meta["hypothesis"], meta["references"])
         for s in scores
-        if (s.score.metadata or {}).get("task") == TRANSLATION
-        and s.score.metadata["target_language"] == language
+        if (meta := s.score.metadata or {}).get("task") == TRANSLATION
+        and meta["target_language"] == language
     ]
     if not pairs:
         return None
@@ -195,6 +195,7 @@ def paper_scorer(config: str = "all"):
                 )
                 value: str | float = CORPUS_VALUE
             else:
+                assert item.score is not None  # an accuracy item's (a translation's is None)
                 value = item.score
             return Score(value=value, answer=item.extracted or "", metadata=meta)
 

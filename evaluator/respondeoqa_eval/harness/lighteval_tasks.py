@@ -91,9 +91,9 @@ class PaperScore(SampleLevelComputation):
     """`acc` of one item: the paper's extraction and score (`scoring.score_one`)."""
 
     def compute(self, doc: Doc, model_response: Any, **kwargs: Any) -> float:
-        return score_one(
-            _record(doc.specific), _response_text(model_response), extracted=False
-        ).score
+        item = score_one(_record(doc.specific), _response_text(model_response), extracted=False)
+        assert item.score is not None  # an accuracy item's (translations are scored by corpus)
+        return item.score
 
 
 def bleu_metric_names(language: str) -> dict[str, str]:

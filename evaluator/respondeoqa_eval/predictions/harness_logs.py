@@ -125,9 +125,11 @@ def lm_eval_provenance(path: Path, lines: list[tuple[int, dict[str, Any]]]) -> P
         first_args = args.get("gen_args_0")
         if isinstance(first_args, Mapping):
             gen = clean_params(first_args.get("arg_1"))
-    doc = first.get("doc") if isinstance(first.get("doc"), Mapping) else {}
+    doc = first.get("doc")
+    doc = doc if isinstance(doc, Mapping) else {}
     results = _results_json(path.parent, match["date"]) if match else {}
-    config = results.get("config") if isinstance(results.get("config"), Mapping) else {}
+    config = results.get("config")
+    config = config if isinstance(config, Mapping) else {}
     model_args = config.get("model_args")
     model = clean_text(results.get("model_name"))
     if model is None and isinstance(model_args, Mapping):

@@ -54,7 +54,7 @@ def keys_of_items(items: Sequence[ItemResult]) -> list[ItemKey]:
 
 
 def decode_item_set(blob: bytes) -> list[ItemKey]:
-    return [tuple(key) for key in _unpack(blob)]  # type: ignore[misc]
+    return [tuple(key) for key in _unpack(blob)]
 
 
 def _deltas(numbers: Sequence[int]) -> list[int]:

@@ -245,11 +245,9 @@ class Store:
         row = con.execute("SELECT number FROM item_sets WHERE digest = ?", (digest,)).fetchone()
         if row is not None:
             return int(row[0])
-        return int(
-            con.execute(
-                "INSERT INTO item_sets (digest, data) VALUES (?, ?)", (digest, blob())
-            ).lastrowid
-        )
+        added = con.execute("INSERT INTO item_sets (digest, data) VALUES (?, ?)", (digest, blob()))
+        assert added.lastrowid is not None  # an INSERT's row id
+        return added.lastrowid
 
     def _keys_of(self, number: int) -> list[compact.ItemKey]:
         """A committed item set (read once per process, then from memory)."""

@@ -66,9 +66,9 @@ class Fields:
         value = self.data.get(key)
         if value is None and optional:
             return None
-        if type(value) not in (int, float) or not math.isfinite(value) or value < 0:
-            raise self._fail(key, "must be a number")
-        return float(value)
+        if (type(value) is int or type(value) is float) and math.isfinite(value) and value >= 0:
+            return float(value)  # (`type(...) is`: not a bool, which JSON's true would be)
+        raise self._fail(key, "must be a number")
 
     def when(self, key: str, *, optional: bool = False) -> str:
         value = self.text(key)

@@ -266,17 +266,17 @@ class HubRepo:
 
     def list_tree(self, revision: str | None = None) -> dict[str, RemoteFile]:
         """Every file of the repository (main branch, or `revision`) by path."""
+        from huggingface_hub import RepoFile
 
         def run() -> dict[str, RemoteFile]:
             out = {}
             for node in self._api.list_repo_tree(
                 self.repo_id, recursive=True, repo_type=self.repo_type, revision=revision
             ):
-                blob = getattr(node, "blob_id", None)
-                if blob is None:  # a folder
+                if not isinstance(node, RepoFile):  # a folder
                     continue
-                lfs = getattr(node, "lfs", None)
-                identity = f"sha256:{lfs.sha256}" if lfs is not None else f"git:{blob}"
+                lfs = node.lfs
+                identity = f"sha256:{lfs.sha256}" if lfs is not None else f"git:{node.blob_id}"
                 out[node.path] = RemoteFile(node.path, int(node.size or 0), identity)
             return out
 

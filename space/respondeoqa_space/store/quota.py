@@ -31,8 +31,10 @@ _COLUMNS = (("pending", "INTEGER NOT NULL DEFAULT 0"), ("entry_id", "INTEGER"))
 class QuotaLimits(Protocol):
     """What a reservation checks (limits.Limits has these)."""
 
-    submissions_per_day: int
-    attempts_per_day: int
+    @property
+    def submissions_per_day(self) -> int: ...
+    @property
+    def attempts_per_day(self) -> int: ...
 
 
 class RateLimitError(InputError):
@@ -89,7 +91,8 @@ def reserve(con: sqlite3.Connection, key: str, limits: QuotaLimits, now: float) 
     cur = con.execute(
         "INSERT INTO attempts (client, ts, ok, pending) VALUES (?, ?, 0, 1)", (key, now)
     )
-    return Reservation(int(cur.lastrowid), key, now)
+    assert cur.lastrowid is not None  # an INSERT's row id
+    return Reservation(cur.lastrowid, key, now)
 
 
 def settle(con: sqlite3.Connection, reservation: Reservation, entry_id: int) -> None:

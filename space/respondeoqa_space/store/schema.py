@@ -180,8 +180,8 @@ def migrate(con: sqlite3.Connection, found: int, item_set: ItemSetOf) -> None:
             "SELECT id, predictions, report FROM submissions"
         ).fetchall():
             if preds is not None:
-                rows = jsonl.decode(zlib.decompress(preds).decode("utf-8"), f"entry {sid}")
-                preds = _encode_predictions(con, sid, rows)
+                kept = jsonl.decode(zlib.decompress(preds).decode("utf-8"), f"entry {sid}")
+                preds = _encode_predictions(con, sid, kept)
             con.execute(
                 "UPDATE submissions SET predictions = ?, report = ? WHERE id = ?",
                 (preds, pack_report(unpack_report(report)), sid),

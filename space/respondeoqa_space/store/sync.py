@@ -49,6 +49,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import partial
 from typing import TypeVar
 
 from respondeoqa_eval.report import Report
@@ -438,7 +439,10 @@ class Syncer:
 
     def _add(self, rec: RecordEntry, sub: Submission, report: Report, identity: str) -> None:
         key = quota.content_key_of_rows(rec.rows)
-        kwargs = dict(
+        add = partial(
+            self.store.add,
+            sub,
+            report,
             entry_id=rec.id,
             created=rec.created,
             hidden=rec.hidden,
@@ -446,9 +450,9 @@ class Syncer:
             flag=rec.flag,
         )
         try:
-            self.store.add(sub, report, content_key=key, **kwargs)
+            add(content_key=key)
         except DuplicateContentError:  # an older record's copy: kept, without the content key
-            self.store.add(sub, report, **kwargs)
+            add()
 
     # -- push ----------------------------------------------------------------------------
 

@@ -77,7 +77,7 @@ _SPLIT_SHORT = {"overall": "", "constrained": " c.", "unconstrained": " u."}
 
 def _bleu_cell(node: BleuScore | None, field: str) -> Cell:
     value = None if node is None else getattr(node, field)
-    if value is None or math.isnan(value):
+    if node is None or value is None or math.isnan(value):
         return Cell(None, None if node is None else node.n)
     # the report's BLEU interval is that of the paper's (padded) BLEU
     ci = node.ci if field == "score" else None

@@ -27,6 +27,7 @@ from respondeoqa_eval.report import (
 )
 from respondeoqa_eval.scoring import Bootstrap, Difference, paired_differences
 
+from .cells import ColumnType, Width
 from .html import gold_markdown
 
 
@@ -35,12 +36,15 @@ def paired(
 ) -> list[Difference]:
     """The evaluator's paired bootstrap over the accuracy items both entries were scored on,
     overall, by content type and by language pair; groups come from the stored items."""
-    common = [i for i, it in a.items() if it.score is not None and b.get(i) is not None]
-    common = [i for i in common if b[i].score is not None]
+    common: list[tuple[str, float, float]] = []  # (item, score of a, score of b)
+    for i, it in a.items():
+        other = b.get(i)
+        if it.score is not None and other is not None and other.score is not None:
+            common.append((i, it.score, other.score))
     return paired_differences(
-        [a[i].score for i in common],
-        [b[i].score for i in common],
-        [a[i].groups for i in common],
+        [score for _, score, _ in common],
+        [score for _, _, score in common],
+        [a[i].groups for i, _, _ in common],
         boot,
     )
 
@@ -62,7 +66,16 @@ DIFFERENCE_COLUMNS = [
     "95% CI (points)",
     "Interval excludes 0",
 ]
-DIFFERENCE_DATATYPES = ["str", "str", "number", "number", "number", "number", "str", "str"]
+DIFFERENCE_DATATYPES: list[ColumnType] = [
+    "str",
+    "str",
+    "number",
+    "number",
+    "number",
+    "number",
+    "str",
+    "str",
+]
 
 
 def differences_frame(diffs: list[Difference]) -> pd.DataFrame:
@@ -103,7 +116,7 @@ DISAGREEMENT_COLUMNS = [
 # pixels, not shares: on a phone the table scrolls sideways instead of squeezing each column
 # to one letter a line (about the width of the page at 1400 px); each as wide as its longest
 # word (the browser tests check that no word breaks)
-DISAGREEMENT_WIDTHS = [
+DISAGREEMENT_WIDTHS: list[Width] = [
     "320px",
     "110px",
     "110px",
@@ -115,7 +128,7 @@ DISAGREEMENT_WIDTHS = [
     "130px",  # "comprehension" whole
     "120px",
 ]
-DISAGREEMENT_DATATYPES = [
+DISAGREEMENT_DATATYPES: list[ColumnType] = [
     "markdown",  # the question's own emphasis in italics (html.gold_markdown)
     "markdown",  # and the gold's (upstream writes *Fas*)
     "str",

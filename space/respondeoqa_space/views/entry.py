@@ -38,6 +38,7 @@ from respondeoqa_eval.report import (
 
 from ..metadata import WEIGHTS, ModelInfo, params_text
 from ..rows import PAPER_LABEL, SCORED, Row, coverage_label
+from .cells import ColumnType
 from .columns import (
     BLEU_PAPER,
     BLEU_PLAIN,
@@ -175,7 +176,7 @@ def breakdown_text(df: pd.DataFrame) -> pd.DataFrame:
     return shown
 
 
-BREAKDOWN_DATATYPES = ["str", "str", "str", "str", "number"]
+BREAKDOWN_DATATYPES: list[ColumnType] = ["str", "str", "str", "str", "number"]
 
 
 def metadata_frame(
@@ -192,7 +193,7 @@ def metadata_frame(
     fields += [
         ("Parameters", params_text(info.params_b) or getattr(row, "params", "")),
         ("Weights", WEIGHTS.get(info.weights, "")),
-        ("Reasoning model", {True: "yes", False: "no"}.get(info.reasoning, "")),
+        ("Reasoning model", "" if info.reasoning is None else ("yes" if info.reasoning else "no")),
     ]
     if row.kind == SCORED:
         flag = getattr(row, "flag", "")

@@ -106,7 +106,7 @@ def grouped_bars(series: Sequence[Series], dim: str) -> go.Figure:
     for s, colour in zip(series, colours(series), strict=True):
         nodes = [_node(s.report, dim, g) for g in present]
         ys = [None if n is None else n.score * 100.0 for n in nodes]
-        counts = [None if n is None else n.n for n in nodes]
+        sizes = [None if n is None else n.n for n in nodes]
         up = [
             0.0 if n is None or n.ci is None else max(0.0, (n.ci[1] - n.score) * 100) for n in nodes
         ]
@@ -145,7 +145,7 @@ def grouped_bars(series: Sequence[Series], dim: str) -> go.Figure:
                         t,
                         v,
                     ]
-                    for c, t, v, has_n in zip(counts, ci_text, shown, named, strict=True)
+                    for c, t, v, has_n in zip(sizes, ci_text, shown, named, strict=True)
                 ],
                 error_x={
                     "type": "data",

@@ -65,7 +65,8 @@ def made_with(row: Row) -> str:
     if row.kind != SCORED:
         return PAPER_LABEL
     provenance = row.report.provenance
-    return MADE_WITH.get(provenance.tool if provenance else None, HAND_MADE)
+    tool = provenance.tool if provenance else None
+    return HAND_MADE if tool is None else MADE_WITH.get(tool, HAND_MADE)
 
 
 def type_label(row: Row, stale: bool = False) -> str:

@@ -18,6 +18,7 @@ from respondeoqa_eval.analysis import ItemAnalysis, ItemStats
 from respondeoqa_eval.data import DIMENSIONS
 from respondeoqa_eval.report import MISSING, round1, score_text
 
+from .cells import ColumnType, Width
 from .html import gold_markdown
 
 ANY = "any"
@@ -42,7 +43,7 @@ COLUMNS = [
     "Language pair",
     "Item",
 ]
-DATATYPES = [
+DATATYPES: list[ColumnType] = [
     "markdown",  # the question's own emphasis in italics (html.gold_markdown)
     "markdown",  # and the gold's (upstream writes *Fas*)
     "number",
@@ -59,7 +60,7 @@ DATATYPES = [
 ]
 # pixels: on a phone the table scrolls sideways instead of squeezing the question; each
 # column as wide as its longest word (the browser tests check that no word breaks)
-WIDTHS = [
+WIDTHS: list[Width] = [
     "300px",
     "120px",
     "70px",

@@ -12,6 +12,7 @@ import pandas as pd
 
 from ..requests.desk import describe, parameter_text
 from ..requests.model import PRESETS, Request
+from .cells import Width
 
 REQUEST_COLUMNS = [
     "Request",
@@ -25,7 +26,7 @@ REQUEST_COLUMNS = [
     "Requested by",
     "Requested",
 ]
-REQUEST_WIDTHS = [
+REQUEST_WIDTHS: list[Width] = [
     "120px", "200px", "300px", "170px", "90px", "100px", "110px", "110px", "120px", "110px",
 ]  # fmt: skip
 OPERATOR = "operator"  # who seeded a request the operator made

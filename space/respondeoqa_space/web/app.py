@@ -53,7 +53,7 @@ log = logging.getLogger(__name__)
 @cache
 def static(name: str) -> str:
     """A file of `static/` (the page's template, scripts and stylesheets)."""
-    return resources.files(__package__).joinpath("static", name).read_text(encoding="utf-8")
+    return (resources.files(__package__) / "static" / name).read_text(encoding="utf-8")
 
 
 # The system's own fonts, in the theme rather than in the page's CSS: the default theme's web
@@ -190,7 +190,7 @@ def _serving_app(space: Space, demo: gr.Blocks) -> Any:
     Gradio mounted at `/`, behind the upload guard and the caches (pagecache.py)."""
     from fastapi import FastAPI
     from starlette.middleware import Middleware
-    from starlette.routing import Route
+    from starlette.routing import Mount, Route
 
     from .board_page import BoardPage
     from .pagecache import AssetCache, CompressedAnswers, PageCache
@@ -214,7 +214,9 @@ def _serving_app(space: Space, demo: gr.Blocks) -> Any:
         # Gradio warns that a mounted multipage app has no SSR (off here anyway)
         warnings.filterwarnings("ignore", "SSR mode is not supported", UserWarning)
         _mount(app, demo, space)
-    app.state.gradio_app = app.routes[-1].app  # the mounted Gradio app
+    mounted = app.routes[-1]
+    assert isinstance(mounted, Mount)  # what gr.mount_gradio_app added
+    app.state.gradio_app = mounted.app  # the mounted Gradio app
     return app
 
 

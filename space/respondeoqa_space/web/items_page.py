@@ -78,5 +78,6 @@ def items_page(space: Space, demo: gr.Blocks, read: dict[str, Any]) -> None:
     inputs = [*filters, flagged, chart_by]
     outputs = [summary, table, chart]
     demo.load(opened, inputs, [*filters, *outputs], api_visibility="private", **read)
-    for control in (*filters, flagged, chart_by):
+    controls: list[gr.Dropdown | gr.Checkbox | gr.Radio] = [*filters, flagged, chart_by]
+    for control in controls:
         control.input(show, inputs, outputs, api_visibility="private", **read)

@@ -69,7 +69,7 @@ def request_page(space: Space, demo: gr.Blocks, read: dict[str, Any]) -> None:
     gr.Markdown(copy.REQUESTS_LIST)
     table = gr.Dataframe(
         headers=REQUEST_COLUMNS,
-        datatype=["str"] * len(REQUEST_COLUMNS),
+        datatype="str",
         interactive=False,
         wrap=True,
         column_widths=REQUEST_WIDTHS,

@@ -225,6 +225,8 @@ def run_worker(args: argparse.Namespace) -> int:
                 flush=True,
             )
     store = Store(work / "record.sqlite3")
+    if config.mirror_repo is None:
+        raise InputError("--repo: give the record repo (ORG/NAME, a Hub dataset)")
     repo = HubRepo(config.mirror_repo, token=config.hub_token, endpoint=config.hub_endpoint)
     worker_id = args.worker_id or f"{socket.gethostname()}-{os.getpid()}"
     try:

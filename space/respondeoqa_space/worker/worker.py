@@ -673,13 +673,13 @@ class Worker:
         seconds: float,
         started: float,
     ) -> Evaluation:
-        usage = [r.get("usage") for r in rows]
-        counted = all(isinstance(u, dict) for u in usage)
+        usage = [u for r in rows if isinstance(u := r.get("usage"), dict)]
+        counted = len(usage) == len(rows)
 
         def total(key: str) -> int | None:
             if not counted:
                 return None
-            return sum(int(u.get(key) or 0) for u in usage)  # type: ignore[union-attr]
+            return sum(int(u.get(key) or 0) for u in usage)
 
         sources = {self.gold.by_id[r["id"]].source for r in rows if r["id"] in self.gold.by_id}
         return Evaluation(
@@ -761,12 +761,15 @@ class Worker:
                 f"({shown}): nothing new to rank"
             )
 
+        def stored_ids() -> list[int]:  # (after any renumbering)
+            entries = [self.store.find_by_hash(sha) for sha in shas]
+            return [e.id for e in entries if e is not None]  # each stored above
+
         def finished(head: str) -> dict[str, bytes]:
-            ids = [self.store.find_by_hash(sha).id for sha in shas]  # after any renumbering
-            return self.ledger.finished_files(request, self.settings.worker_id, ids, head)
+            return self.ledger.finished_files(request, self.settings.worker_id, stored_ids(), head)
 
         self.syncer.push(extra=finished)
-        ids = [self.store.find_by_hash(sha).id for sha in shas]
+        ids = stored_ids()
         tokens = (
             "not counted by the engine"
             if evaluation.prompt_tokens is None or evaluation.completion_tokens is None
