@@ -289,7 +289,7 @@ def _release_bleu(node: BleuScore | None, split: str, public: int, k: int) -> Bl
 
     return replace(
         node,
-        score=whole(node.score),  # type: ignore[arg-type]
+        score=whole(node.score),  # type: ignore[arg-type]  # None only of None or NaN: a BLEU score is a number
         variable_refs=whole(node.variable_refs),
         chrf=whole(node.chrf),
         ci=None,

@@ -8,7 +8,8 @@ pickers' values) and come back from clients, so `parse_key` accepts only their e
 from __future__ import annotations
 
 import re
-from typing import Protocol
+from collections.abc import Iterable
+from typing import Protocol, TypeGuard
 
 from respondeoqa_eval.data import PUBLIC_SOURCES, SOURCE_LABELS, SOURCES
 from respondeoqa_eval.report import PUBLISHED_LABEL, Report
@@ -37,7 +38,14 @@ class Row(Protocol):
     def kind(self) -> str: ...
 
 
-def is_scored(row: Row) -> bool:
+class ScoredRow(Row, Protocol):
+    """A stored entry's row (`is_scored`): it has an entry number."""
+
+    @property
+    def id(self) -> int: ...
+
+
+def is_scored(row: Row) -> TypeGuard[ScoredRow]:
     return row.kind == SCORED
 
 
@@ -48,6 +56,7 @@ def is_verified(row: Row) -> bool:
 
 def key_of(row: Row) -> str:
     """The row's key: "e:12" for entry #12, "p:paper-o3-mini" for a paper row."""
+    # not scored: a paper row (paper.PaperRow), which has a key
     return f"e:{row.id}" if is_scored(row) else f"p:{row.key}"  # type: ignore[attr-defined]
 
 
@@ -65,12 +74,12 @@ def parse_key(text: object) -> tuple[str, str] | None:
 
 def entry_cell(row: Row) -> str:
     """The board's Entry cell: "#12", or "paper"."""
-    return f"#{row.id}" if is_scored(row) else PAPER  # type: ignore[attr-defined]
+    return f"#{row.id}" if is_scored(row) else PAPER
 
 
 def short_label(row: Row) -> str:
     """How charts and Compare name a row: "#12 Model" or "Model (paper)"."""
-    return f"#{row.id} {row.model}" if is_scored(row) else f"{row.model} (paper)"  # type: ignore[attr-defined]
+    return f"#{row.id} {row.model}" if is_scored(row) else f"{row.model} (paper)"
 
 
 def picker_label(row: Row) -> str:
@@ -93,10 +102,10 @@ def parse_entry_id(text: object) -> int | None:
 ALL_SOURCES = "all sources"
 
 
-def coverage_label(sources: object) -> str:
+def coverage_label(sources: Iterable[str]) -> str:
     """A readable name for the set of sources a row was scored on ("all sources", "public
     (Junior Scholarship + Latin Prosody)", "Latin Prosody", ...)."""
-    s = set(sources)  # type: ignore[call-overload]
+    s = set(sources)
     if s >= set(SOURCES):
         return ALL_SOURCES
     names = " + ".join(SOURCE_LABELS[x] for x in SOURCES if x in s) or "none"

@@ -346,10 +346,10 @@ class Space:
         row = snap.resolve(key)
         if row is None:
             return None
-        stale = is_scored(row) and row.id in snap.stale  # type: ignore[attr-defined]
+        stale = is_scored(row) and row.id in snap.stale
 
         def build() -> EntryDetail:
-            items = self.store.item_scores(row.id) if is_scored(row) else None  # type: ignore[attr-defined]
+            items = self.store.item_scores(row.id) if is_scored(row) else None
             return entry_detail(row, items, stale=stale)
 
         return self.reads.cached(snap, ("detail", key), build)
@@ -449,7 +449,7 @@ class Space:
         found = self.detail(key)
         if found is None or found.items_csv is None:
             return None
-        entry_id = self.snapshot().resolve(key).id  # type: ignore[union-attr]
+        entry_id = self.snapshot().resolve(key).id  # type: ignore[union-attr]  # detail(key) found it: it resolves
         return f"respondeoqa-entry-{entry_id}-public-items.csv", found.items_csv
 
     # -- writes ----------------------------------------------------------------------------
@@ -673,7 +673,7 @@ class Space:
             return self._compare_message("Pick two or more entries to compare.")
         labels = [short_label(r) for r in rows]
         series = [
-            figures.Series(label, r.report, r.id if is_scored(r) else None)  # type: ignore[attr-defined]
+            figures.Series(label, r.report, r.id if is_scored(r) else None)
             for label, r in zip(labels, rows, strict=True)
         ]
         by_content = figures.safe_figure(figures.grouped_bars, series, "by_content", what="chart")
@@ -698,8 +698,9 @@ class Space:
         a, b = rows
         # public items only: a paired statistic over private items would release what the
         # entries' own (stepped) values do not (privacy.py)
-        a_items = self.store.item_scores(a.id)  # type: ignore[attr-defined]
-        b_items = self.store.item_scores(b.id)  # type: ignore[attr-defined]
+        # the rows compared are stored entries (compare picks no paper row)
+        a_items = self.store.item_scores(a.id)  # type: ignore[attr-defined]  # (see above)
+        b_items = self.store.item_scores(b.id)  # type: ignore[attr-defined]  # (see above)
         diffs = compare.paired(a_items, b_items, Bootstrap(resamples=self.config.bootstrap))
         diff_fig = figures.safe_figure(
             figures.difference_figure, diffs, labels[0], labels[1], what="difference chart"

@@ -143,7 +143,7 @@ class RequestLedger:
             made = request.moved(now, "requested")
             return Plan((made,), f"request {made.id}: {made.model}", (made, True))
 
-        return self._swap(decide)  # type: ignore[return-value]
+        return self._swap(decide)  # type: ignore[return-value]  # Plan.result (an object) is this method's result
 
     def claim(
         self,
@@ -194,7 +194,7 @@ class RequestLedger:
         while True:
             got = self._swap(decide)
             if not (isinstance(got, tuple) and got[0] == "again"):
-                return got  # type: ignore[return-value]
+                return got  # type: ignore[return-value]  # Plan.result (an object) is this method's result
             if failed is not None:
                 failed.append(got[1])
 
@@ -213,7 +213,7 @@ class RequestLedger:
             renewed = replace(mine, updated=iso(now), lease_until=iso(now + lease))
             return Plan((renewed,), f"request {request.id}: lease renewed", renewed)
 
-        return self._swap(decide)  # type: ignore[return-value]
+        return self._swap(decide)  # type: ignore[return-value]  # Plan.result (an object) is this method's result
 
     def release(self, request: Request, worker: str, why: str, note: str = "") -> Request | None:
         """Give a claimed request back (the operator stopped the worker, or its engine failed
@@ -234,7 +234,7 @@ class RequestLedger:
             return Plan((back,), f"request {request.id}: released", back)
 
         try:
-            return self._swap(decide)  # type: ignore[return-value]
+            return self._swap(decide)  # type: ignore[return-value]  # Plan.result (an object) is this method's result
         except LostClaim:
             return None
 
@@ -249,7 +249,7 @@ class RequestLedger:
             return Plan((failed,), f"request {request.id}: failed", failed)
 
         try:
-            return self._swap(decide)  # type: ignore[return-value]
+            return self._swap(decide)  # type: ignore[return-value]  # Plan.result (an object) is this method's result
         except LostClaim:
             log.warning("request %s: not marked failed, it is no longer ours", request.id)
             return None
@@ -275,7 +275,7 @@ class RequestLedger:
             )
             return Plan((back,), f"request {request.id}: reopened", back)
 
-        return self._swap(decide)  # type: ignore[return-value]
+        return self._swap(decide)  # type: ignore[return-value]  # Plan.result (an object) is this method's result
 
     def finished_files(
         self, request: Request, worker: str, entries: list[int], head: str

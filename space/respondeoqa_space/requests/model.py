@@ -202,7 +202,7 @@ class Request:
             asked_revision=f.text("asked_revision"),
             preset=preset,
             reasoning=reasoning,
-            max_new_tokens=f.integer("max_new_tokens", low=1),  # type: ignore[arg-type]
+            max_new_tokens=f.integer("max_new_tokens", low=1),
             requester=requester,
             created=f.when("created"),
             licence=f.text("licence"),
@@ -210,7 +210,7 @@ class Request:
             gated=f.flag("gated"),
             status=status,
             updated=f.when("updated", optional=True),
-            attempts=f.integer("attempts"),  # type: ignore[arg-type]
+            attempts=f.integer("attempts"),
             worker=f.text("worker"),
             lease_until=f.when("lease_until", optional=True),
             entries=tuple(entries),

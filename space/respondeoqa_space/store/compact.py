@@ -50,7 +50,7 @@ def item_set(items: Sequence[ItemResult]) -> tuple[str, Callable[[], bytes]]:
 
 def keys_of_items(items: Sequence[ItemResult]) -> list[ItemKey]:
     """The item set of `items` as `decode_item_set` gives it back (groups not copied)."""
-    return [(it.id, it.source, it.task, it.groups) for it in items]  # type: ignore[misc]
+    return [(it.id, it.source, it.task, it.groups) for it in items]  # type: ignore[misc]  # groups: a dict typed as a Mapping
 
 
 def decode_item_set(blob: bytes) -> list[ItemKey]:

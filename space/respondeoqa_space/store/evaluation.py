@@ -107,7 +107,7 @@ class Evaluation:
             temperature=get.number("temperature", optional=True),
             top_p=get.number("top_p", optional=True),
             seed=get.integer("seed", optional=True),
-            max_new_tokens=get.integer("max_new_tokens"),  # type: ignore[arg-type]
+            max_new_tokens=get.integer("max_new_tokens"),
             reasoning=get.flag("reasoning"),
             engine=get.text("engine"),
             engine_version=get.text("engine_version"),
@@ -117,11 +117,11 @@ class Evaluation:
             licence=get.text("licence"),
             parameters=get.integer("parameters", optional=True),
             run_sources=tuple(s for s in SOURCES if s in sources),
-            items=get.integer("items"),  # type: ignore[arg-type]
-            empty=get.integer("empty"),  # type: ignore[arg-type]
+            items=get.integer("items"),
+            empty=get.integer("empty"),
             prompt_tokens=get.integer("prompt_tokens", optional=True),
             completion_tokens=get.integer("completion_tokens", optional=True),
-            seconds=get.number("seconds"),  # type: ignore[arg-type]
+            seconds=get.number("seconds"),
             started=get.when("started"),
             finished=get.when("finished"),
             hardware=get.text("hardware"),

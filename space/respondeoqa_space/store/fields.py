@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 import re
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal, overload
 
 
 class Fields:
@@ -54,6 +54,10 @@ class Fields:
             raise self._fail(key, "must be true or false")
         return value
 
+    @overload
+    def integer(self, key: str, *, optional: Literal[False] = False, low: int = 0) -> int: ...
+    @overload
+    def integer(self, key: str, *, optional: bool, low: int = 0) -> int | None: ...
     def integer(self, key: str, *, optional: bool = False, low: int = 0) -> int | None:
         value = self.data.get(key, 0 if self._defaults and not optional else None)
         if value is None and optional:
@@ -62,6 +66,10 @@ class Fields:
             raise self._fail(key, "must be a whole number")
         return value
 
+    @overload
+    def number(self, key: str, *, optional: Literal[False] = False) -> float: ...
+    @overload
+    def number(self, key: str, *, optional: bool) -> float | None: ...
     def number(self, key: str, *, optional: bool = False) -> float | None:
         value = self.data.get(key)
         if value is None and optional:

@@ -55,7 +55,7 @@ class GroupCommit(Generic[T, R]):
             self._lead()
         if isinstance(slot.result, BaseException):
             raise slot.result
-        return slot.result  # type: ignore[return-value]
+        return slot.result  # type: ignore[return-value]  # the item's result, as `land` returned it
 
     def _lead(self) -> None:
         try:

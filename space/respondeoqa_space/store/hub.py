@@ -83,9 +83,10 @@ _TRANSPORT_ERRORS = {
 
 def _causes(exc: BaseException) -> list[BaseException]:
     chain: list[BaseException] = []
-    while exc is not None and len(chain) < 8:  # huggingface_hub wraps upload errors
-        chain.append(exc)
-        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
+    cause: BaseException | None = exc
+    while cause is not None and len(chain) < 8:  # huggingface_hub wraps upload errors
+        chain.append(cause)
+        cause = cause.__cause__ or cause.__context__
     return chain
 
 

@@ -599,7 +599,7 @@ class Syncer:
             next_id += 1
             files[path] = record.pack(record.new_record(item.sub, item.report, ids[i], created))
         if not files:
-            return [r for r in results]  # type: ignore[misc]
+            return [r for r in results]  # type: ignore[misc]  # no new entry: every slot holds its result
         owners = self._owners | {ids[i]: new[i].sub.file_sha256 for i in ids}
         files[record.INDEX_PATH] = record.pack_index(next_id - 1, owners)
         self._commit(files, f"leaderboard: {len(ids)} entries added")
@@ -628,10 +628,10 @@ class Syncer:
             if isinstance(result, int):  # a repeat within the batch: the first one's entry
                 first = results[result]
                 out.append(
-                    DuplicateSubmissionError(first) if isinstance(first, Entry) else first  # type: ignore[arg-type]
+                    DuplicateSubmissionError(first) if isinstance(first, Entry) else first  # type: ignore[arg-type]  # filled above
                 )
             else:
-                out.append(result)  # type: ignore[arg-type]
+                out.append(result)  # type: ignore[arg-type]  # an Entry or its exception, filled above
         return out
 
     def accept_record(self) -> ReadResult:

@@ -46,7 +46,7 @@ def entry_detail(
         return EntryDetail(message, metadata, breakdown, None)
     frame = items_frame(public_items)
     message = (
-        f"Entry #{row.id}, scored on {coverage_label(row.sources)}. The download "  # type: ignore[attr-defined]
+        f"Entry #{row.id}, scored on {coverage_label(row.sources)}. The download "
         f"holds its {len(frame)} per-item results on public items (no gold answers; private "
         "items are never shown)."
     )

@@ -37,7 +37,7 @@ from respondeoqa_eval.report import (
 )
 
 from ..metadata import WEIGHTS, ModelInfo, params_text
-from ..rows import PAPER_LABEL, SCORED, Row, coverage_label
+from ..rows import PAPER_LABEL, SCORED, Row, coverage_label, is_scored
 from .cells import ColumnType
 from .columns import (
     BLEU_PAPER,
@@ -195,11 +195,11 @@ def metadata_frame(
         ("Weights", WEIGHTS.get(info.weights, "")),
         ("Reasoning model", "" if info.reasoning is None else ("yes" if info.reasoning else "no")),
     ]
-    if row.kind == SCORED:
+    if is_scored(row):
         flag = getattr(row, "flag", "")
         if flag:
             fields.append(("Flagged by the operator", flag))
-        fields += [("Entry", f"#{row.id}"), ("Type", type_label(row))]  # type: ignore[attr-defined]
+        fields += [("Entry", f"#{row.id}"), ("Type", type_label(row))]
         evaluation = getattr(row, "evaluation", None)
         if evaluation is not None:  # a verified entry: the leaderboard's own run, first
             fields += evaluation_fields(evaluation)

@@ -91,7 +91,7 @@ def submit_page(space: Space) -> None:
         weights: str = "not said",
         reasoning: str = "not said",
         confirm: bool = False,
-        request: gr.Request = None,  # type: ignore[assignment]
+        request: gr.Request = None,  # type: ignore[assignment]  # Gradio passes it (found by this annotation)
         profile: Any = None,
     ) -> tuple[Any, ...]:
         # logged in: the quota is per Hugging Face user and the entry shows the username
@@ -124,7 +124,7 @@ def submit_page(space: Space) -> None:
         weights: str = "not said",
         reasoning: str = "not said",
         confirm: bool = False,
-        request: gr.Request = None,  # type: ignore[assignment]
+        request: gr.Request = None,  # type: ignore[assignment]  # Gradio passes it (found by this annotation)
         profile: gr.OAuthProfile | None = None,
     ) -> tuple[Any, ...]:
         return do_submit(
