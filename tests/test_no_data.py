@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -28,6 +29,15 @@ def offline(tmp_path, monkeypatch) -> dict[str, str]:
 
 
 def _cli(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess:
+    if args[0] == "serve":  # the Space's own command, `respondeoqa-space`
+        return subprocess.run(
+            [sys.executable, "-m", "respondeoqa_space", *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=cwd,
+            timeout=180,
+        )
     return run_cli(*args, env=env, cwd=cwd, timeout=180)
 
 
@@ -51,7 +61,8 @@ def test_every_command_names_the_variable_and_the_upstream_folder(name, offline,
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1, proc.stderr  # one line, no traceback
     line = lines[0]
-    assert line.startswith("respondeoqa-eval: error: cannot download the public files: ")
+    program = "respondeoqa-space" if name == "space" else "respondeoqa-eval"
+    assert line.startswith(f"{program}: error: cannot download the public files: ")
     assert f"Without internet, set {VARIABLE}, DIR being a copy of the {FOLDER}" in line
     assert line.endswith("or pass --data-dir DIR.")
     assert line.count("RESPONDEOQA_DATA_DIR") == 1

@@ -1,10 +1,11 @@
-"""The built wheel, installed into a fresh venv (not editable), runs every README command.
+"""The built wheels, installed into fresh venvs (not editable), run every README command.
 
-The wheel is built once per session from a copy of the source (so no stale `build/` folder
-of the checkout leaks into it), installed with the `space` and `dataset` extras into a new
-venv without system site-packages, and each command runs from a folder outside the checkout
-with no PYTHONPATH: only what the wheel carries is available. No torch is needed (the `run`
-extra is not installed; `prompts` needs none).
+The evaluator's wheel and the Space's are built once per session from a copy of the source (so
+no stale `build/` folder of the checkout leaks into them), installed (the evaluator with its
+`dataset` extra) into a new venv without system site-packages, and each command runs from a
+folder outside the checkout with no PYTHONPATH: only what the wheels carry is available. No
+torch is needed (the `run` extra is not installed; `prompts` needs none). The evaluator's wheel
+holds no Space module, and scores in a venv of its own, without gradio and without the Space.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pathlib import Path
 import pytest
 import tomllib
 from kit.net import free_port, stop, wait_for_http
-from wheelkit import PACKAGE, ROOT, venv_env
+from wheelkit import PACKAGE, ROOT, SPACE_PACKAGE, venv_env
 from wheelkit import checkout_version as _checkout_version
 from wheelkit import run as _run
 
@@ -62,6 +63,44 @@ def test_the_wheel_carries_every_package_file(wheel):
         assert rel in names, f"{rel} is in the package but not in the wheel"
     assert "respondeoqa_eval/dataset/templates/card.md" in names
     assert "respondeoqa_eval/py.typed" in names
+
+
+def test_the_evaluator_wheel_holds_no_space_module(wheel):
+    names = zipfile.ZipFile(wheel).namelist()
+    assert not [n for n in names if n.startswith("respondeoqa_space") or "/space/" in n]
+    assert len(names) > 50 and all(n.startswith("respondeoqa_eval") for n in names)
+    with zipfile.ZipFile(wheel) as whl:
+        (meta,) = [n for n in whl.namelist() if n.endswith(".dist-info/METADATA")]
+        text = whl.read(meta).decode("utf-8").lower()
+    assert "gradio" not in text and 'extra == "space"' not in text
+
+
+def test_the_space_wheel_carries_every_space_file(space_wheel):
+    names = set(zipfile.ZipFile(space_wheel).namelist())
+    for path in SPACE_PACKAGE.rglob("*"):
+        if path.is_dir() or any(part in str(path) for part in NOT_PACKAGE_DATA):
+            continue
+        rel = path.relative_to(SPACE_PACKAGE.parent).as_posix()
+        assert rel in names, f"{rel} is in the Space package but not in its wheel"
+    assert "respondeoqa_space/web/static/board.js" in names
+    assert "respondeoqa_space/views/templates/board.html" in names
+
+
+def test_score_runs_without_gradio_or_the_space(core_venv, workdir, public_dir):
+    """What a researcher installs to score a file: the evaluator's wheel alone."""
+    probe = (
+        "import importlib.util as u; "
+        "print([m for m in ('gradio', 'respondeoqa_space', 'fastapi') if u.find_spec(m)])"
+    )
+    assert venv_run(core_venv, workdir, "python", "-c", probe, timeout=120).stdout.strip() == "[]"
+    cli(core_venv, workdir, "example", "-o", "preds.jsonl", "--data-dir", str(public_dir))
+    out = cli(
+        core_venv, workdir, "score", "preds.jsonl", "--report", "r.json",
+        "--data-dir", str(public_dir), "--bootstrap", "100",
+    )  # fmt: skip
+    report = json.loads((workdir / "r.json").read_text(encoding="utf-8"))
+    assert report["accuracy"]["overall"]["n"] == 1147 - 350
+    assert "All non-translation items" in out
 
 
 def test_the_wheel_is_ready_to_publish(wheel):
@@ -206,8 +245,8 @@ def test_space_answers_http(venv, workdir, public_dir):
     port = free_port()
     log = workdir / "space.log"
     cmd = [
-        str(venv / "bin" / "respondeoqa-eval"),
-        "space",
+        str(venv / "bin" / "respondeoqa-space"),
+        "serve",
         "--data-dir",
         str(public_dir),
         "--db",
