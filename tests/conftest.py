@@ -62,11 +62,16 @@ def require_chromium(path: str | Path) -> Path:
 
 
 def run_cli(
-    *args: str, env: dict[str, str] | None = None, cwd: Path | None = None, timeout: float = 300
+    *args: str,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+    timeout: float = 300,
+    module: str = "respondeoqa_eval.cli",
 ) -> subprocess.CompletedProcess:
-    """`respondeoqa-eval ARGS...` in a new process of this Python, its output captured."""
+    """`respondeoqa-eval ARGS...` (or `python -m MODULE ARGS...`: `respondeoqa_space` is the
+    Space's command) in a new process of this Python, its output captured."""
     return subprocess.run(
-        [sys.executable, "-m", "respondeoqa_eval.cli", *args],
+        [sys.executable, "-m", module, *args],
         capture_output=True,
         text=True,
         env=env,

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -29,16 +28,8 @@ def offline(tmp_path, monkeypatch) -> dict[str, str]:
 
 
 def _cli(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess:
-    if args[0] == "serve":  # the Space's own command, `respondeoqa-space`
-        return subprocess.run(
-            [sys.executable, "-m", "respondeoqa_space", *args],
-            capture_output=True,
-            text=True,
-            env=env,
-            cwd=cwd,
-            timeout=180,
-        )
-    return run_cli(*args, env=env, cwd=cwd, timeout=180)
+    module = "respondeoqa_space" if args[0] == "serve" else "respondeoqa_eval.cli"
+    return run_cli(*args, env=env, cwd=cwd, timeout=180, module=module)
 
 
 COMMANDS = {

@@ -54,13 +54,19 @@ def cli(venv: Path, workdir: Path, *args: str, timeout: float = 300) -> str:
     return proc.stdout
 
 
-def test_the_wheel_carries_every_package_file(wheel):
+def carried(wheel: Path, package: Path) -> set[str]:
+    """The wheel's files, after checking that it carries every file of `package`."""
     names = set(zipfile.ZipFile(wheel).namelist())
-    for path in PACKAGE.rglob("*"):
+    for path in package.rglob("*"):
         if path.is_dir() or any(part in str(path) for part in NOT_PACKAGE_DATA):
             continue
-        rel = path.relative_to(PACKAGE.parent).as_posix()
-        assert rel in names, f"{rel} is in the package but not in the wheel"
+        rel = path.relative_to(package.parent).as_posix()
+        assert rel in names, f"{rel} is in the package but not in its wheel"
+    return names
+
+
+def test_the_wheel_carries_every_package_file(wheel):
+    names = carried(wheel, PACKAGE)
     assert "respondeoqa_eval/dataset/templates/card.md" in names
     assert "respondeoqa_eval/py.typed" in names
 
@@ -76,12 +82,7 @@ def test_the_evaluator_wheel_holds_no_space_module(wheel):
 
 
 def test_the_space_wheel_carries_every_space_file(space_wheel):
-    names = set(zipfile.ZipFile(space_wheel).namelist())
-    for path in SPACE_PACKAGE.rglob("*"):
-        if path.is_dir() or any(part in str(path) for part in NOT_PACKAGE_DATA):
-            continue
-        rel = path.relative_to(SPACE_PACKAGE.parent).as_posix()
-        assert rel in names, f"{rel} is in the Space package but not in its wheel"
+    names = carried(space_wheel, SPACE_PACKAGE)
     assert "respondeoqa_space/web/static/board.js" in names
     assert "respondeoqa_space/views/templates/board.html" in names
 

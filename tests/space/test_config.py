@@ -89,7 +89,7 @@ def test_a_bad_setting_is_one_line_naming_it(
     monkeypatch.chdir(tmp_path)
     assert main(["serve", "--db", str(tmp_path / "lb.sqlite3")]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith(f"respondeoqa-eval: error: ${var}: {reason}")
+    assert err.count("\n") == 1 and err.startswith(f"respondeoqa-space: error: ${var}: {reason}")
     assert len(err) < 300  # a 5,000-digit value is not echoed whole
     assert not (tmp_path / "lb.sqlite3").exists()  # nothing was created
 

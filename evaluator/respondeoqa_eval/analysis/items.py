@@ -1,6 +1,7 @@
 """Item analysis across entries (README: Item analysis): which items are hard, which separate
 strong entries from weak ones, and which look like gold errors. Pure: entries' per-item
-results in, an `ItemAnalysis` out; reading reports and writing the CSV is `items_cli.py`.
+results in, an `ItemAnalysis` out; its CSV and summary text are `text.py`, reading reports and
+writing files `cli/items.py`.
 
 Per item (accuracy items only: translation is scored as a corpus, so it has no per-item score),
 over the entries that have a prediction for it (an unanswered prediction counts, as 0):

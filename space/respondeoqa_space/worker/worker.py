@@ -525,8 +525,10 @@ class Worker:
         folder.mkdir(parents=True, exist_ok=True)
         handler = logging.FileHandler(folder / "worker.log", encoding="utf-8")
         handler.setFormatter(logging.Formatter("%(asctime)s %(name)s: %(message)s"))
-        package = logging.getLogger("respondeoqa_eval")
-        package.addHandler(handler)
+        # the worker's own records and the evaluator's (the runner's) both go to the file
+        packages = [logging.getLogger(name) for name in ("respondeoqa_space", "respondeoqa_eval")]
+        for package in packages:
+            package.addHandler(handler)
         try:
             with Heartbeat(self.ledger, request, self.settings) as beat:
                 try:
@@ -562,7 +564,8 @@ class Worker:
                     )
                     ended = self._give_back(request, reason)
         finally:
-            package.removeHandler(handler)
+            for package in packages:
+                package.removeHandler(handler)
             handler.close()
         self.notify()
         return ended
