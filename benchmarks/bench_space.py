@@ -4,7 +4,7 @@ one-Markdown Gradio app, and a page load with 10,000 stored entries.
 
 Gold: the six public files plus synthetic Certamen/NLE stand-ins at the paper's sizes
 (tests/synthetic.py), about 7,800 items. Each part starts the real server
-(`python -m respondeoqa_eval.cli space`) on a free port with its own SQLite file.
+(`python -m respondeoqa_space serve`) on a free port with its own SQLite file.
 
 - submit: `gradio_client` uploads a JSONL of raw responses for every item and calls /submit; the
   clock stops when the reply (scored, stored, with the updated leaderboard table) arrives.
@@ -80,8 +80,8 @@ from kit.space_server import start_server  # noqa: E402
 from respondeoqa_eval import evaluate, load_predictions  # noqa: E402
 from respondeoqa_eval.data.gold import read_folder  # noqa: E402
 from respondeoqa_eval.predictions.example import example_predictions  # noqa: E402
-from respondeoqa_eval.space.readmodel import BOARD_MAX_ROWS  # noqa: E402
-from respondeoqa_eval.space.store import (  # noqa: E402
+from respondeoqa_space.readmodel import BOARD_MAX_ROWS  # noqa: E402
+from respondeoqa_space.store import (  # noqa: E402
     Store,
     Submission,
     prediction_rows,

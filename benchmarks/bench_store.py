@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from respondeoqa_eval import evaluate, load_predictions  # noqa: E402
 from respondeoqa_eval.data.gold import read_folder  # noqa: E402
 from respondeoqa_eval.predictions.example import example_predictions  # noqa: E402
-from respondeoqa_eval.space.store import (  # noqa: E402
+from respondeoqa_space.store import (  # noqa: E402
     Store,
     Submission,
     prediction_rows,

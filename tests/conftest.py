@@ -62,11 +62,16 @@ def require_chromium(path: str | Path) -> Path:
 
 
 def run_cli(
-    *args: str, env: dict[str, str] | None = None, cwd: Path | None = None, timeout: float = 300
+    *args: str,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+    timeout: float = 300,
+    module: str = "respondeoqa_eval.cli",
 ) -> subprocess.CompletedProcess:
-    """`respondeoqa-eval ARGS...` in a new process of this Python, its output captured."""
+    """`respondeoqa-eval ARGS...` (or `python -m MODULE ARGS...`: `respondeoqa_space` is the
+    Space's command) in a new process of this Python, its output captured."""
     return subprocess.run(
-        [sys.executable, "-m", "respondeoqa_eval.cli", *args],
+        [sys.executable, "-m", module, *args],
         capture_output=True,
         text=True,
         env=env,
@@ -163,9 +168,29 @@ def wheel(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def venv(wheel, tmp_path_factory) -> Path:
-    """One fresh venv per session (no system site-packages) with the wheel and its space +
-    dataset extras; the wheel smoke test and the Space bundle test both run in it."""
+def space_wheel(tmp_path_factory) -> Path:
+    """The Space's wheel (space/pyproject.toml), built once per session (tests/wheelkit.py)."""
     import wheelkit
 
-    return wheelkit.make_venv(tmp_path_factory.mktemp("venv") / "env", wheel)
+    return wheelkit.build_space_wheel(
+        tmp_path_factory.mktemp("space-wheel-src"), tmp_path_factory.mktemp("space-dist")
+    )
+
+
+@pytest.fixture(scope="session")
+def venv(wheel, space_wheel, tmp_path_factory) -> Path:
+    """One fresh venv per session (no system site-packages) with the evaluator's wheel and its
+    dataset extra, and the Space's wheel; the wheel smoke test and the Space deploy test both
+    run in it."""
+    import wheelkit
+
+    return wheelkit.make_venv(tmp_path_factory.mktemp("venv") / "env", wheel, space_wheel)
+
+
+@pytest.fixture(scope="session")
+def core_venv(wheel, tmp_path_factory) -> Path:
+    """A fresh venv with the evaluator's wheel alone (no extra, no Space, so no gradio): what a
+    researcher installs to score a file."""
+    import wheelkit
+
+    return wheelkit.make_venv(tmp_path_factory.mktemp("core-venv") / "env", wheel, extras="")

@@ -31,7 +31,7 @@ def test_readme_card_and_space_show_the_same_entry() -> None:
         ROOT / "evaluator" / "respondeoqa_eval" / "dataset" / "templates" / "card.md"
     ).read_text(encoding="utf-8")
     require("gradio")
-    from respondeoqa_eval.space.web.copy import ABOUT
+    from respondeoqa_space.web.copy import ABOUT
 
     assert _bibtex_blocks(readme) == [PAPER_BIBTEX]
     assert _bibtex_blocks(card) == [PAPER_BIBTEX]  # the committed card, rendered

@@ -50,11 +50,11 @@ def clone(tmp_path_factory) -> Path:
 
 def _collect(clone: Path, tmp: Path, *paths: str, **env: str) -> subprocess.CompletedProcess:
     """`pytest --collect-only` in the clone, with a clean RESPONDEOQA_* environment plus `env`;
-    the clone's own package first on the path."""
+    the clone's own packages (the evaluator and the Space) first on the path."""
     clean = {k: v for k, v in os.environ.items() if not k.startswith("RESPONDEOQA_")}
     clean.update(
         CI="true",
-        PYTHONPATH=str(clone / "evaluator"),
+        PYTHONPATH=os.pathsep.join([str(clone / "evaluator"), str(clone / "space")]),
         RESPONDEOQA_CACHE=str(tmp / "cache"),
         RESPONDEOQA_BASE_URL=f"http://127.0.0.1:{free_port()}/",  # refused
     )

@@ -16,8 +16,8 @@ from respondeoqa_eval import evaluate
 from respondeoqa_eval.predictions.example import example_predictions
 
 require("pandas")
-from respondeoqa_eval.space.store import Store, Submission, sha256_bytes  # noqa: E402
-from respondeoqa_eval.space.views.entry import items_frame  # noqa: E402
+from respondeoqa_space.store import Store, Submission, sha256_bytes  # noqa: E402
+from respondeoqa_space.views.entry import items_frame  # noqa: E402
 
 LANGUAGE = {"english": "English", "latin": "Latin"}
 FORMAT = {"multiple_choice": "Options given", "short_answer": "Open answer"}

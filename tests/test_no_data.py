@@ -28,7 +28,8 @@ def offline(tmp_path, monkeypatch) -> dict[str, str]:
 
 
 def _cli(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess:
-    return run_cli(*args, env=env, cwd=cwd, timeout=180)
+    module = "respondeoqa_space" if args[0] == "serve" else "respondeoqa_eval.cli"
+    return run_cli(*args, env=env, cwd=cwd, timeout=180, module=module)
 
 
 COMMANDS = {
@@ -37,7 +38,7 @@ COMMANDS = {
     "dataset build": ["dataset", "build", "--output", "ds"],
     "prompts": ["prompts", "-o", "prompts.jsonl"],
     "run": ["run", "--model", "m", "--api-base", "http://127.0.0.1:9/v1", "-o", "r.jsonl"],
-    "space": ["space", "--port", str(free_port()), "--db", "db.sqlite3"],
+    "space": ["serve", "--port", str(free_port()), "--db", "db.sqlite3"],
 }
 
 
@@ -51,7 +52,8 @@ def test_every_command_names_the_variable_and_the_upstream_folder(name, offline,
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1, proc.stderr  # one line, no traceback
     line = lines[0]
-    assert line.startswith("respondeoqa-eval: error: cannot download the public files: ")
+    program = "respondeoqa-space" if name == "space" else "respondeoqa-eval"
+    assert line.startswith(f"{program}: error: cannot download the public files: ")
     assert f"Without internet, set {VARIABLE}, DIR being a copy of the {FOLDER}" in line
     assert line.endswith("or pass --data-dir DIR.")
     assert line.count("RESPONDEOQA_DATA_DIR") == 1

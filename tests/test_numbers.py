@@ -7,7 +7,7 @@ from pathlib import Path
 
 import respondeoqa_eval
 from respondeoqa_eval.report import numbers
-from respondeoqa_eval.space.views import board, frames
+from respondeoqa_space.views import board, frames
 
 
 def test_halves_round_up_as_written_not_as_stored() -> None:

@@ -1,10 +1,11 @@
-"""The built wheel, installed into a fresh venv (not editable), runs every README command.
+"""The built wheels, installed into fresh venvs (not editable), run every README command.
 
-The wheel is built once per session from a copy of the source (so no stale `build/` folder
-of the checkout leaks into it), installed with the `space` and `dataset` extras into a new
-venv without system site-packages, and each command runs from a folder outside the checkout
-with no PYTHONPATH: only what the wheel carries is available. No torch is needed (the `run`
-extra is not installed; `prompts` needs none).
+The evaluator's wheel and the Space's are built once per session from a copy of the source (so
+no stale `build/` folder of the checkout leaks into them), installed (the evaluator with its
+`dataset` extra) into a new venv without system site-packages, and each command runs from a
+folder outside the checkout with no PYTHONPATH: only what the wheels carry is available. No
+torch is needed (the `run` extra is not installed; `prompts` needs none). The evaluator's wheel
+holds no Space module, and scores in a venv of its own, without gradio and without the Space.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pathlib import Path
 import pytest
 import tomllib
 from kit.net import free_port, stop, wait_for_http
-from wheelkit import PACKAGE, ROOT, venv_env
+from wheelkit import PACKAGE, ROOT, SPACE_PACKAGE, venv_env
 from wheelkit import checkout_version as _checkout_version
 from wheelkit import run as _run
 
@@ -53,15 +54,59 @@ def cli(venv: Path, workdir: Path, *args: str, timeout: float = 300) -> str:
     return proc.stdout
 
 
-def test_the_wheel_carries_every_package_file(wheel):
+def carried(wheel: Path, package: Path) -> set[str]:
+    """The wheel's files, after checking that it carries every file of `package`."""
     names = set(zipfile.ZipFile(wheel).namelist())
-    for path in PACKAGE.rglob("*"):
+    for path in package.rglob("*"):
         if path.is_dir() or any(part in str(path) for part in NOT_PACKAGE_DATA):
             continue
-        rel = path.relative_to(PACKAGE.parent).as_posix()
-        assert rel in names, f"{rel} is in the package but not in the wheel"
+        rel = path.relative_to(package.parent).as_posix()
+        assert rel in names, f"{rel} is in the package but not in its wheel"
+    return names
+
+
+def test_the_wheel_carries_every_package_file(wheel):
+    names = carried(wheel, PACKAGE)
     assert "respondeoqa_eval/dataset/templates/card.md" in names
     assert "respondeoqa_eval/py.typed" in names
+
+
+def test_the_evaluator_wheel_holds_no_space_module(wheel):
+    names = zipfile.ZipFile(wheel).namelist()
+    assert not [n for n in names if n.startswith("respondeoqa_space") or "/space/" in n]
+    assert len(names) > 50 and all(n.startswith("respondeoqa_eval") for n in names)
+    from packaging.requirements import Requirement
+
+    with zipfile.ZipFile(wheel) as whl:
+        (meta,) = [n for n in whl.namelist() if n.endswith(".dist-info/METADATA")]
+        lines = whl.read(meta).decode("utf-8").splitlines()
+    needs = {Requirement(x.split(":", 1)[1]).name for x in lines if x.startswith("Requires-Dist:")}
+    extras = {x.split(":", 1)[1].strip() for x in lines if x.startswith("Provides-Extra:")}
+    assert "gradio" not in needs and "numpy" in needs  # gradio_client only for the tests
+    assert "space" not in extras and "dataset" in extras
+
+
+def test_the_space_wheel_carries_every_space_file(space_wheel):
+    names = carried(space_wheel, SPACE_PACKAGE)
+    assert "respondeoqa_space/web/static/board.js" in names
+    assert "respondeoqa_space/views/templates/board.html" in names
+
+
+def test_score_runs_without_gradio_or_the_space(core_venv, workdir, public_dir):
+    """What a researcher installs to score a file: the evaluator's wheel alone."""
+    probe = (
+        "import importlib.util as u; "
+        "print([m for m in ('gradio', 'respondeoqa_space', 'fastapi') if u.find_spec(m)])"
+    )
+    assert venv_run(core_venv, workdir, "python", "-c", probe, timeout=120).stdout.strip() == "[]"
+    cli(core_venv, workdir, "example", "-o", "preds.jsonl", "--data-dir", str(public_dir))
+    out = cli(
+        core_venv, workdir, "score", "preds.jsonl", "--report", "r.json",
+        "--data-dir", str(public_dir), "--bootstrap", "100",
+    )  # fmt: skip
+    report = json.loads((workdir / "r.json").read_text(encoding="utf-8"))
+    assert report["accuracy"]["overall"]["n"] == 1147 - 350
+    assert "All non-translation items" in out
 
 
 def test_the_wheel_is_ready_to_publish(wheel):
@@ -206,8 +251,8 @@ def test_space_answers_http(venv, workdir, public_dir):
     port = free_port()
     log = workdir / "space.log"
     cmd = [
-        str(venv / "bin" / "respondeoqa-eval"),
-        "space",
+        str(venv / "bin" / "respondeoqa-space"),
+        "serve",
         "--data-dir",
         str(public_dir),
         "--db",

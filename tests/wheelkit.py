@@ -1,8 +1,10 @@
-"""Build the package's wheel from a copy of the source and install it into a fresh venv.
+"""Build the evaluator's and the Space's wheels from a copy of the source and install them
+into fresh venvs.
 
-Shared by the wheel smoke test (tests/test_wheel.py) and the Space bundle test
-(tests/space/test_bundle.py) through the session fixtures `wheel` and `venv` in tests/conftest.py,
-so a test session builds the wheel and creates the venv once.
+Shared by the wheel smoke test (tests/test_wheel.py) and the Space deploy test
+(tests/space/test_bundle.py) through the session fixtures `wheel`, `space_wheel`, `venv` (both
+wheels) and `core_venv` (the evaluator alone) in tests/conftest.py, so a test session builds
+each wheel and creates each venv once.
 """
 
 from __future__ import annotations
@@ -15,9 +17,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "evaluator" / "respondeoqa_eval"
+SPACE_PACKAGE = ROOT / "space" / "respondeoqa_space"
 # what a build reads besides the package (pyproject's readme; optional build files)
 BUILD_FILES = ("pyproject.toml", "README.md", "LICENSE", "MANIFEST.in", "setup.py", "setup.cfg")
-EXTRAS = "space,dataset"
+EXTRAS = "dataset"
+JUNK = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", "build", "dist", ".venv")
 
 
 def checkout_version() -> str:
@@ -40,16 +44,34 @@ def build_wheel(src: Path, out: Path) -> Path:
     for name in BUILD_FILES:
         if (ROOT / name).exists():
             shutil.copy2(ROOT / name, src / name)
-    shutil.copytree(
-        ROOT / "evaluator",
-        src / "evaluator",
-        ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info"),
-    )
+    shutil.copytree(ROOT / "evaluator", src / "evaluator", ignore=JUNK)
     run(
         [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(src)],
         timeout=600,
     )
     (path,) = out.glob("respondeoqa_eval-*.whl")
+    return path
+
+
+def build_space_wheel(src: Path, out: Path) -> Path:
+    """`pip wheel` of a copy of the Space folder (`space/`, its own pyproject.toml), written to
+    `out`; the wheel's path."""
+    shutil.copytree(ROOT / "space", src / "space", ignore=JUNK)
+    run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "-q",
+            "--no-deps",
+            "-w",
+            str(out),
+            str(src / "space"),
+        ],
+        timeout=600,
+    )
+    (path,) = out.glob("respondeoqa_space-*.whl")
     return path
 
 
@@ -70,14 +92,15 @@ def pip_in(home: Path, *args: str, timeout: float = 1200, **kwargs) -> subproces
     return run(cmd, timeout=timeout, **kwargs)
 
 
-def make_venv(home: Path, wheel: Path) -> Path:
-    """A fresh venv at `home` (no system site-packages) with the wheel and its space + dataset
-    extras installed (not editable)."""
+def make_venv(home: Path, wheel: Path, *also: Path, extras: str = EXTRAS) -> Path:
+    """A fresh venv at `home` (no system site-packages) with the evaluator's wheel (with
+    `extras`) and the wheels `also` installed (not editable)."""
     if _pip_version() >= (22, 3):
         run([sys.executable, "-m", "venv", "--without-pip", str(home)], timeout=120)
     else:
         run([sys.executable, "-m", "venv", str(home)], timeout=300)
-    pip_in(home, "install", "-q", "--no-compile", f"{wheel}[{EXTRAS}]")
+    target = f"{wheel}[{extras}]" if extras else str(wheel)
+    pip_in(home, "install", "-q", "--no-compile", target, *map(str, also))
     return home
 
 

@@ -4,29 +4,33 @@ from respondeoqa_eval import evaluate
 report = evaluate("predictions.jsonl")          # public gold, pinned download
 print(report.summary()); report.to_dict()       # docs/report.md
 
-Where things live (data flows down this list; each folder's `__init__` is its map, and a test
-keeps the package's imports free of circles, tests/test_package_layout.py):
+Where things live (data flows down this list, each layer importing only the ones below it;
+each folder's `__init__` is its map and re-exports its public names, `__all__`; the public API
+is listed in docs/api.md; tests/test_package_layout.py keeps the layers and finds no circle):
 
-- `data/`: sources, upstream files, records, the gold loader and its pinned download, dataset
-  configs, the breakdown registry.
-- `predictions/`: predictions files of every format (harness logs among them), provenance.
-- `metrics/`: one metric per file (PROTOCOL 4), BLEU and chrF (PROTOCOL 5), signatures.
-- `scoring/`: extraction, the lenient reading, answer formats, per-item scores, aggregates.
-- `report/`: the typed report, its summary text, the paper's published numbers, number style.
-- `analysis/`: item analysis across entries.
-- `api.py`: `evaluate()`, the one import a Python user needs; `cli/`: `respondeoqa-eval` and its
-  `score` and `items` commands.
-- `errors.py`, `io.py`, `jsonl.py`: errors, file reads and atomic writes, the JSONL codec (used
-  by every layer).
-- Areas on top: `dataset/` (builder, export, card, push), `runner/` (the paper's prompts on a
-  model), `harness/` (lm-eval, lighteval, Inspect AI, Hub results), `space/` (the leaderboard).
+1. `errors.py`, `_version.py`, `io.py`, `jsonl.py`: errors, the version, file reads and atomic
+   writes, the JSONL codec (used by every layer).
+2. `data/`: sources, upstream files, records, the gold loader and its pinned download, dataset
+   configs, the harness tasks' names, the breakdown registry.
+3. `metrics/`: one metric per file (PROTOCOL 4), BLEU and chrF (PROTOCOL 5), signatures;
+   `predictions/`: predictions files of every format (harness logs among them), provenance.
+4. `scoring/`: extraction, the lenient reading, answer formats, per-item scores, aggregates.
+5. `report/`: the typed report, its summary text, the paper's published numbers, number style.
+6. `analysis/`: item analysis across entries; `api.py`: `evaluate()`, the one import a Python
+   user needs (this package's `__init__` re-exports it).
+7. Areas on top: `runner/` (the paper's prompts on a model), `harness/` (lm-eval, lighteval,
+   Inspect AI, Hub results), `dataset/` (builder, export, card, push, the benchmark's
+   eval.yaml), and `cli/`: `respondeoqa-eval` and its `score` and `items` commands.
+
+The leaderboard Space is another package (`respondeoqa_space`, the repository's `space/`), built
+on the public API; nothing here imports it.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from . import _moved
+from ._lazy import lazy_exports
 from ._version import __version__
 from .errors import InputError
 
@@ -36,32 +40,16 @@ if TYPE_CHECKING:
     from .predictions.load import load_predictions
     from .report.model import Report
 
-_moved.install()  # the old paths of moved modules still import, with a DeprecationWarning
-
 __all__ = ["InputError", "Report", "__version__", "evaluate", "load_gold", "load_predictions"]
 
-
-def __getattr__(name: str) -> Any:
-    # The API is imported on first use, so that importing a module of the package (the
-    # `respondeoqa-eval` command's among them) loads only what that module needs.
-    if name == "evaluate":
-        from .api import evaluate
-
-        return evaluate
-    if name == "load_gold":
-        from .data.gold import load_gold
-
-        return load_gold
-    if name == "load_predictions":
-        from .predictions.load import load_predictions
-
-        return load_predictions
-    if name == "Report":
-        from .report.model import Report
-
-        return Report
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+# The API is imported on first use, so that importing a module of the package (the
+# `respondeoqa-eval` command's among them) loads only what that module needs.
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        ".api": ("evaluate",),
+        ".data.gold": ("load_gold",),
+        ".predictions.load": ("load_predictions",),
+        ".report.model": ("Report",),
+    },
+)

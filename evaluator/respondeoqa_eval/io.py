@@ -13,6 +13,8 @@ import orjson
 
 from .errors import InputError
 
+__all__ = ["decode_utf8", "parse_json", "read_json", "write_bytes_atomic", "write_text_atomic"]
+
 
 def write_text_atomic(path: Path, text: str) -> None:
     """Write `text` to `path` through a temporary file and a rename: never a half-written file."""

@@ -17,6 +17,8 @@ from typing import Any
 
 from .io import parse_json
 
+__all__ = ["decode", "dumps", "encode", "lines"]
+
 _RAW_BREAKS = re.compile("[\x85\u2028\u2029]")
 
 

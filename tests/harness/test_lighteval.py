@@ -6,6 +6,7 @@ too. The committed fixture (data/lighteval/) is checked against the tiny-model r
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -13,7 +14,7 @@ import pytest
 from respondeoqa_eval.data.gold import read_folder
 from respondeoqa_eval.data.records import Record
 from respondeoqa_eval.dataset.export import build_folder
-from respondeoqa_eval.harness import lighteval_task_arg, lighteval_tasks
+from respondeoqa_eval.harness import lighteval_task_arg, lighteval_task_names
 from respondeoqa_eval.runner.prompts import SYSTEM_PROMPT, TEMPERATURE, user_prompt
 from synthetic import write_private
 
@@ -75,7 +76,7 @@ def _gold_of_details(details, gold_dir: Path, out: Path) -> Path:
 
 def _check_equal(results: dict, details: dict, report: dict, prefix: str) -> int:
     """lighteval's task numbers and per-item acc against the report's; how many compared."""
-    accuracy, *translations = lighteval_tasks(prefix)
+    accuracy, *translations = lighteval_task_names(prefix)
     got = results[f"{accuracy}|0"]["acc"]
     assert got == pytest.approx(report["accuracy"]["overall"]["score"], abs=1e-12)
     compared = 1
@@ -102,7 +103,7 @@ def test_tiny_model_run_scores_like_respondeoqa_eval(tiny_run, public_dir, tmp_p
     tasks, the paper's system prompt in the model config."""
     out, _ = tiny_run
     details = _details(out)
-    assert sorted(details) == sorted(lighteval_tasks())
+    assert sorted(details) == sorted(lighteval_task_names())
     for rows in details.values():
         assert len(rows) == 4
         for row in rows:  # the paper's user message; our ids in `specific`
@@ -165,7 +166,7 @@ def test_replayed_responses_score_like_respondeoqa_eval_on_the_full_benchmark(
     assert list((cache / "datasets").rglob("*.arrow"))
     assert not list((tmp_path / "hf_home").rglob("*.arrow"))
     details = _details(out)
-    assert sorted(details) == sorted(lighteval_tasks("respondeoqa_full"))
+    assert sorted(details) == sorted(lighteval_task_names("respondeoqa_full"))
     cut = _gold_of_details(details, gold, tmp_path / "cut")
     report = score_cli(out / "details", cut, tmp_path / "report.json")
     assert report["missing"] == 0 and report["n_items"] == sum(map(len, details.values()))
@@ -183,3 +184,50 @@ def test_harness_path_prints_the_module_and_the_system_prompt(capsys):
     assert path.name == "lighteval_tasks.py" and path.is_file()
     assert "TASKS_TABLE" in path.read_text(encoding="utf-8")
     assert SYSTEM_PROMPT in err and lighteval_task_arg() in err
+
+
+SAME_PROCESS = """
+import json, sys
+order, details, data_dir = sys.argv[1:]
+if order == "tasks-first":  # lighteval imports the tasks (--custom-tasks), then one scores
+    import respondeoqa_eval.harness.lighteval_tasks
+    import respondeoqa_eval.predictions.harness_logs
+else:
+    import respondeoqa_eval.predictions.harness_logs
+    import respondeoqa_eval.harness.lighteval_tasks
+import respondeoqa_eval.harness
+from respondeoqa_eval import evaluate
+
+tasks = respondeoqa_eval.harness.lighteval_tasks
+assert tasks.__name__ == "respondeoqa_eval.harness.lighteval_tasks", tasks
+report = evaluate(details, data_dir=data_dir, bootstrap=0).to_dict()
+print(json.dumps([report["accuracy"]["overall"], report["provenance"]["tool"], len(tasks.TASKS_TABLE)]))
+"""
+
+
+@pytest.mark.parametrize("order", ["tasks-first", "logs-first"])
+def test_the_tasks_module_and_the_log_readers_in_one_process(
+    lighteval_python, order, public_dir, tmp_path
+):
+    """A lighteval user's notebook: the custom-task module imported (as lighteval does) and the
+    details of a run scored in the same process, in either order; the same numbers as here."""
+    import subprocess
+
+    from respondeoqa_eval import evaluate
+
+    details = FIXTURE / "details"
+    script = tmp_path / "same_process.py"
+    script.write_text(SAME_PROCESS, encoding="utf-8")
+    done = subprocess.run(
+        [str(lighteval_python), str(script), order, str(details), str(public_dir)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+        env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    overall, tool, n_tasks = json.loads(done.stdout.splitlines()[-1])
+    here = evaluate(details, data_dir=public_dir, bootstrap=0).to_dict()
+    assert overall == json.loads(json.dumps(here["accuracy"]["overall"])) and overall["n"] > 0
+    assert tool == "lighteval" and n_tasks == 6

@@ -1,7 +1,7 @@
 """The test kit: real servers and stand-ins every area's tests share.
 
 - `net`: free ports, waiting for a server to answer, stopping it;
-- `space_server`: the real `respondeoqa-eval space` in a subprocess, on a free port;
+- `space_server`: the real `respondeoqa-space serve` in a subprocess, on a free port;
 - `hubstub`: a loopback Hugging Face Hub (the endpoints huggingface_hub's client calls), with
   the Hub's faults on demand (HTTP 5xx, LFS uploads for `*.gz`) and its push-time check of a
   benchmark's `eval.yaml`;

@@ -1,5 +1,5 @@
 """A local stand-in for the Hugging Face Hub: a real HTTP server implementing the endpoints that
-`respondeoqa_eval.space.store.hub.HubRepo` reaches through `huggingface_hub` (create repo,
+`respondeoqa_space.store.hub.HubRepo` reaches through `huggingface_hub` (create repo,
 preupload, LFS batch upload, commit, tree listing, resolve/download), backed by a folder.
 `HfApi(endpoint=stub.url)` talks to it unchanged, so the tests exercise the real client code,
 its request format and its parsing.
@@ -35,7 +35,9 @@ or a file asked at a commit of it is that commit's (each commit's tree is kept: 
 read the head and lists at it sees that commit however the branch moved since, as on the Hub),
 and any number of clients may write at once (two Spaces on one record: the 412 above decides).
 With `jobs`
-(kit/jobstub.py) it also answers the Jobs API, as the Hub does on the same endpoint.
+(kit/jobstub.py) it also answers the Jobs API, as the Hub does on the same endpoint. A Space's
+variables are set with `POST /api/spaces/{id}/variables` (`space_variables`; 404 for a Space
+that does not exist, 403 for a token that cannot write it).
 """
 
 from __future__ import annotations
@@ -152,6 +154,7 @@ class HubStub:
     seen: list[tuple[str, str, str]] = field(default_factory=list)  # (token, method, path)
     # the evaluation frameworks a dataset's eval.yaml may name (the Hub's list, as kept)
     frameworks: tuple[str, ...] = field(default_factory=lambda: hub_eval_spec.FRAMEWORKS)
+    space_variables: dict[str, dict[str, str]] = field(default_factory=dict)  # Space -> vars
 
     def grant(self, token: str, *, read: tuple[str, ...] = (), write: tuple[str, ...] = ()) -> str:
         """Make (or change) a fine-grained token: read and write access to the repositories
@@ -431,7 +434,8 @@ class HubStub:
         if key is not None and self.private.get(key) and not scope.reads(key):
             self._not_found(h)  # a private repository it cannot see: "not found"
             return False
-        if key is not None and method == "POST" and action in (["commit"], ["preupload"]):
+        writes = (["commit"], ["preupload"], ["variables"])
+        if key is not None and method == "POST" and action in writes:
             if key not in scope.write:
                 forbidden = FORBIDDEN_COMMIT
         if key is not None and path.endswith(".git/info/lfs/objects/batch"):
@@ -505,6 +509,9 @@ class HubStub:
             self.private[f"{repo_type}:{repo_id}"] = private
             self.created[f"{repo_type}:{repo_id}"] = req
             self._json(h, 200, {"url": f"{self.url}/{repo_type}s/{repo_id}", "name": repo_id})
+            return
+        if method == "POST" and seg[:2] == ["api", "spaces"] and seg[4:] == ["variables"]:
+            self._space_variable(h, f"{seg[2]}/{seg[3]}", json.loads(body))
             return
         if method == "GET" and seg[:2] == ["api", "models"] and len(seg) >= 4:
             if len(seg) == 4 or seg[4] == "revision":
@@ -660,6 +667,29 @@ class HubStub:
             f"Your push was rejected because {hub_eval_spec.EVAL_YAML} does not follow the specification "
             "(https://huggingface.co/docs/hub/eval-results#evalyaml-specification):\n"
             + "\n".join(f"- {e}" for e in errors)
+        )
+
+    def _space_variable(self, h, repo_id: str, req: dict) -> None:
+        """POST /api/spaces/{id}/variables (`HfApi.add_space_variable`): set one variable of a
+        Space; a Space that does not exist is 404, one this token cannot write 403."""
+        if not self.folder("space", repo_id).is_dir():
+            self._not_found(h)
+            return
+        if f"space:{repo_id}" in self.read_only:
+            self._send(h, 403, json.dumps({"error": FORBIDDEN_COMMIT}).encode())
+            return
+        if not isinstance(req.get("key"), str) or not isinstance(req.get("value"), str):
+            self._send(h, 400, b'{"error":"key and value must be strings"}')
+            return
+        variables = self.space_variables.setdefault(repo_id, {})
+        variables[req["key"]] = req["value"]
+        self._json(
+            h,
+            200,
+            {
+                k: {"value": v, "updatedAt": "2026-01-01T00:00:00.000Z"}
+                for k, v in variables.items()
+            },
         )
 
     def _model_info(self, h, repo_id: str, revision: str) -> None:

@@ -10,7 +10,7 @@ test's environment but PATH, PYTHONPATH and a private HF_HOME. The image maps to
 executables put first on PATH (how the pinned vLLM image is stood in for):
 
 - `pip`: the package under test is installed already; it only prints what it was asked;
-- `respondeoqa-eval`: this checkout's CLI, through the test's interpreter;
+- `respondeoqa-space`: this checkout's Space command, through the test's interpreter;
 - `vllm`: checks `vllm serve MODEL --revision R --tensor-parallel-size N --port P` (N must be
   the flavor's GPU count), then runs the engine the test picked for the flavor (`engines`):
   `transformers` (`transformers serve MODEL@R` on the CPU: a real server on the tiny model),
@@ -161,8 +161,8 @@ class JobStub:
         for name, text in (
             ("pip", PIP),
             (
-                "respondeoqa-eval",
-                f'#!/bin/sh\nexec "{sys.executable}" -m respondeoqa_eval.cli "$@"\n',
+                "respondeoqa-space",
+                f'#!/bin/sh\nexec "{sys.executable}" -m respondeoqa_space "$@"\n',
             ),
             ("vllm", f"#!{sys.executable}\n" + VLLM.format(gpus=GPUS)),
         ):

@@ -1,4 +1,4 @@
-"""The real leaderboard in a subprocess: `respondeoqa-eval space` on a free port, its output in
+"""The real leaderboard in a subprocess: `respondeoqa-space serve` on a free port, its output in
 a log file that the leak tests search."""
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def start_server(
     env_extra: dict[str, str] | None = None,
     cmd: list[str] | None = None,
 ) -> Server:
-    """Start `respondeoqa-eval space` (or `cmd`) on a free port and wait until it answers."""
+    """Start `respondeoqa-space serve` (or `cmd`) on a free port and wait until it answers."""
     port = free_port()
     workdir.mkdir(parents=True, exist_ok=True)
     db = workdir / "leaderboard.sqlite3"
@@ -63,8 +63,8 @@ def start_server(
     cmd = cmd or [
         sys.executable,
         "-m",
-        "respondeoqa_eval.cli",
-        "space",
+        "respondeoqa_space",
+        "serve",
         "--data-dir",
         str(data_dir),
         "--db",

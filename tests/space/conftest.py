@@ -1,6 +1,6 @@
 """Fixtures for the Space tests: gold sets, report dicts, and a real server on a free port.
 
-The server is the real CLI (`python -m respondeoqa_eval.cli space`) in a subprocess, with the
+The server is the real CLI (`python -m respondeoqa_space serve`) in a subprocess, with the
 synthetic private files plus the public ones as gold, so every end-to-end and browser test also
 checks that private gold never reaches a response. Its stdout/stderr go to a log file that the
 leak test searches.

@@ -16,12 +16,12 @@ from respondeoqa_eval.data.breakdowns import groups_of
 from respondeoqa_eval.data.gold import GoldSet
 from respondeoqa_eval.data.records import Record
 from respondeoqa_eval.report.model import Accuracy, BleuScore, GoldInfo, ItemResult, Report, Score
-from respondeoqa_eval.space.config import Limits
-from respondeoqa_eval.space.metadata import clean_metadata
-from respondeoqa_eval.space.store import Entry, Store
-from respondeoqa_eval.space.store.hub import HubRepo
-from respondeoqa_eval.space.store.sync import Syncer
-from respondeoqa_eval.space.submission import Intake
+from respondeoqa_space.config import Limits
+from respondeoqa_space.metadata import clean_metadata
+from respondeoqa_space.store import Entry, Store
+from respondeoqa_space.store.hub import HubRepo
+from respondeoqa_space.store.sync import Syncer
+from respondeoqa_space.submission import Intake
 
 WRONG = "zzqqxx"  # never a gold answer; an extracted answer that scores 0
 

@@ -1,5 +1,5 @@
 """Builders for the Jobs dispatcher's tests: the Jobs stand-in mounted in the Hub stand-in, a
-gold repo holding the operator's files, and the dispatcher as `space dispatch` composes it."""
+gold repo holding the operator's files, and the dispatcher as `respondeoqa-space dispatch` composes it."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 from huggingface_hub import HfApi
 from kit.hubstub import RECORD_REPO, TOKEN, HubStub
 from kit.jobstub import JobStub
-from respondeoqa_eval.space.jobs.dispatcher import Dispatcher, DispatchSettings
+from respondeoqa_space.jobs.dispatcher import Dispatcher, DispatchSettings
 
 from .requestkit import ledger_of
 

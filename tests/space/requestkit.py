@@ -10,14 +10,14 @@ from typing import Any
 
 from kit.hubstub import RECORD_REPO, TOKEN, HubStub
 from respondeoqa_eval.data.gold import GoldSet
-from respondeoqa_eval.space.config import Limits
-from respondeoqa_eval.space.requests.desk import RequestDesk
-from respondeoqa_eval.space.requests.ledger import RequestLedger
-from respondeoqa_eval.space.requests.model import Request, id_of_path
-from respondeoqa_eval.space.store import Store
-from respondeoqa_eval.space.store.hub import HubRepo
-from respondeoqa_eval.space.store.sync import Syncer
-from respondeoqa_eval.space.worker.worker import Worker, WorkerSettings
+from respondeoqa_space.config import Limits
+from respondeoqa_space.requests.desk import RequestDesk
+from respondeoqa_space.requests.ledger import RequestLedger
+from respondeoqa_space.requests.model import Request, id_of_path
+from respondeoqa_space.store import Store
+from respondeoqa_space.store.hub import HubRepo
+from respondeoqa_space.store.sync import Syncer
+from respondeoqa_space.worker.worker import Worker, WorkerSettings
 
 from .helpers import intake_of
 
@@ -78,7 +78,7 @@ def worker_of(
     clock: Callable[[], float] = time.time,
     **settings: Any,
 ) -> Worker:
-    """The operator's worker as `space worker` composes it, in this process."""
+    """The operator's worker as `respondeoqa-space worker` composes it, in this process."""
     folder.mkdir(parents=True, exist_ok=True)
     store = Store(folder / "record.sqlite3")
     intake = intake_of(store, gold)

@@ -18,13 +18,13 @@ import pytest
 from gradio_client import Client
 from kit.space_server import start_server
 from respondeoqa_eval.data.breakdowns import DIMENSIONS
-from respondeoqa_eval.space import privacy
-from respondeoqa_eval.space.config import Limits
-from respondeoqa_eval.space.service import Space, SpaceConfig
-from respondeoqa_eval.space.store import Store, Submission
-from respondeoqa_eval.space.store.quota import DAY, PENDING_TTL, RateLimitError
-from respondeoqa_eval.space.views.columns import VIEWS
-from respondeoqa_eval.space.web.clients import UploadBudget, client_address, client_of
+from respondeoqa_space import privacy
+from respondeoqa_space.config import Limits
+from respondeoqa_space.service import Space, SpaceConfig
+from respondeoqa_space.store import Store, Submission
+from respondeoqa_space.store.quota import DAY, PENDING_TTL, RateLimitError
+from respondeoqa_space.views.columns import VIEWS
+from respondeoqa_space.web.clients import UploadBudget, client_address, client_of
 
 from .helpers import file_records, k_correct_predictions, make_report, submit, write_jsonl
 

@@ -1,4 +1,4 @@
-"""`respondeoqa-eval space admin`: add, list, hide/unhide, delete, rescore, export, the audit log;
+"""`respondeoqa-space admin`: add, list, hide/unhide, delete, rescore, export, the audit log;
 junk refused with per-file counts; entries from extracted answers marked."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 from respondeoqa_eval._version import __version__
-from respondeoqa_eval.cli import main
-from respondeoqa_eval.space.store import Store
+from respondeoqa_space.cli import main
+from respondeoqa_space.store import Store
 
 from .helpers import file_records, k_correct_predictions, write_jsonl
 
@@ -21,7 +21,6 @@ SHORT = "junior_scholarship_short_answer.json"
 def admin(db: Path, data_dir: Path, *args: str) -> int:
     return main(
         [
-            "space",
             "admin",
             "--db",
             str(db),

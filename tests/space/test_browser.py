@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from conftest import require
 from gradio_client import Client
-from respondeoqa_eval.space.views.columns import VIEWS
+from respondeoqa_space.views.columns import VIEWS
 from synthetic import SECRET_MARKER
 
 from .helpers import (

@@ -1,8 +1,10 @@
-"""The Space bundle (`respondeoqa-eval space bundle` / `deploy`): its files, the bundle installed
-and started in a fresh venv from the built wheel, deploy against the local Hub stand-in, and the
-private gold a Space downloads from the operator's private Hub repo.
+"""The Space repository (`space/`) and `respondeoqa-space deploy`: its files, uploaded as they
+are (the dry run lists exactly the folder's tracked files), installed and started in a fresh
+venv as the Hub builds it, deploy against the local Hub stand-in (one commit, the Space
+variables set, refusals in one line), and the private gold a Space downloads from the
+operator's private Hub repo.
 
-The wheel and the venv are the session's (tests/conftest.py, tests/wheelkit.py): the wheel
+The wheels and the venv are the session's (tests/conftest.py, tests/wheelkit.py): the wheel
 smoke test (tests/test_wheel.py) runs in the same venv, so a session builds them once.
 """
 
@@ -24,26 +26,21 @@ from kit.net import free_port, stop, wait_for_http
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
-from respondeoqa_eval.cli import main
 from respondeoqa_eval.data.gold import read_folder
-from respondeoqa_eval.space.config import DEFAULT_DB
-from respondeoqa_eval.space.paper import PAPER_ROWS
-from respondeoqa_eval.space.store.hub import HubRepo
+from respondeoqa_space.cli import main
+from respondeoqa_space.config import DEFAULT_DB
+from respondeoqa_space.deploy import upload_files
+from respondeoqa_space.paper import PAPER_ROWS
+from respondeoqa_space.store.hub import HubRepo
 from synthetic import SECRET_MARKER, private_records, write_private
 from wheelkit import ROOT, checkout_version, pip_in, venv_env
 
 from .helpers import leaderboard
 
-SPACE_DIR = ROOT / "space"  # the repository's copy of the Space files
+SPACE_DIR = ROOT / "space"  # the Space repository
 GOLD_REPO = "operator/respondeoqa-gold"
-DATASET = "operator/respondeoqa"
 SPACE_REPO = "operator/leaderboard"
-BUNDLE_FILES = {"app.py", "README.md", "requirements.txt", ".gitignore"}
-
-
-def bundle(out: Path, *args: str) -> Path:
-    assert main(["space", "bundle", "--output", str(out), *args]) == 0
-    return out
+CARD_FILES = {"app.py", "README.md", "requirements.txt", ".gitignore", "pyproject.toml"}
 
 
 def front_matter(readme: str) -> dict:
@@ -51,8 +48,8 @@ def front_matter(readme: str) -> dict:
     return yaml.safe_load(readme.split("---\n", 2)[1])
 
 
-def pyproject() -> dict:
-    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+def pyproject(folder: Path = ROOT) -> dict:
+    return tomllib.loads((folder / "pyproject.toml").read_text(encoding="utf-8"))
 
 
 def git(folder: Path, *args: str) -> str:
@@ -66,77 +63,111 @@ def untracked(folder: Path) -> set[str]:
     return set(git(folder, "ls-files", "--others", "--exclude-standard").splitlines())
 
 
-# -- the bundle's files -------------------------------------------------------------------------
+def space_files() -> set[str]:
+    """`git ls-files space/`, relative to the folder: what a deploy uploads."""
+    return set(git(SPACE_DIR, "ls-files").splitlines())
 
 
-def test_bundle_files_and_front_matter(tmp_path: Path) -> None:
+def requirement_lines(text: str) -> list[Requirement]:
+    return [Requirement(x) for x in text.splitlines() if x.strip() and not x.startswith("#")]
+
+
+def materialize(files: dict[str, bytes], folder: Path) -> Path:
+    """The files of a Space repository written into `folder` (as the Hub checks them out)."""
+    for name, data in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_bytes(data)
+    return folder
+
+
+# -- the Space repository's files -----------------------------------------------------------------
+
+
+def test_space_folder_files_and_front_matter(tmp_path: Path) -> None:
     import gradio
 
-    out = bundle(
-        tmp_path / "b", "--data-repo", DATA_REPO, "--gold-repo", GOLD_REPO, "--dataset", DATASET
-    )
-    assert {p.name for p in out.iterdir()} == BUNDLE_FILES
+    files = upload_files(SPACE_DIR)
+    assert set(files) == space_files() and CARD_FILES <= set(files)
+    assert {n for n in files if n.startswith("respondeoqa_space/")} >= {
+        "respondeoqa_space/__init__.py",
+        "respondeoqa_space/views/templates/board.html",
+        "respondeoqa_space/web/static/board.js",
+    }
 
-    readme = (out / "README.md").read_text(encoding="utf-8")
+    readme = files["README.md"].decode("utf-8")
     meta = front_matter(readme)
     assert meta["sdk"] == "gradio"
     assert meta["sdk_version"] == gradio.__version__
-    assert (out / meta["app_file"]).is_file() and meta["app_file"] == "app.py"
+    assert meta["app_file"] in files and meta["app_file"] == "app.py"
     python = meta["python_version"]
     assert isinstance(python, str) and Version(python).release[:1] == (3,)
     assert SpecifierSet(pyproject()["project"]["requires-python"]).contains(f"{python}.0")
     assert meta["hf_oauth"] is True
     assert "leaderboard" in meta["tags"]
-    assert meta["datasets"] == [DATASET]
-    assert f"](https://huggingface.co/datasets/{DATASET})" in readme
-    # without --dataset: no dataset id is made up; the card links the upstream repository
-    plain = front_matter((bundle(tmp_path / "plain") / "README.md").read_text(encoding="utf-8"))
-    assert "datasets" not in plain
-    assert "](https://github.com/slanglab/RespondeoQA)" in (
-        tmp_path / "plain" / "README.md"
-    ).read_text(encoding="utf-8")
-    assert DATA_REPO in readme and GOLD_REPO in readme
+    # no dataset id is made up; the card links the upstream repository
+    assert "datasets" not in meta
+    assert "](https://github.com/slanglab/RespondeoQA)" in readme
 
-    # no wheel: the exact package version from the index, with the Space's extra
-    lines = [
-        x
-        for x in (out / "requirements.txt").read_text(encoding="utf-8").splitlines()
-        if x.strip() and not x.startswith("#")
-    ]
-    (req,) = [Requirement(x) for x in lines]
-    assert req.name == "respondeoqa-eval" and req.extras == {"space"}
-    assert str(req.specifier) == f"=={checkout_version()}"
+    # the evaluator pinned at this version, from the index; the Space's own dependencies are
+    # the Space package's (space/pyproject.toml), in step
+    reqs = requirement_lines(files["requirements.txt"].decode("utf-8"))
+    (evaluator,) = [r for r in reqs if r.name == "respondeoqa-eval"]
+    assert not evaluator.extras and str(evaluator.specifier) == f"=={checkout_version()}"
+    declared = [Requirement(x) for x in pyproject(SPACE_DIR)["project"]["dependencies"]]
+    assert sorted(map(str, reqs)) == sorted(map(str, declared))
 
-    # the app file knows the repos, never a token
-    app = (out / "app.py").read_text(encoding="utf-8")
-    assert DATA_REPO in app and GOLD_REPO in app and "hf_" not in app.replace("HF_TOKEN", "")
+    # the app file knows no repo and no token: those are Space variables and secrets
+    app = files["app.py"].decode("utf-8")
+    assert DATA_REPO not in app and "hf_" not in app.replace("HF_TOKEN", "")
     compile(app, "app.py", "exec")
 
     # .gitignore: the local database (and its WAL files) and Gradio's folder stay out
+    out = materialize(files, tmp_path / "b")
     git(out, "init", "-q")
     db = DEFAULT_DB.as_posix()
     local = [db, f"{db}-wal", f"{db}-shm", ".gradio/flagged/log.csv", "__pycache__/app.pyc"]
+    local += [".venv/bin/python", "respondeoqa_space.egg-info/PKG-INFO", "build/lib/x.py"]
     for rel in local:
         (out / rel).parent.mkdir(parents=True, exist_ok=True)
         (out / rel).write_bytes(b"x")
-    assert untracked(out) == BUNDLE_FILES
+    assert untracked(out) == set(files)
 
 
-def test_wheel_bundle_vendors_the_package(tmp_path: Path, wheel: Path) -> None:
-    out = bundle(tmp_path / "b", "--wheel", str(wheel))
+def test_dry_run_lists_the_space_folder_and_nothing_else(capsys: pytest.CaptureFixture) -> None:
+    # what lies around a working Space folder is never uploaded: untracked and ignored files
+    junk = [SPACE_DIR / "space_data" / "probe.sqlite3", SPACE_DIR / "respondeoqa_space" / "x.pyc"]
+    for path in junk:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"x")
+    try:
+        assert main(["deploy", "--repo-id", SPACE_REPO, "--dry-run"]) == 0
+    finally:
+        for path in junk:
+            path.unlink()
+    lines = capsys.readouterr().out.splitlines()
+    listed = [line.split(" ")[2] for line in lines if line.startswith("would upload ")]
+    assert len(listed) == len(lines) and set(listed) == space_files()
+    tracked = set(git(ROOT, "ls-files", "space/").splitlines())
+    assert {f"space/{name}" for name in listed} == tracked
+
+
+def test_wheel_deploy_vendors_the_evaluator(wheel: Path, tmp_path: Path) -> None:
+    files = upload_files(SPACE_DIR, wheel)
+    out = materialize(files, tmp_path / "b")
     vendor = out / "vendor"
-    version = {}
+    version: dict[str, str] = {}
     exec((vendor / "respondeoqa_eval" / "_version.py").read_text(encoding="utf-8"), version)
     assert version["__version__"] == checkout_version()
     assert (vendor / f"respondeoqa_eval-{checkout_version()}.dist-info" / "METADATA").is_file()
-    # requirements: the package's own dependencies and its space extra (from pyproject.toml)
+    assert not (vendor / "respondeoqa_space").exists()  # the evaluator's wheel alone
+    # requirements: the evaluator's own dependencies (from pyproject.toml) in place of its line,
+    # and the Space's
     project = pyproject()["project"]
+    space = [r for r in pyproject(SPACE_DIR)["project"]["dependencies"]]
     wanted = {
-        Requirement(x).name.lower().replace("_", "-")
-        for x in project["dependencies"] + project["optional-dependencies"]["space"]
-    }
-    text = (out / "requirements.txt").read_text(encoding="utf-8")
-    reqs = [Requirement(x) for x in text.splitlines() if x.strip() and not x.startswith("#")]
+        Requirement(x).name.lower().replace("_", "-") for x in project["dependencies"] + space
+    } - {"respondeoqa-eval"}
+    reqs = requirement_lines((out / "requirements.txt").read_text(encoding="utf-8"))
     assert {r.name.lower().replace("_", "-") for r in reqs} == wanted
     assert all(r.marker is None and r.url is None for r in reqs)  # nothing from the repo's files
     git(out, "init", "-q")
@@ -146,38 +177,28 @@ def test_wheel_bundle_vendors_the_package(tmp_path: Path, wheel: Path) -> None:
 def test_bad_wheel_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     fake = tmp_path / "respondeoqa_eval-0.0.0-py3-none-any.whl"
     fake.write_bytes(b"not a zip")
-    assert main(["space", "bundle", "--output", str(tmp_path / "b"), "--wheel", str(fake)]) == 2
+    args = ["deploy", "--repo-id", SPACE_REPO, "--dry-run", "--wheel", str(fake)]
+    assert main(args) == 2
     err = capsys.readouterr().err
-    assert "--wheel" in err and "Traceback" not in err
+    assert "--wheel" in err and "Traceback" not in err and err.count("\n") == 1
 
 
-def test_repository_space_folder_matches_the_bundle(tmp_path: Path) -> None:
-    """`space/` in the repository is what the bundle writes (no repos configured): the same app
-    file and .gitignore, and its README carries the same front matter."""
-    out = bundle(tmp_path / "b")
-    for name in ("app.py", ".gitignore"):
-        assert (SPACE_DIR / name).read_text(encoding="utf-8") == (out / name).read_text(
-            encoding="utf-8"
-        ), f"space/{name} differs from the bundle's: respondeoqa-eval space bundle --output DIR"
-    ours = front_matter((SPACE_DIR / "README.md").read_text(encoding="utf-8"))
-    theirs = front_matter((out / "README.md").read_text(encoding="utf-8"))
-    for volatile in ("sdk_version", "python_version"):  # the installed gradio / Python
-        assert volatile in ours
-        ours.pop(volatile), theirs.pop(volatile)
-    assert ours == theirs
-    assert not (SPACE_DIR / "requirements.txt").exists()  # written by the bundle, per version
+def test_the_space_app_file_starts_the_installed_space() -> None:
+    app = (SPACE_DIR / "app.py").read_text(encoding="utf-8")
+    assert "from respondeoqa_space.cli import serve" in app and "sys.exit(serve())" in app
 
 
-# -- the bundle installed into a fresh venv and started -----------------------------------------
+# -- the Space repository installed into a fresh venv and started -------------------------------
 
 
 @pytest.mark.slow
-def test_bundle_installs_and_serves_the_leaderboard(
-    venv: Path, wheel: Path, tmp_path: Path, public_dir: Path
+def test_deployed_space_installs_and_serves_the_leaderboard(
+    hub: HubStub, venv: Path, wheel: Path, tmp_path: Path, public_dir: Path
 ) -> None:
     from gradio_client import Client
 
-    out = bundle(tmp_path / "space", "--wheel", str(wheel))
+    assert main(["deploy", "--repo-id", SPACE_REPO, "--wheel", str(wheel)]) == 0
+    out = materialize(hub.files(SPACE_REPO, "space"), tmp_path / "space")
     git(out, "init", "-q")
     before = untracked(out)
     # as a Hub Space builds: requirements.txt alone, from a folder without the repository's files
@@ -219,7 +240,8 @@ def test_bundle_installs_and_serves_the_leaderboard(
         assert {row.model for row in PAPER_ROWS} <= models
     finally:
         stop(proc)
-    assert f"from {out / 'vendor' / 'respondeoqa_eval'}" in text()  # the bundle's own package
+    assert f"from {out / 'vendor' / 'respondeoqa_eval'}" in text()  # the upload's own evaluator
+    assert f"from {out / 'respondeoqa_space'}" in text()  # and its own Space
     assert "Traceback" not in text()
     assert db.is_file()
     assert untracked(out) == before  # what the run left in the folder is ignored
@@ -229,32 +251,51 @@ def test_bundle_installs_and_serves_the_leaderboard(
 
 
 def test_deploy_dry_run_uploads_nothing_then_deploy_commits_once(
-    hub: HubStub, tmp_path: Path, wheel: Path, capsys: pytest.CaptureFixture
+    hub: HubStub, wheel: Path, capsys: pytest.CaptureFixture
 ) -> None:
-    args = ["space", "deploy", "--repo-id", SPACE_REPO, "--data-repo", DATA_REPO]
+    args = ["deploy", "--repo-id", SPACE_REPO, "--data-repo", DATA_REPO]
     assert main([*args, "--dry-run"]) == 0
     listed = capsys.readouterr().out
-    for name in BUNDLE_FILES:
+    for name in space_files():
         assert f"would upload {name} (" in listed
-    assert hub.commits == [] and hub.created == {}
+    assert f"would set the Space variable RESPONDEOQA_SPACE_MIRROR={DATA_REPO}" in listed
+    assert hub.commits == [] and hub.created == {} and hub.space_variables == {}
 
     assert main(args) == 0
     capsys.readouterr()
     key = f"space:{SPACE_REPO}"
     assert hub.created[key]["sdk"] == "gradio"
     (commit,) = hub.commits
-    assert commit.repo == key and sorted(commit.added) == sorted(BUNDLE_FILES)
-    expected = bundle(tmp_path / "expected", "--data-repo", DATA_REPO)
+    assert commit.repo == key and sorted(commit.added) == sorted(space_files())
     assert hub.files(SPACE_REPO, "space") == {
-        name: (expected / name).read_bytes() for name in BUNDLE_FILES
+        name: (SPACE_DIR / name).read_bytes() for name in space_files()
     }
+    assert hub.space_variables[SPACE_REPO] == {"RESPONDEOQA_SPACE_MIRROR": DATA_REPO}
 
-    # a wheel deploy vendors the package; a later index deploy removes it in its one commit
+    # a wheel deploy vendors the evaluator; a later index deploy removes it in its one commit
     assert main([*args, "--wheel", str(wheel)]) == 0
     assert any(p.startswith("vendor/respondeoqa_eval/") for p in hub.files(SPACE_REPO, "space"))
-    assert main(args) == 0
+    assert main([*args, "--gold-repo", GOLD_REPO]) == 0
     assert len(hub.commits) == 3 and hub.commits[-1].deleted
-    assert set(hub.files(SPACE_REPO, "space")) == BUNDLE_FILES
+    assert set(hub.files(SPACE_REPO, "space")) == space_files()
+    assert hub.space_variables[SPACE_REPO] == {
+        "RESPONDEOQA_SPACE_MIRROR": DATA_REPO,
+        "RESPONDEOQA_GOLD_REPO": GOLD_REPO,
+    }
+
+
+@pytest.mark.parametrize("status", [403, 503])
+def test_a_refused_variable_is_one_line_and_uploads_nothing(
+    hub: HubStub, status: int, capsys: pytest.CaptureFixture
+) -> None:
+    # the Hub refuses the token (403), or fails beyond the retries (5xx)
+    hub.fail("POST", f"/api/spaces/{SPACE_REPO}/variables", status, times=10)
+    args = ["deploy", "--repo-id", SPACE_REPO, "--gold-repo", GOLD_REPO]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"HTTP {status}" in err and "RESPONDEOQA_GOLD_REPO" in err
+    assert "Traceback" not in err and TOKEN not in err
+    assert hub.commits == [] and hub.space_variables == {}
 
 
 # -- private gold from the operator's private Hub repo ------------------------------------------
@@ -271,7 +312,7 @@ def test_space_gold_from_private_hub_repo_is_never_served(
     gold_repo.commit({p.name: p.read_bytes() for p in private.iterdir()}, "private gold")
     assert hub.private[f"dataset:{GOLD_REPO}"] is True
 
-    out = bundle(tmp_path / "space", "--gold-repo", GOLD_REPO)
+    out = materialize(upload_files(SPACE_DIR), tmp_path / "space")  # the deployed Space
     public = file_server(public_dir)  # the pinned public files, served locally
     tmp = tmp_path / "tmp"
     tmp.mkdir()
@@ -283,6 +324,7 @@ def test_space_gold_from_private_hub_repo_is_never_served(
         "HF_HOME": str(tmp_path / "hf-home"),
         "TMPDIR": str(tmp),  # where the Space puts its temporary gold folder
         "RESPONDEOQA_DATA_DIR": "",
+        "RESPONDEOQA_GOLD_REPO": GOLD_REPO,  # the Space variable `deploy --gold-repo` sets
         "RESPONDEOQA_SPACE_DB": str(workdir / "leaderboard.sqlite3"),
         "RESPONDEOQA_BASE_URL": public.url,
         "RESPONDEOQA_CACHE": str(tmp_path / "rqa-cache"),

@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from respondeoqa_eval.report.model import ItemResult
-from respondeoqa_eval.space.store import Store, Submission, sha256_bytes
+from respondeoqa_space.store import Store, Submission, sha256_bytes
 
 from .helpers import make_report
 

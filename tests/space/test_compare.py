@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from respondeoqa_eval.data.gold import GoldSet
 from respondeoqa_eval.scoring.aggregate import Bootstrap
-from respondeoqa_eval.space.views.compare import differences_frame, disagreements, paired
+from respondeoqa_space.views.compare import differences_frame, disagreements, paired
 
 from .helpers import item_result
 

@@ -1,4 +1,4 @@
-"""Every setting lives in one table (space/config.py SETTINGS): the README and space/README.md
+"""Every setting lives in one table (space/config.py SETTINGS): the README and the operator's guide
 show it as rendered, every variable is read, and a bad setting or operator argument is one line
 that names it, exit status 2, with nothing stored or lost."""
 
@@ -8,20 +8,20 @@ import re
 from pathlib import Path
 
 import pytest
-from respondeoqa_eval.cli import main
 from respondeoqa_eval.errors import InputError
-from respondeoqa_eval.space.config import SETTINGS, SpaceConfig, settings_markdown
-from respondeoqa_eval.space.metadata import clean_model_name
-from respondeoqa_eval.space.service import Space
-from respondeoqa_eval.space.store import Store
+from respondeoqa_space.cli import main
+from respondeoqa_space.config import SETTINGS, SpaceConfig, settings_markdown
+from respondeoqa_space.metadata import clean_model_name
+from respondeoqa_space.service import Space
+from respondeoqa_space.store import Store
 
 from .helpers import file_records, k_correct_predictions, write_jsonl
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGE = ROOT / "evaluator" / "respondeoqa_eval"
+PACKAGE = ROOT / "space" / "respondeoqa_space"
 
 
-@pytest.mark.parametrize("readme", ["README.md", "space/README.md"])
+@pytest.mark.parametrize("readme", ["README.md", "docs/leaderboard-operating.md"])
 def test_the_settings_tables_are_rendered_from_the_one_table(readme: str) -> None:
     text = (ROOT / readme).read_text(encoding="utf-8")
     assert settings_markdown() in text, (
@@ -56,7 +56,7 @@ def test_every_variable_of_the_table_is_read_and_none_elsewhere() -> None:
     # no module reads a variable of the Space that the table does not list
     listed = {s.env for s in SETTINGS}
     read = set()
-    for path in (PACKAGE / "space").rglob("*.py"):
+    for path in PACKAGE.rglob("*.py"):
         read |= set(re.findall(r'"(RESPONDEOQA_SPACE_\w+)"', path.read_text(encoding="utf-8")))
     assert read <= listed, read - listed
     on_hub = SpaceConfig.from_env({"SPACE_ID": "org/space", "OAUTH_CLIENT_ID": "x"})
@@ -87,9 +87,9 @@ def test_a_bad_setting_is_one_line_naming_it(
 ) -> None:
     monkeypatch.setenv(var, value)
     monkeypatch.chdir(tmp_path)
-    assert main(["space", "--db", str(tmp_path / "lb.sqlite3")]) == 2
+    assert main(["serve", "--db", str(tmp_path / "lb.sqlite3")]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith(f"respondeoqa-eval: error: ${var}: {reason}")
+    assert err.count("\n") == 1 and err.startswith(f"respondeoqa-space: error: ${var}: {reason}")
     assert len(err) < 300  # a 5,000-digit value is not echoed whole
     assert not (tmp_path / "lb.sqlite3").exists()  # nothing was created
 
@@ -101,8 +101,8 @@ def test_bad_database_paths_are_one_line(private_dir: Path, tmp_path: Path, caps
     text.write_text("not a database\n" * 10, encoding="utf-8")
     for db, reason in ((folder, "is a folder, not a database file"), (text, "not an SQLite")):
         for args in (
-            ["space", "--data-dir", str(private_dir), "--db", str(db)],
-            ["space", "admin", "--db", str(db), "list"],
+            ["serve", "--data-dir", str(private_dir), "--db", str(db)],
+            ["admin", "--db", str(db), "list"],
         ):
             assert main(args) == 2, args
             err = capsys.readouterr().err
@@ -121,7 +121,7 @@ def test_bad_operator_arguments_are_one_line(
 
     def admin(*args: str) -> str:
         try:
-            code = main(["space", "admin", "--db", str(db), "--data-dir", str(private_dir), *args])
+            code = main(["admin", "--db", str(db), "--data-dir", str(private_dir), *args])
         except SystemExit as exc:  # argparse: a bad argument
             code = exc.code
         err = capsys.readouterr().err
@@ -131,7 +131,7 @@ def test_bad_operator_arguments_are_one_line(
     # a mistyped --db is refused rather than made empty and listed as "no entries"
     assert "no such database (a typo?); add --create" in admin("list")
     assert not db.exists()
-    assert main(["space", "admin", "--db", str(db), "--create", "list"]) == 0
+    assert main(["admin", "--db", str(db), "--create", "list"]) == 0
     assert capsys.readouterr().out == "no entries\n"
     assert "not a file" in admin("add", str(tmp_path / "missing.jsonl"))
     assert f"{tmp_path}: not a file" in admin("add", str(tmp_path))
@@ -145,7 +145,7 @@ def test_bad_operator_arguments_are_one_line(
         file_records(public_gold, "prosody_feet_questions_english.json"), 3
     )
     good = write_jsonl(tmp_path / "good.jsonl", rows[0])
-    assert main(["space", "admin", "--db", str(db), "add", str(good), "--model", "ok"]) == 0
+    assert main(["admin", "--db", str(db), "add", str(good), "--model", "ok"]) == 0
     assert Store(db).count() == 1  # and the bad calls stored nothing
 
 
@@ -170,20 +170,20 @@ def test_withdraw_and_model_names_refuse_lookalikes(public_gold, tmp_path: Path)
 @pytest.mark.parametrize(
     ("env", "args", "named"),
     [
-        ({"GRADIO_SERVER_PORT": "abc"}, ["space"], "$GRADIO_SERVER_PORT: expected a whole"),
-        ({"GRADIO_SERVER_PORT": "\u00b2"}, ["space"], "$GRADIO_SERVER_PORT: expected a whole"),
-        ({}, ["space", "--host", "999.999.1.1"], "--host / $GRADIO_SERVER_NAME '999.999.1.1'"),
-        ({}, ["space", "--host", "no-such-host.invalid"], "'no-such-host.invalid': not an"),
-        ({}, ["space", "--mirror", "bad id"], "--mirror / --repo: expected a Hub repository"),
-        ({"RESPONDEOQA_SPACE_MIRROR": "bad id"}, ["space"], "$RESPONDEOQA_SPACE_MIRROR: exp"),
-        ({"HF_ENDPOINT": "garbage"}, ["space"], "$HF_ENDPOINT: expected an http(s):// address"),
-        ({"RESPONDEOQA_SPACE_PULL_SECONDS": "nan"}, ["space"], "$RESPONDEOQA_SPACE_PULL_SEC"),
-        ({"RESPONDEOQA_SPACE_COMMIT_WINDOW": "inf"}, ["space"], "$RESPONDEOQA_SPACE_COMMIT_W"),
-        ({}, ["space", "admin", "--space-url", "notaurl", "list"], "argument --space-url: exp"),
-        ({}, ["space", "admin", "--space-url", "http://[::1", "list"], "--space-url: expected"),
-        ({}, ["space", "worker", "--poll", "nan"], "argument --poll: expected a finite number"),
-        ({}, ["space", "worker", "--lease", "nan"], "argument --lease: expected a finite"),
-        ({}, ["space", "worker", "--timeout=-inf"], "argument --timeout: expected a finite"),
+        ({"GRADIO_SERVER_PORT": "abc"}, ["serve"], "$GRADIO_SERVER_PORT: expected a whole"),
+        ({"GRADIO_SERVER_PORT": "\u00b2"}, ["serve"], "$GRADIO_SERVER_PORT: expected a whole"),
+        ({}, ["serve", "--host", "999.999.1.1"], "--host / $GRADIO_SERVER_NAME '999.999.1.1'"),
+        ({}, ["serve", "--host", "no-such-host.invalid"], "'no-such-host.invalid': not an"),
+        ({}, ["serve", "--mirror", "bad id"], "--mirror / --repo: expected a Hub repository"),
+        ({"RESPONDEOQA_SPACE_MIRROR": "bad id"}, ["serve"], "$RESPONDEOQA_SPACE_MIRROR: exp"),
+        ({"HF_ENDPOINT": "garbage"}, ["serve"], "$HF_ENDPOINT: expected an http(s):// address"),
+        ({"RESPONDEOQA_SPACE_PULL_SECONDS": "nan"}, ["serve"], "$RESPONDEOQA_SPACE_PULL_SEC"),
+        ({"RESPONDEOQA_SPACE_COMMIT_WINDOW": "inf"}, ["serve"], "$RESPONDEOQA_SPACE_COMMIT_W"),
+        ({}, ["admin", "--space-url", "notaurl", "list"], "argument --space-url: exp"),
+        ({}, ["admin", "--space-url", "http://[::1", "list"], "--space-url: expected"),
+        ({}, ["worker", "--poll", "nan"], "argument --poll: expected a finite number"),
+        ({}, ["worker", "--lease", "nan"], "argument --lease: expected a finite"),
+        ({}, ["worker", "--timeout=-inf"], "argument --timeout: expected a finite"),
     ],
 )
 def test_every_bad_setting_and_argument_is_one_line_exit_2(
@@ -191,9 +191,9 @@ def test_every_bad_setting_and_argument_is_one_line_exit_2(
 ) -> None:
     for key, value in env.items():
         monkeypatch.setenv(key, value)
-    if args[:2] == ["space", "admin"]:
-        args = [*args[:2], "--db", str(tmp_path / "ops.sqlite3"), "--create", *args[2:]]
-    elif args == ["space"] or args[1].startswith("--"):
+    if args[:1] == ["admin"]:
+        args = [*args[:1], "--db", str(tmp_path / "ops.sqlite3"), "--create", *args[1:]]
+    elif args[0] == "serve":
         args = [*args, "--db", str(tmp_path / "lb.sqlite3")]
     try:
         code = main(args)
@@ -204,10 +204,8 @@ def test_every_bad_setting_and_argument_is_one_line_exit_2(
     assert "Traceback" not in err
 
 
-def test_bundle_onto_an_existing_file_is_one_line(tmp_path: Path, capsys) -> None:
-    taken = tmp_path / "taken"
-    taken.write_text("mine\n", encoding="utf-8")
-    assert main(["space", "bundle", "--output", str(taken)]) == 2
+def test_deploy_to_a_bad_repo_id_is_one_line(capsys) -> None:
+    # (`space bundle --output FILE` went away: the Space folder is the repository, CHANGELOG)
+    assert main(["deploy", "--repo-id", "no-slash", "--dry-run"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and f"--output {taken}: is a file" in err
-    assert taken.read_text(encoding="utf-8") == "mine\n"
+    assert err.count("\n") == 1 and "--repo-id 'no-slash': expected ORG/NAME" in err

@@ -244,7 +244,7 @@ def test_the_submit_api_has_the_readme_names(client: Client, public_gold, tmp_pa
 def test_the_submit_message_counts_as_the_board_does(client: Client, server, public_gold, tmp_path):
     """No answer is counted over the accuracy items, as the board's No ans. column counts it;
     the translations are counted apart (they have no accuracy)."""
-    from respondeoqa_eval.space.views.columns import UNANSWERED
+    from respondeoqa_space.views.columns import UNANSWERED
 
     short = file_records(public_gold, SHORT)  # 675 short-answer items
     long = file_records(public_gold, "junior_scholarship_translation_long.json")

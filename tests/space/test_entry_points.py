@@ -1,5 +1,6 @@
-"""The two ways to start the Space: `respondeoqa-eval space` on its defaults (public gold fetched
-and verified, SQLite in space_data/) and `python space/app.py` (the Hub entry point)."""
+"""The ways to start the Space: `respondeoqa-space serve` on its defaults (public gold fetched
+and verified, SQLite in space_data/), `python space/app.py` (the Hub entry point), and the old
+command's one line naming the new one."""
 
 from __future__ import annotations
 
@@ -36,13 +37,14 @@ def test_space_app_py_starts_the_same_app(tmp_path: Path) -> None:
     assert "gold: 1147 items from 6 files" in srv.log_text()
 
 
-def test_space_app_py_is_the_bundle_app_file() -> None:
-    """space/app.py is what `space bundle` writes with no repos set (render_app is its one
-    source): the committed copy never drifts from the bundled one."""
-    from respondeoqa_eval.space.deploy.bundle import render_app
+def test_space_app_py_is_uploaded_as_it_is() -> None:
+    """space/app.py is the Space's app file itself (no bundler writes it any more): a deploy
+    uploads the committed file unchanged."""
+    from respondeoqa_space.deploy import space_folder, upload_files
 
-    committed = (ROOT / "space" / "app.py").read_text(encoding="utf-8")
-    assert committed == render_app(), "space/app.py is stale: write render_app() into it"
+    committed = (ROOT / "space" / "app.py").read_bytes()
+    assert space_folder() == ROOT / "space"
+    assert upload_files(space_folder())["app.py"] == committed
 
 
 def test_space_readme_front_matter() -> None:
@@ -69,7 +71,7 @@ def test_default_command_fetches_public_gold(tmp_path: Path, file_server) -> Non
             "RESPONDEOQA_DATA_DIR": "",
             "RESPONDEOQA_SPACE_DB": "",
         },
-        cmd=[sys.executable, "-m", "respondeoqa_eval.cli", "space", "--port", "PORT"],
+        cmd=[sys.executable, "-m", "respondeoqa_space", "serve", "--port", "PORT"],
     )
     try:
         with urllib.request.urlopen(srv.url + "gradio_api/info", timeout=10) as resp:
@@ -81,3 +83,15 @@ def test_default_command_fetches_public_gold(tmp_path: Path, file_server) -> Non
     assert len(list((tmp_path / "cache").rglob("*.json"))) == 6
     assert len(files.requests) == 6  # each public file fetched once
     assert "gold: 1147 items from 6 files (private sources: False)" in srv.log_text()
+
+
+def test_the_old_command_names_the_new_one(tmp_path: Path) -> None:
+    from conftest import run_cli
+
+    for args in (["space"], ["space", "admin", "list"], ["space", "bundle", "--output", "x"]):
+        proc = run_cli(*args, cwd=tmp_path, timeout=120)
+        assert proc.returncode == 2 and proc.stdout == ""
+        assert proc.stderr == (
+            "respondeoqa-eval: 'space' moved to its own command: respondeoqa-space "
+            "serve|admin|worker|dispatch|deploy (pip install -e ./space)\n"
+        )

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from respondeoqa_eval.scoring.aggregate import Difference
-from respondeoqa_eval.space.paper import PAPER_ROWS
-from respondeoqa_eval.space.views import figures
+from respondeoqa_space.paper import PAPER_ROWS
+from respondeoqa_space.views import figures
 
 from .helpers import make_report
 

@@ -1,7 +1,7 @@
 """Format compliance and item analysis on the board (issue 22's Space parts), from hand-made
 submissions whose right answers are known: the Overview's unanswered share and lenient gap,
 the entry detail's format rows, Compare's gap per category, the Items view (a planted gold
-error flagged, private items only counted), its CSV, and the operator's `space admin items`."""
+error flagged, private items only counted), its CSV, and the operator's `respondeoqa-space admin items`."""
 
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 from respondeoqa_eval.analysis.items import AGREE, GOLD_FORMAT
-from respondeoqa_eval.space.admin import Admin
-from respondeoqa_eval.space.config import Limits
-from respondeoqa_eval.space.service import Space, SpaceConfig
-from respondeoqa_eval.space.views import items as item_views
-from respondeoqa_eval.space.views.columns import LENIENT_GAP, UNANSWERED
-from respondeoqa_eval.space.views.frames import ALL_COVERAGES
+from respondeoqa_space.admin import Admin
+from respondeoqa_space.config import Limits
+from respondeoqa_space.service import Space, SpaceConfig
+from respondeoqa_space.views import items as item_views
+from respondeoqa_space.views.columns import LENIENT_GAP, UNANSWERED
+from respondeoqa_space.views.frames import ALL_COVERAGES
 from synthetic import SECRET_MARKER
 
 from .helpers import WRONG, _normalizes_nonempty, file_records, write_jsonl

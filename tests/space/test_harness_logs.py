@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from gradio_client import Client
 from harness.logkit import DATE, details_like_lighteval, lm_eval_sample
-from respondeoqa_eval.space.config import SpaceConfig
-from respondeoqa_eval.space.service import Space
+from respondeoqa_space.config import SpaceConfig
+from respondeoqa_space.service import Space
 
 from .helpers import file_records, submit, write_jsonl
 

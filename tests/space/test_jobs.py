@@ -1,6 +1,6 @@
-"""Evaluation requests on Hugging Face Jobs (`space dispatch`): the flavor and price table, one
+"""Evaluation requests on Hugging Face Jobs (`respondeoqa-space dispatch`): the flavor and price table, one
 request as one Job, and the dispatcher against the Jobs stand-in (kit/jobstub.py), whose Jobs
-are local processes running the real `space worker --once --request ID` on a stand-in engine
+are local processes running the real `respondeoqa-space worker --once --request ID` on a stand-in engine
 that never answers (`hang`: a run in progress) or runs out of GPU memory (`oom`).
 
 A Job killed mid-run gives its request back, run again by a new Job, nothing stored twice; one
@@ -21,24 +21,24 @@ from pathlib import Path
 
 import pytest
 from kit.hubstub import RECORD_REPO, TOKEN, HubStub
-from respondeoqa_eval._version import __version__
 from respondeoqa_eval.errors import InputError
-from respondeoqa_eval.space.config import Limits
-from respondeoqa_eval.space.jobs.command import (
+from respondeoqa_space import __version__
+from respondeoqa_space.config import Limits
+from respondeoqa_space.jobs.command import (
     OOM_LINE,
     SCRIPT,
     JobRun,
     job_spec,
     job_timeout,
 )
-from respondeoqa_eval.space.jobs.flavors import (
+from respondeoqa_space.jobs.flavors import (
     billed_cost,
     billed_minutes,
     flavor_for,
     next_up,
     weight_bytes,
 )
-from respondeoqa_eval.space.requests.model import FAILED, PENDING, RUNNING, Request
+from respondeoqa_space.requests.model import FAILED, PENDING, RUNNING, Request
 
 from .jobskit import dispatcher_of, mount_jobs, put_gold
 from .requestkit import MODEL, add_tiny_model, desk_of, requests_in_record
@@ -87,7 +87,7 @@ def test_one_request_as_one_job() -> None:
     assert spec.image.startswith("vllm/vllm-openai:v") and spec.flavor == "h200x2"
     assert spec.command[:3] == ["sh", "-c", SCRIPT]
     args = spec.command[4:]
-    assert args[:2] == ["space", "worker"]
+    assert args[:1] == ["worker"]
     for option, value in (("--request", "0123456789ab"), ("--worker-id", "job-abc"),
                           ("--repo", "org/record")):  # fmt: skip
         assert args[args.index(option) + 1] == value
@@ -96,7 +96,7 @@ def test_one_request_as_one_job() -> None:
     assert serve == (
         "vllm serve {model} --revision {revision} --tensor-parallel-size 2 --port {port}"
     )
-    assert spec.env["RESPONDEOQA_PACKAGE"] == f"respondeoqa-eval[space]=={__version__}"
+    assert spec.env["RESPONDEOQA_PACKAGE"] == f"respondeoqa-space=={__version__}"
     assert spec.env["RESPONDEOQA_GOLD_REPO"] == "org/gold"
     # the tokens are secrets, never plain environment
     assert spec.secrets == {"HF_TOKEN": "hf_write", "RESPONDEOQA_GOLD_TOKEN": "hf_read"}
@@ -320,7 +320,7 @@ def test_the_lease_is_renewed_while_the_job_waits_for_hardware(
     assert after.status == RUNNING and after.lease_until > before
     # a request another worker holds now: its Job is cancelled (never two runs)
     (job,) = jobs.jobs.values()
-    from respondeoqa_eval.space.requests.ledger import RequestLedger
+    from respondeoqa_space.requests.ledger import RequestLedger
 
     clock[0] += 2000  # the lease ran out; another worker claimed it
     other = RequestLedger(dispatcher.ledger.repo, clock=lambda: clock[0])
@@ -336,8 +336,8 @@ def test_the_lease_is_renewed_while_the_job_waits_for_hardware(
 def test_a_jobs_run_shows_its_hardware_time_and_cost_and_older_entries_read_as_before() -> None:
     from dataclasses import replace
 
-    from respondeoqa_eval.space.store.evaluation import Evaluation, EvaluationError
-    from respondeoqa_eval.space.views.verified import evaluation_fields
+    from respondeoqa_space.store.evaluation import Evaluation, EvaluationError
+    from respondeoqa_space.views.verified import evaluation_fields
 
     from .test_record_writers import EVALUATION
 
@@ -361,7 +361,7 @@ def test_a_jobs_run_shows_its_hardware_time_and_cost_and_older_entries_read_as_b
 def test_the_jobs_api_failing_changes_nothing_and_a_job_not_started_gives_its_request_back(
     hub: HubStub, jobs, tmp_path: Path
 ) -> None:
-    from respondeoqa_eval.space.store.hub import HubUnavailable
+    from respondeoqa_space.store.hub import HubUnavailable
 
     jobs.hold = True
     rid = requested(hub, tmp_path)
@@ -394,24 +394,24 @@ def test_the_jobs_api_failing_changes_nothing_and_a_job_not_started_gives_its_re
 def test_bad_dispatch_options_are_one_line(
     args: list[str], message: str, capsys, monkeypatch
 ) -> None:
-    from respondeoqa_eval.cli import main
+    from respondeoqa_space.cli import main
 
     monkeypatch.setenv("HF_TOKEN", TOKEN)
     monkeypatch.delenv("NO_SUCH_TOKEN_VAR", raising=False)
-    code = main(["space", "dispatch", "--repo", RECORD_REPO, *args])
+    code = main(["dispatch", "--repo", RECORD_REPO, *args])
     err = capsys.readouterr().err
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
 
 
 def test_the_worker_takes_a_request_id_only_with_once(capsys, monkeypatch) -> None:
-    from respondeoqa_eval.cli import main
+    from respondeoqa_space.cli import main
 
     monkeypatch.setenv("HF_TOKEN", TOKEN)
     for args, message in (
         (["--request", "0123456789ab"], "--request needs --once"),
         (["--once", "--request", "../etc"], "--request '../etc': not a request id"),
     ):
-        code = main(["space", "worker", "--repo", RECORD_REPO, "--api-base", "x", *args])
+        code = main(["worker", "--repo", RECORD_REPO, "--api-base", "x", *args])
         err = capsys.readouterr().err
         assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
 
@@ -424,10 +424,10 @@ RECORD_ONLY, GOLD_ONLY = "hf_record_write_only", "hf_gold_read_only"
 def job_worker(
     hub: HubStub, tmp_path: Path, monkeypatch, capsys, rid: str, record_token: str, gold_token: str
 ) -> tuple[int, str]:
-    """`space worker --once --request RID` as a Job runs it (the dispatcher's claim, the gold
+    """`respondeoqa-space worker --once --request RID` as a Job runs it (the dispatcher's claim, the gold
     read from the gold repo), in this process, with the Job's two tokens; (status, stderr)."""
-    from respondeoqa_eval.cli import main
-    from respondeoqa_eval.space.requests.ledger import RequestLedger
+    from respondeoqa_space.cli import main
+    from respondeoqa_space.requests.ledger import RequestLedger
 
     from .jobskit import GOLD_REPO
     from .requestkit import repo_of
@@ -439,7 +439,7 @@ def job_worker(
     monkeypatch.setenv("RESPONDEOQA_GOLD_REPO", GOLD_REPO)
     monkeypatch.setenv("RESPONDEOQA_GOLD_TOKEN", gold_token)
     code = main(
-        ["space", "worker", "--repo", RECORD_REPO, "--work-dir", str(tmp_path / "job"),
+        ["worker", "--repo", RECORD_REPO, "--work-dir", str(tmp_path / "job"),
          "--once", "--request", rid, "--worker-id", "job-0123abcd", "--check-model", MODEL,
          "--serve-command", stub_serve()]
     )  # fmt: skip

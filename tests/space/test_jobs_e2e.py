@@ -5,7 +5,7 @@ Real parts only: the Space is the real CLI in a subprocess on Gradio's Space cod
 through the loopback OpenID provider) on the Hub stand-in's record; chromium logs in and files
 the request on the Request page; the dispatcher launches the Job through huggingface_hub
 against the Jobs stand-in (kit/jobstub.py), which runs the Job's own command: its script,
-`respondeoqa-eval space worker --once --request ID` reading the private gold repo with the
+`respondeoqa-space worker --once --request ID` reading the private gold repo with the
 Job's gold token, and the `vllm serve` template the dispatcher wrote, stood in for by
 `transformers serve` on the tiny random model at the requested commit (started once: the
 engine check and the run share it). The Job's two tokens are fine-grained ones (write access
@@ -26,9 +26,9 @@ from conftest import require
 from kit.hubstub import RECORD_REPO, TOKEN, HubStub
 from kit.oidcstub import OidcStub
 from kit.space_server import start_server
-from respondeoqa_eval._version import __version__
 from respondeoqa_eval.data.gold import GoldSet
-from respondeoqa_eval.space.store import Store
+from respondeoqa_space import __version__
+from respondeoqa_space.store import Store
 from synthetic import SECRET_MARKER
 
 from .helpers import assert_message_whole, open_page, page_board, parse_board
@@ -112,7 +112,7 @@ def _run(hub, jobs, space, browser, private_gold, tmp_path: Path, shots: Path) -
     jobs.wait(job.id, timeout=900)
     log_text = jobs.log_text(job.id)
     assert job.stage == "COMPLETED", log_text
-    assert f"respondeoqa-eval[space]=={__version__}" in log_text  # installed at its version
+    assert f"respondeoqa-space=={__version__}" in log_text  # installed at its version
     # vLLM (here transformers serve) started once: the engine check and the run on one engine
     assert log_text.count("starting the engine: ") == 1, log_text
     assert "the engine of the check serves the request" in log_text

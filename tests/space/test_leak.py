@@ -126,7 +126,7 @@ def test_private_gold_never_leaves(server, private_gold, tmp_path: Path) -> None
         assert SECRET_MARKER not in text
     # and the check itself can fail: the store does hold the private answers, in the kept
     # predictions (compressed in the file, so read them through the store)
-    from respondeoqa_eval.space.store import Store
+    from respondeoqa_space.store import Store
 
     kept = Store(server.db).predictions(int(ids[0])) or []
     assert any(SECRET_MARKER in row.get("response", row.get("answer", "")) for row in kept)

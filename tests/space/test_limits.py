@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 from respondeoqa_eval.errors import InputError
-from respondeoqa_eval.space.config import Limits, SpaceConfig
-from respondeoqa_eval.space.metadata import clean_link, clean_metadata
-from respondeoqa_eval.space.web.clients import client_of
+from respondeoqa_space.config import Limits, SpaceConfig
+from respondeoqa_space.metadata import clean_link, clean_metadata
+from respondeoqa_space.web.clients import client_of
 
 
 @pytest.mark.parametrize(

@@ -26,9 +26,9 @@ from conftest import require
 from gradio_client import Client
 from kit.oidcstub import OidcStub
 from kit.space_server import Server, start_server
-from respondeoqa_eval.space.config import SpaceConfig
-from respondeoqa_eval.space.store import Store
-from respondeoqa_eval.space.store import entry_path as hub_path
+from respondeoqa_space.config import SpaceConfig
+from respondeoqa_space.store import Store
+from respondeoqa_space.store import entry_path as hub_path
 
 from .helpers import (
     board_rows,
@@ -199,7 +199,7 @@ def test_login_quota_submitter_withdraw(
 
 
 def _sha(path: Path) -> str:
-    from respondeoqa_eval.space.store import sha256_bytes
+    from respondeoqa_space.store import sha256_bytes
 
     return sha256_bytes(path.read_bytes())
 

@@ -17,10 +17,10 @@ import httpx
 import pytest
 from conftest import require
 from kit.net import free_port
-from respondeoqa_eval.space.config import SpaceConfig
-from respondeoqa_eval.space.service import Space
-from respondeoqa_eval.space.web.app import launch
-from respondeoqa_eval.space.web.pagecache import PageCache
+from respondeoqa_space.config import SpaceConfig
+from respondeoqa_space.service import Space
+from respondeoqa_space.web.app import launch
+from respondeoqa_space.web.pagecache import PageCache
 
 from .helpers import file_records, k_correct_predictions, parse_board, stored
 

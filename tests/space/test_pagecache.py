@@ -11,7 +11,7 @@ from pathlib import Path
 
 import brotli
 import pytest
-from respondeoqa_eval.space.web.pagecache import (
+from respondeoqa_space.web.pagecache import (
     AssetCache,
     CompressedAnswers,
     PageCache,

@@ -11,7 +11,7 @@ from collections import Counter
 import pytest
 from respondeoqa_eval.data.records import Record
 from respondeoqa_eval.report.model import Accuracy, ItemResult, Report, Score
-from respondeoqa_eval.space import privacy
+from respondeoqa_space import privacy
 
 K = 10
 CONTENT = "by_content"

@@ -22,7 +22,7 @@ import pytest
 from gradio_client import Client
 from kit.space_server import start_server
 from respondeoqa_eval.data.gold import read_folder
-from respondeoqa_eval.space.views.columns import VIEWS
+from respondeoqa_space.views.columns import VIEWS
 from synthetic import SECRET_MARKER, write_private
 
 from .helpers import board_rows, submit, write_jsonl

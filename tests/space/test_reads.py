@@ -16,9 +16,9 @@ from typing import Any
 import httpx
 from gradio_client import Client, handle_file
 from kit.net import free_port
-from respondeoqa_eval.space.config import SpaceConfig
-from respondeoqa_eval.space.service import Space
-from respondeoqa_eval.space.web.app import launch
+from respondeoqa_space.config import SpaceConfig
+from respondeoqa_space.service import Space
+from respondeoqa_space.web.app import launch
 
 from .helpers import (
     board_rows,

@@ -14,13 +14,13 @@ from pathlib import Path
 import pytest
 from kit.hubstub import RECORD_REPO, HubStub
 from respondeoqa_eval import evaluate, load_predictions
-from respondeoqa_eval.space import rows
-from respondeoqa_eval.space.admin import Admin
-from respondeoqa_eval.space.service import Space, SpaceConfig
-from respondeoqa_eval.space.store import Store, Submission, entry_path, sha256_bytes
-from respondeoqa_eval.space.store import record as record_format
-from respondeoqa_eval.space.store.hub import HubUnavailable
-from respondeoqa_eval.space.store.sync import READY, UNAVAILABLE
+from respondeoqa_space import rows
+from respondeoqa_space.admin import Admin
+from respondeoqa_space.service import Space, SpaceConfig
+from respondeoqa_space.store import Store, Submission, entry_path, sha256_bytes
+from respondeoqa_space.store import record as record_format
+from respondeoqa_space.store.hub import HubUnavailable
+from respondeoqa_space.store.sync import READY, UNAVAILABLE
 
 from .helpers import (
     file_records,

@@ -13,8 +13,8 @@ import httpx
 from gradio_client import Client
 from kit.hubstub import RECORD_REPO, TOKEN, HubStub
 from kit.space_server import Server, start_server
-from respondeoqa_eval.cli import main
-from respondeoqa_eval.space.store import Store, entry_path, sha256_bytes
+from respondeoqa_space.cli import main
+from respondeoqa_space.store import Store, entry_path, sha256_bytes
 
 from .helpers import (
     SUBMIT_OK,
@@ -120,7 +120,7 @@ def test_corrupt_record_file_and_operator_changes_reach_a_running_space(
 
         # the operator, elsewhere: the record is read whole (the bad file listed), then a change
         admin = [
-            "space", "admin", "--db", str(tmp_path / "ops.sqlite3"), "--repo", RECORD_REPO,
+            "admin", "--db", str(tmp_path / "ops.sqlite3"), "--repo", RECORD_REPO,
             "--data-dir", str(private_dir),
         ]  # fmt: skip
         assert main([*admin, "list"]) == 0

@@ -18,9 +18,9 @@ import pytest
 from gradio_client import Client
 from kit.hubstub import RECORD_REPO, TOKEN, HubStub
 from kit.space_server import Server, start_server
-from respondeoqa_eval.cli import main
-from respondeoqa_eval.space.store import Store
-from respondeoqa_eval.space.store.sync import RecordDiverged
+from respondeoqa_space.cli import main
+from respondeoqa_space.store import Store
+from respondeoqa_space.store.sync import RecordDiverged
 
 from .helpers import (
     SUBMIT_OK,
@@ -176,7 +176,7 @@ def test_a_record_deleted_and_made_again_costs_no_entry(
 ) -> None:
     env = env_for(hub, tmp_path)
     srv = start_server(private_dir, tmp_path / "space", env_extra=env)
-    admin = ["space", "admin", "--db", str(tmp_path / "ops.sqlite3"), "--create"]
+    admin = ["admin", "--db", str(tmp_path / "ops.sqlite3"), "--create"]
     try:
         wait_for(lambda: "reading its record" not in page_board(srv.url))
         client = Client(srv.url, verbose=False)
@@ -219,9 +219,9 @@ def test_a_copy_that_accepts_a_new_record_takes_it_as_it_is(
         sync.read()
     assert store.count() == 7 and sync.status.state == "diverged"
     assert not sync.status.writable
-    admin = ["space", "admin", "--db", str(store.path), "--repo", RECORD_REPO]
+    admin = ["admin", "--db", str(store.path), "--repo", RECORD_REPO]
     assert main([*admin, "list"]) == 2  # every other action is refused, and says why
-    assert "choose with `space admin record repush`" in capsys.readouterr().err
+    assert "choose with `respondeoqa-space admin record repush`" in capsys.readouterr().err
     assert main([*admin, "record", "accept"]) == 0
     assert "accepted the record: 7 entries removed here" in capsys.readouterr().out
     assert Store(store.path).count() == 0
@@ -252,8 +252,8 @@ def test_an_id_told_by_one_of_two_writers_always_names_that_entry(
 def test_a_full_disk_is_one_plain_sentence(
     hub: HubStub, public_gold, tmp_path: Path, monkeypatch
 ) -> None:
-    from respondeoqa_eval.space.config import SpaceConfig
-    from respondeoqa_eval.space.service import Space
+    from respondeoqa_space.config import SpaceConfig
+    from respondeoqa_space.service import Space
 
     space = Space(SpaceConfig(db=tmp_path / "s.sqlite3", gold=public_gold, bootstrap=20))
     path = write_jsonl(tmp_path / "p.jsonl", feet(public_gold, 4))
@@ -274,8 +274,8 @@ def test_a_full_disk_is_one_plain_sentence(
 def test_the_genuine_entry_keeps_its_id_whatever_file_name_a_colliding_writer_picks(
     hub: HubStub, public_gold, tmp_path: Path, capsys
 ) -> None:
-    from respondeoqa_eval.space.store import entry_path, sha256_bytes
-    from respondeoqa_eval.space.store.record import pack
+    from respondeoqa_space.store import entry_path, sha256_bytes
+    from respondeoqa_space.store.record import pack
 
     store, sync, intake = writing_copy(hub, public_gold, tmp_path, "a")
     genuine = stored(intake, tmp_path, feet(public_gold, 10), "genuine")
@@ -304,7 +304,7 @@ def test_the_genuine_entry_keeps_its_id_whatever_file_name_a_colliding_writer_pi
         assert {e.model: e.id for e in copy.entries()} == {"genuine": 1}, name
         (problem,) = copy.record_problems()
         assert problem.path == entry_path(rogue.file_sha256) and problem.entry_id == 1
-    admin = ["space", "admin", "--db", str(tmp_path / "ops.sqlite3"), "--repo", RECORD_REPO]
+    admin = ["admin", "--db", str(tmp_path / "ops.sqlite3"), "--repo", RECORD_REPO]
     assert main([*admin, "list"]) == 0
     listed = capsys.readouterr().out
     assert listed.startswith("#1\t") and "\tgenuine\t" in listed

@@ -1,4 +1,4 @@
-"""Several writers on one record (the Space, the operator's worker, `space admin`), each with its own
+"""Several writers on one record (the Space, the operator's worker, `respondeoqa-space admin`), each with its own
 copy, on the Hub stand-in: a push commits only on the head its copy read (a stale head is the
 Hub's 412), an id is never given twice (an unpushed entry whose id another writer gave out first
 moves to the next free id, its quota attempt with it), a push carries other files in the same
@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 from kit.hubstub import RECORD_REPO, HubStub
-from respondeoqa_eval.space.config import Limits
-from respondeoqa_eval.space.metadata import clean_metadata
-from respondeoqa_eval.space.store import Store, entry_path
-from respondeoqa_eval.space.store.evaluation import Evaluation
-from respondeoqa_eval.space.store.hub import HeadMoved
-from respondeoqa_eval.space.store.sync import Syncer
+from respondeoqa_space.config import Limits
+from respondeoqa_space.metadata import clean_metadata
+from respondeoqa_space.store import Store, entry_path
+from respondeoqa_space.store.evaluation import Evaluation
+from respondeoqa_space.store.hub import HeadMoved
+from respondeoqa_space.store.sync import Syncer
 
 from .helpers import file_records, intake_of, record_repo, stored, syncer_of, write_jsonl
 

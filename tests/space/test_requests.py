@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 from kit.hubstub import RECORD_REPO, TOKEN, HubStub
-from respondeoqa_eval.space.config import Limits
-from respondeoqa_eval.space.requests.ledger import LostClaim
-from respondeoqa_eval.space.requests.model import FAILED, PENDING, RUNNING, Request, request_path
-from respondeoqa_eval.space.service import Space, SpaceConfig
+from respondeoqa_space.config import Limits
+from respondeoqa_space.requests.ledger import LostClaim
+from respondeoqa_space.requests.model import FAILED, PENDING, RUNNING, Request, request_path
+from respondeoqa_space.service import Space, SpaceConfig
 
 from .requestkit import MODEL, add_tiny_model, desk_of, ledger_of, requests_in_record
 
@@ -274,7 +274,7 @@ def test_request_files_read_back_are_checked(
 def test_a_failed_request_can_be_asked_again_and_operator_faults_cost_nothing(
     hub: HubStub, tiny_model: Path, tmp_path: Path, capsys, monkeypatch
 ) -> None:
-    from respondeoqa_eval.cli import main
+    from respondeoqa_space.cli import main
 
     for i in range(3):
         add_tiny_model(hub, tiny_model, f"tiny-org/m{i}")
@@ -309,10 +309,10 @@ def test_a_failed_request_can_be_asked_again_and_operator_faults_cost_nothing(
     bob = desk.request("tiny-org/m0", "main", "paper", False, "bob")
     assert bob.ok and bob.message.startswith(f"Asked again: request {first.id}"), bob.message
 
-    # the operator reopens a failed request: `space admin requests reopen ID`
+    # the operator reopens a failed request: `respondeoqa-space admin requests reopen ID`
     m1 = next(r for r in desk.ledger.read_now()[1].values() if r.model == "tiny-org/m1")
     assert m1.status == FAILED
-    base = ["space", "admin", "--repo", RECORD_REPO, "--actor", "op", "requests"]
+    base = ["admin", "--repo", RECORD_REPO, "--actor", "op", "requests"]
     assert main([*base, "reopen", m1.id]) == 0
     assert capsys.readouterr().out.strip() == f"request {m1.id} (tiny-org/m1): failed -> pending"
     reopened = Request.from_dict(requests_in_record(hub)[m1.id])
@@ -337,7 +337,7 @@ def test_a_failed_request_can_be_asked_again_and_operator_faults_cost_nothing(
 
 
 def test_a_request_given_back_by_the_operator_side_says_so(hub: HubStub, model: str, tmp_path):
-    from respondeoqa_eval.space.requests.desk import describe
+    from respondeoqa_space.requests.desk import describe
 
     clock = Clock()
     desk = desk_of(hub, tmp_path / "desk", clock=clock)
@@ -356,9 +356,9 @@ def test_hub_facts_name_the_pipeline_with_its_article_and_counts_in_one_style() 
     from types import SimpleNamespace
 
     from respondeoqa_eval.errors import InputError
-    from respondeoqa_eval.space.config import Limits as L
-    from respondeoqa_eval.space.metadata import clean_metadata, params_text, parse_params
-    from respondeoqa_eval.space.requests.desk import facts_of, parameter_text
+    from respondeoqa_space.config import Limits as L
+    from respondeoqa_space.metadata import clean_metadata, params_text, parse_params
+    from respondeoqa_space.requests.desk import facts_of, parameter_text
 
     def info(pipeline: str) -> SimpleNamespace:
         return SimpleNamespace(id="org/m", sha="a" * 40, pipeline_tag=pipeline)
@@ -391,7 +391,7 @@ def test_hub_facts_name_the_pipeline_with_its_article_and_counts_in_one_style() 
 def test_reasoning_is_part_of_a_request_id_and_older_files_still_read() -> None:
     from dataclasses import replace
 
-    from respondeoqa_eval.space.requests.model import RequestError, request_id
+    from respondeoqa_space.requests.model import RequestError, request_id
 
     sha = "a" * 40
     plain, reasoning = request_id("org/m", sha, "paper"), request_id("org/m", sha, "paper", True)

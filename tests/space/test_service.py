@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from respondeoqa_eval.space.config import Limits
-from respondeoqa_eval.space.service import Space, SpaceConfig
+from respondeoqa_space.config import Limits
+from respondeoqa_space.service import Space, SpaceConfig
 
 from .helpers import file_records, k_correct_predictions, write_jsonl
 
@@ -63,7 +63,7 @@ def test_no_file_and_internal_error_are_plain_messages(
     def broken(*args, **kwargs):  # a bug inside scoring, quoting what it was working on
         raise IsADirectoryError(f"{folder}: SECRET gold text")
 
-    monkeypatch.setattr("respondeoqa_eval.space.submission.score_for_board", broken)
+    monkeypatch.setattr("respondeoqa_space.submission.score_for_board", broken)
     path = tmp_path / "p.jsonl"
     path.write_text('{"id": "prosody_app.I.1.1-la", "answer": "x"}\n', encoding="utf-8")
     out = space.submit(path, "m", client="a")
@@ -101,8 +101,8 @@ def test_compare_picks_are_deduplicated_capped_and_cached_in_bounded_bytes(
     for k in range(200, 700, 100):  # five entries of different content
         path = write_jsonl(tmp_path / f"p{k}.jsonl", k_correct_predictions(records, k)[0])
         ids.append(space.submit(path, f"model {k}", client=f"c{k}").entry.id)
-    from respondeoqa_eval.space.readmodel import approx_size
-    from respondeoqa_eval.space.views import figures
+    from respondeoqa_space.readmodel import approx_size
+    from respondeoqa_space.views import figures
 
     drawn = []
     real = figures.grouped_bars

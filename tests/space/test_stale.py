@@ -1,6 +1,6 @@
 """Stale marking: an entry scored with an older evaluator version, or against gold files that
 were corrected since (another gold fingerprint than the running Space's), is marked on the board
-and in its detail until `respondeoqa-eval space admin rescore`; both causes, real SQLite file,
+and in its detail until `respondeoqa-space admin rescore`; both causes, real SQLite file,
 real gold folders, the real CLI."""
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ import shutil
 from dataclasses import replace
 from pathlib import Path
 
-from respondeoqa_eval.cli import main
-from respondeoqa_eval.space.rows import SELF_REPORTED_LABEL as SCORED_LABEL
-from respondeoqa_eval.space.service import Space, SpaceConfig
-from respondeoqa_eval.space.store import Store
-from respondeoqa_eval.space.views.frames import ALL_COVERAGES, STALE_MARK
+from respondeoqa_space.cli import main
+from respondeoqa_space.rows import SELF_REPORTED_LABEL as SCORED_LABEL
+from respondeoqa_space.service import Space, SpaceConfig
+from respondeoqa_space.store import Store
+from respondeoqa_space.views.frames import ALL_COVERAGES, STALE_MARK
 
 from .helpers import file_records, k_correct_predictions, write_jsonl
 
@@ -39,9 +39,7 @@ def detail_note(space: Space, entry_id: int, folder: Path) -> list[str]:
 
 
 def rescore(db: Path, data_dir: Path) -> int:
-    return main(
-        ["space", "admin", "--db", str(db), "--data-dir", str(data_dir), "--actor", "t", "rescore"]
-    )
+    return main(["admin", "--db", str(db), "--data-dir", str(data_dir), "--actor", "t", "rescore"])
 
 
 def corrected_copy(data_dir: Path, target: Path) -> Path:

@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from respondeoqa_eval.space.store import (
+from respondeoqa_space.store import (
     DuplicateSubmissionError,
     Store,
     Submission,
@@ -130,7 +130,7 @@ CRASH = textwrap.dedent(
     import os, sys
     from dataclasses import replace
     from respondeoqa_eval.report import ItemResult
-    from respondeoqa_eval.space import store as st
+    from respondeoqa_space import store as st
     from tests_helpers import make_report
 
     s = st.Store(sys.argv[1])
@@ -173,7 +173,7 @@ def test_crash_mid_write_leaves_db_intact(tmp_path: Path) -> None:
 
 
 def test_attempt_counting(tmp_path: Path) -> None:
-    from respondeoqa_eval.space.config import Limits
+    from respondeoqa_space.config import Limits
 
     store = Store(tmp_path / "lb.sqlite3")
     # an attempt that stored an entry, one that stored nothing, and another client's

@@ -13,14 +13,14 @@ from html.parser import HTMLParser
 import pytest
 from respondeoqa_eval.report.model import Accuracy, BleuScore, Report, Score
 from respondeoqa_eval.report.numbers import MISSING, percent_text, round1
-from respondeoqa_eval.space.metadata import ModelInfo
-from respondeoqa_eval.space.paper import PAPER_ROWS
-from respondeoqa_eval.space.rows import PAPER_LABEL
-from respondeoqa_eval.space.views.board import board_html
-from respondeoqa_eval.space.views.columns import TRANSLATION_VIEW, VIEWS
-from respondeoqa_eval.space.views.detail import EntryDetail, detail_html
-from respondeoqa_eval.space.views.entry import breakdown_frame, metadata_frame
-from respondeoqa_eval.space.views.frames import (
+from respondeoqa_space.metadata import ModelInfo
+from respondeoqa_space.paper import PAPER_ROWS
+from respondeoqa_space.rows import PAPER_LABEL
+from respondeoqa_space.views.board import board_html
+from respondeoqa_space.views.columns import TRANSLATION_VIEW, VIEWS
+from respondeoqa_space.views.detail import EntryDetail, detail_html
+from respondeoqa_space.views.entry import breakdown_frame, metadata_frame
+from respondeoqa_space.views.frames import (
     ALL_COVERAGES,
     MOST_ENTRIES,
     columns,
@@ -30,7 +30,7 @@ from respondeoqa_eval.space.views.frames import (
     records,
     to_csv,
 )
-from respondeoqa_eval.space.views.legend import legend, legend_html
+from respondeoqa_space.views.legend import legend, legend_html
 
 from .helpers import make_report, parse_board
 
@@ -538,7 +538,7 @@ def test_legend_explains_missing_small_and_bleu() -> None:
 
 
 def test_the_pickers_name_each_rows_coverage() -> None:
-    from respondeoqa_eval.space.rows import picker_label
+    from respondeoqa_space.rows import picker_label
 
     entry = FakeEntry(12, "m", make_report(0.5), sources=("jun-schol",))
     assert picker_label(entry) == "#12 m \u00b7 Junior Scholarship"

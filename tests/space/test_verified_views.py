@@ -9,15 +9,15 @@ import io
 from dataclasses import replace
 from pathlib import Path
 
-from respondeoqa_eval.space.config import Limits
-from respondeoqa_eval.space.metadata import clean_metadata
-from respondeoqa_eval.space.paper import PAPER_ROWS
-from respondeoqa_eval.space.requests.model import Request
-from respondeoqa_eval.space.rows import PAPER_LABEL
-from respondeoqa_eval.space.service import Space, SpaceConfig
-from respondeoqa_eval.space.views.frames import STALE_MARK, leaderboard_frame, type_label
-from respondeoqa_eval.space.views.requests import requests_frame
-from respondeoqa_eval.space.web.routes import read_routes
+from respondeoqa_space.config import Limits
+from respondeoqa_space.metadata import clean_metadata
+from respondeoqa_space.paper import PAPER_ROWS
+from respondeoqa_space.requests.model import Request
+from respondeoqa_space.rows import PAPER_LABEL
+from respondeoqa_space.service import Space, SpaceConfig
+from respondeoqa_space.views.frames import STALE_MARK, leaderboard_frame, type_label
+from respondeoqa_space.views.requests import requests_frame
+from respondeoqa_space.web.routes import read_routes
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 

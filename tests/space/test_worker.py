@@ -1,4 +1,4 @@
-"""The operator's worker (`space worker`) against the Hub stand-in's record and real engines:
+"""The operator's worker (`respondeoqa-space worker`) against the Hub stand-in's record and real engines:
 `transformers serve` (started per request, or failing to start), a plain HTTP server that never
 becomes ready, and the chat-completions stand-in as the operator's own endpoint (`--api-base`).
 
@@ -25,12 +25,12 @@ from pathlib import Path
 
 import pytest
 from kit.hubstub import RECORD_REPO, TOKEN, HubStub
-from respondeoqa_eval.cli import main
 from respondeoqa_eval.runner.prompts import user_prompt
-from respondeoqa_eval.space.config import Limits
-from respondeoqa_eval.space.requests.model import FAILED, FINISHED, PENDING, RUNNING, Request
-from respondeoqa_eval.space.worker import procs
-from respondeoqa_eval.space.worker.engine import Endpoint, ServeCommand, StartedEngine
+from respondeoqa_space.cli import main
+from respondeoqa_space.config import Limits
+from respondeoqa_space.requests.model import FAILED, FINISHED, PENDING, RUNNING, Request
+from respondeoqa_space.worker import procs
+from respondeoqa_space.worker.engine import Endpoint, ServeCommand, StartedEngine
 from runner.chat_server import ChatServer
 from synthetic import SECRET_MARKER
 
@@ -86,7 +86,7 @@ def request_now(hub: HubStub, rid: str) -> Request:
 
 def worker_cmd(work: Path, private_dir: Path, *extra: str) -> list[str]:
     return [
-        sys.executable, "-m", "respondeoqa_eval.cli", "space", "worker",
+        sys.executable, "-m", "respondeoqa_space", "worker",
         "--repo", RECORD_REPO, "--data-dir", str(private_dir), "--work-dir", str(work), *extra,
     ]  # fmt: skip
 
@@ -411,11 +411,11 @@ def test_bad_worker_options_are_one_line(
     args: list[str], message: str, tmp_path: Path, capsys, monkeypatch
 ) -> None:
     monkeypatch.setenv("HF_TOKEN", TOKEN)
-    code = main(["space", "worker", "--repo", RECORD_REPO, "--work-dir", str(tmp_path), *args])
+    code = main(["worker", "--repo", RECORD_REPO, "--work-dir", str(tmp_path), *args])
     err = capsys.readouterr().err
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
     monkeypatch.delenv("HF_TOKEN")
-    assert main(["space", "worker", "--repo", RECORD_REPO, "--api-base", "x"]) == 2
+    assert main(["worker", "--repo", RECORD_REPO, "--api-base", "x"]) == 2
     assert "$HF_TOKEN: the worker needs a token" in capsys.readouterr().err
 
 
@@ -469,8 +469,8 @@ def small_gold(gold, per_source: int = 6):
 
 
 def worker_main(work: Path, private_dir: Path, *args: str) -> int:
-    """`respondeoqa-eval space worker` in this process (the hub fixture's environment)."""
-    argv = ["space", "worker", "--repo", RECORD_REPO, "--data-dir", str(private_dir)]
+    """`respondeoqa-space worker` in this process (the hub fixture's environment)."""
+    argv = ["worker", "--repo", RECORD_REPO, "--data-dir", str(private_dir)]
     return main([*argv, "--work-dir", str(work), *args])
 
 
@@ -510,7 +510,7 @@ def test_operator_side_failures_give_requests_back_and_stop_the_worker(
     goes back to the queue with a note (this worker does not take it again: one model too
     large for its GPUs does not hold up the rest), and after three in a row the worker stops;
     the fourth request was not touched."""
-    from respondeoqa_eval.space.worker.worker import WorkerStopped
+    from respondeoqa_space.worker.worker import WorkerStopped
 
     rids = []
     for i, user in enumerate(("alice", "bob", "carol", "dave")):
@@ -545,7 +545,7 @@ def test_once_says_why_nothing_ran_and_fails_with_a_failed_request(
 ) -> None:
     from dataclasses import replace
 
-    from respondeoqa_eval.space.requests.model import iso, request_path
+    from respondeoqa_space.requests.model import iso, request_path
 
     add_tiny_model(hub, tiny_model)
     add_tiny_model(hub, tiny_model, "tiny-org/other")
@@ -632,7 +632,7 @@ def test_provenance_says_the_sampling_transformers_serve_applied(
     import shutil
 
     from respondeoqa_eval.runner.prompts import build_messages
-    from respondeoqa_eval.space.worker import sampling
+    from respondeoqa_space.worker import sampling
 
     model = tmp_path / "greedy-config"
     shutil.copytree(tiny_model, model)

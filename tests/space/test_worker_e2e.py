@@ -4,7 +4,7 @@ evaluates it on a serving engine this project did not write.
 Real parts only: the Space is the real CLI in a subprocess on Gradio's Space code path (OAuth
 through the loopback OpenID provider, kit/oidcstub.py); its record and the model live on the
 Hub stand-in (kit/hubstub.py, which huggingface_hub and transformers talk to unchanged); the
-worker is `respondeoqa-eval space worker` in a subprocess, whose `--serve-command` starts
+worker is `respondeoqa-space worker` in a subprocess, whose `--serve-command` starts
 `transformers serve` on the tiny random model, downloaded from the stand-in at the requested
 commit. The request is made by chromium, logged in as a user; it ends as verified entries on
 the board (every coverage of the run), with their provenance in the detail, whose numbers are
@@ -28,8 +28,8 @@ from kit.hubstub import RECORD_REPO, HubStub
 from kit.oidcstub import OidcStub
 from kit.space_server import Server, start_server
 from respondeoqa_eval.report.model import Report
-from respondeoqa_eval.space.store import Store
-from respondeoqa_eval.space.submission import point_values
+from respondeoqa_space.store import Store
+from respondeoqa_space.submission import point_values
 from synthetic import SECRET_MARKER
 
 from .helpers import (
@@ -100,7 +100,7 @@ def run_worker(
 ) -> subprocess.CompletedProcess:
     env = {**os.environ, **env_for(hub, tmp_path / "worker")}
     cmd = [
-        sys.executable, "-m", "respondeoqa_eval.cli", "space", "worker",
+        sys.executable, "-m", "respondeoqa_space", "worker",
         "--repo", RECORD_REPO, "--data-dir", str(private_dir), "--work-dir", str(work),
         "--serve-command", SERVE, "--once", "--space-url", space.url, "--concurrency", "8",
         "--engine-timeout", "300", "--check-model", MODEL,

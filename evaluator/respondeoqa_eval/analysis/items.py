@@ -1,6 +1,7 @@
 """Item analysis across entries (README: Item analysis): which items are hard, which separate
 strong entries from weak ones, and which look like gold errors. Pure: entries' per-item
-results in, an `ItemAnalysis` out; reading reports and writing the CSV is `items_cli.py`.
+results in, an `ItemAnalysis` out; its CSV and summary text are `text.py`, reading reports and
+writing files `cli/items.py`.
 
 Per item (accuracy items only: translation is scored as a corpus, so it has no per-item score),
 over the entries that have a prediction for it (an unanswered prediction counts, as 0):
@@ -134,7 +135,11 @@ class ItemStats:
     @property
     def agreement(self) -> str:
         """The chance test's evidence in words ("" when the item was not tested)."""
-        if self.agreement_posterior is None or self.agreement_answer is None:
+        if (
+            self.agreement_posterior is None
+            or self.agreement_answer is None
+            or self.agreement_ratio is None
+        ):
             return ""
         rest = "" if self.other_accuracy is None else f", the others {self.other_accuracy:.0%}"
         where, after, scope = "", "", "right on the task"
@@ -767,8 +772,8 @@ def _chance_test(cases: Sequence[_Case], thresholds: Thresholds) -> dict[int, _E
             part1 = _log_partition_keyed(others, n_right, spread, thresholds.key_weight)
         else:
             part1 = _log_partition(others + [n_right], case.options, spread)
-        log_h1 = _logsumexp(_grid_loglik(ability, gives_top, fit.floor) + fit.log_prior)
-        log_h1 = float(log_h1) + part1
+        log_h1 = float(_logsumexp(_grid_loglik(ability, gives_top, fit.floor) + fit.log_prior))
+        log_h1 += part1
         ratio = log_h1 - log_h0
         rest = share[gives_top == 0]
         out[index] = _Evidence(
@@ -795,12 +800,12 @@ def _gold_error_test(
     (the whole answer; a feet item's foot positions too), AGREE added to the flagged."""
     cases = _whole_cases(computed, by_item, gold, key_of) + _foot_cases(computed, by_item, gold)
     best: dict[str, _Evidence] = {}
-    for evidence in _chance_test(cases, thresholds).values():
-        held = best.get(evidence.case.item)
-        if held is None or evidence.log_ratio + math.log(evidence.case.prior_share) > (
+    for candidate in _chance_test(cases, thresholds).values():
+        held = best.get(candidate.case.item)
+        if held is None or candidate.log_ratio + math.log(candidate.case.prior_share) > (
             held.log_ratio + math.log(held.case.prior_share)
         ):
-            best[evidence.case.item] = evidence
+            best[candidate.case.item] = candidate
     out: list[ItemStats] = []
     for stats in computed:
         evidence = best.get(stats.id)

@@ -2,7 +2,8 @@
 
 Each area registers its own subcommands (`register(subparsers)` in its `cli` module; the core's
 are `score.py` and `items.py` here) and sets `func(args) -> int`; a command imports only its own
-area (`AREAS`), so `score` never loads the Space's, the runner's or the harnesses' modules.
+area (`AREAS`), so `score` never loads the runner's or the harnesses' modules. The leaderboard
+Space has its own command, `respondeoqa-space` (`MOVED`).
 Every `InputError` becomes one line on stderr and exit status 2 (a `NoData` one ends with
 `--data-dir DIR` as the way to pass a folder). `python -m respondeoqa_eval.cli` runs it too
 (`__main__.py`).
@@ -24,13 +25,18 @@ AREAS: dict[str, tuple[str, ...]] = {
     "respondeoqa_eval.cli.score": ("score", "example"),
     "respondeoqa_eval.cli.items": ("items",),
     "respondeoqa_eval.dataset.cli": ("dataset",),
-    "respondeoqa_eval.space.cli": ("space",),
     "respondeoqa_eval.runner.cli": ("prompts", "run"),
     "respondeoqa_eval.harness.cli": ("harness",),
 }
 """Area modules that add subcommands, and the commands each adds (a test keeps the two in
 step). An area whose optional extra is not installed still registers, and says which extra
 to install when its command is run."""
+
+
+MOVED: dict[str, str] = {
+    "space": "respondeoqa-space serve|admin|worker|dispatch|deploy (pip install -e ./space)",
+}
+"""Former commands, answered for one release with the command that replaced them (CHANGELOG)."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -70,7 +76,14 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    parser = build_parser(_command(argv))
+    command = _command(argv)
+    if command in MOVED:
+        print(
+            f"respondeoqa-eval: '{command}' moved to its own command: {MOVED[command]}",
+            file=sys.stderr,
+        )
+        return 2
+    parser = build_parser(command)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

@@ -1,33 +1,19 @@
-"""`respondeoqa-eval items REPORTS...`: item analysis across entries (items.py), as a CSV and
-a short summary. Reading the reports and the gold, and writing, happen here; the analysis is
-pure."""
+"""`respondeoqa-eval items REPORTS...`: item analysis across entries (`analysis/`), as a CSV and
+a short summary. Reading the reports and the gold, and writing, happen here; the analysis and
+its texts are pure."""
 
 from __future__ import annotations
 
 import argparse
-import csv
-import io
-import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..analysis.items import (
-    AGREE,
-    COLUMNS,
-    GOLD_FORMAT,
-    ItemAnalysis,
-    ItemStats,
-    analyze_items,
-)
-from ..data.breakdowns import SOURCE_LABELS, TASK_LABELS
+from ..analysis import TOP_ITEMS, analyze_items, csv_text, summary_text
 from ..data.gold import load_gold
 from ..errors import InputError
 from ..io import read_json, write_text_atomic
 from ..report.model import Report
-from ..report.numbers import percent_text
 from .score import add_gold_options
-
-TOP = 10
 
 
 def read_report(path: Path) -> Report:
@@ -53,68 +39,6 @@ def entry_names(paths: Sequence[Path]) -> list[str]:
         repeated = sorted({n for n in names if names.count(n) > 1})
         raise InputError(f"the same report is given twice: {', '.join(repeated)}")
     return names
-
-
-def csv_text(analysis: ItemAnalysis) -> str:
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
-    writer.writeheader()
-    for row in analysis.rows():
-        writer.writerow({k: "" if v is None else v for k, v in row.items()})
-    return out.getvalue()
-
-
-def _item_line(it: ItemStats) -> str:
-    disc = "—" if it.discrimination is None else f"{it.discrimination:+.2f}"
-    wrong = f"{it.wrong_answer!r} ({it.wrong_count})" if it.wrong_answer is not None else "—"
-    return (
-        f"  {it.id}  {TASK_LABELS.get(it.task, it.task)}, {SOURCE_LABELS.get(it.source, it.source)}"
-        f"  right {it.right}/{it.entries}  discrimination {disc}  most common wrong answer {wrong}"
-    )
-
-
-def summary_text(analysis: ItemAnalysis, top: int = TOP) -> str:
-    """The short summary `items` prints."""
-    items, entries = analysis.items, analysis.entries
-    lines = [
-        f"Item analysis: {len(entries)} entries, {len(items)} items with a per-item score "
-        "(translation items are scored as a corpus and left out)",
-        "Entries, best first (strong: the better half by score):",
-    ]
-    width = max(len(e.name) for e in entries)
-    for e in entries:
-        mark = "  strong" if e.strong else ""
-        lines.append(f"  {e.name:<{width}}  {percent_text(e.score):>6}  {e.n_items} items{mark}")
-    lines += ["", f"Hardest items (share of entries right, lowest first; {top} of {len(items)}):"]
-    lines += [_item_line(it) for it in items[:top]]
-    flagged = analysis.flagged
-    agree = sum(AGREE in it.reasons for it in flagged)
-    fmt = sum(GOLD_FORMAT in it.reasons for it in flagged)
-    lines += [
-        "",
-        f"Suspected gold errors: {len(flagged)} ({agree} where more entries agree on one "
-        "wrong answer than chance explains, for feet also on one foot or, strong ones, on a "
-        f"line one foot off the gold; {fmt} whose gold breaks its own format rule)",
-    ]
-    lines += [f"  {it.id}  {it.why}" for it in flagged[:top]]
-    measured = [it for it in items if it.discrimination is not None]
-    negative = [it for it in measured if it.discrimination < 0]
-    lines += [
-        "",
-        f"Discrimination (point-biserial with the entries' score on the other items): "
-        f"{len(measured)} items with {analysis.thresholds.min_entries} or more entries and some "
-        f"spread; {len(negative)} negative (weaker entries right more often: worth a look)",
-    ]
-    if measured:
-        mean = sum(it.discrimination or 0.0 for it in measured) / len(measured)
-        lines[-1] += f"; mean {mean:+.2f}"
-    lines[-1:] = textwrap.wrap(lines[-1], 96, subsequent_indent="  ")
-    if analysis.private_items:
-        lines.append(
-            f"Private items left out: {analysis.private_items} "
-            f"({analysis.private_flagged} suspected gold errors)"
-        )
-    return "\n".join(lines)
 
 
 def _items(args: argparse.Namespace) -> int:
@@ -181,7 +105,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="read no gold: no gold format check, no question / gold columns",
     )
     p.add_argument(
-        "--top", type=int, default=TOP, metavar="N", help=f"items listed (default {TOP})"
+        "--top",
+        type=int,
+        default=TOP_ITEMS,
+        metavar="N",
+        help=f"items listed (default {TOP_ITEMS})",
     )
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
     p.set_defaults(func=_items)

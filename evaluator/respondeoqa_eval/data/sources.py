@@ -207,7 +207,11 @@ FILES: dict[str, FileSpec] = _files()
 
 PASSAGE_FILES = frozenset(s.passages for s in FILES.values() if s.passages)
 PUBLIC_FILES = tuple(name for name, s in FILES.items() if s.public)
-PUBLIC_SHA256 = {name: FILES[name].sha256 for name in PUBLIC_FILES}
+PUBLIC_SHA256: dict[str, str] = {
+    name: sha for name in PUBLIC_FILES if (sha := FILES[name].sha256) is not None
+}
 """The pinned sha256 of each public file at UPSTREAM_COMMIT."""
 
-assert all(PUBLIC_SHA256.values()), "every public file needs its pinned sha256"
+assert len(PUBLIC_SHA256) == len(PUBLIC_FILES) and all(PUBLIC_SHA256.values()), (
+    "every public file needs its pinned sha256"
+)

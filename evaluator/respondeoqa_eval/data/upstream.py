@@ -120,7 +120,7 @@ def _checked(row: Any, spec: FileSpec, passages: dict[Any, str] | None) -> Recor
     if not isinstance(qid, str) or not qid:
         raise _Bad("missing or non-string question_id")
     source_name = row.get("source_name")
-    if SOURCE_NAMES.get(source_name) != spec.source:
+    if not isinstance(source_name, str) or SOURCE_NAMES.get(source_name) != spec.source:
         raise _Bad(f"source_name does not belong in {spec.name}")
     # the question text is `question` in some files and `question_text` in others (PROTOCOL 1)
     question = row.get("question", row.get("question_text"))

@@ -9,7 +9,7 @@
 Terms per source: the two textbooks are public domain; NLE material may not be used to generate
 profit; Certamen is copyrighted and hosted by the Junior Classical League. Certamen and NLE are
 never downloaded by this builder: their configs read them from the user's own `data_dir`.
-Without a `cache_dir` the builder caches under the project's cache (`dataset.load.cache_root`),
+Without a `cache_dir` the builder caches under the project's cache (`data.hf_load.cache_root`),
 in a folder named by the fingerprint of the gold files it read.
 """
 
@@ -22,6 +22,7 @@ from pathlib import Path
 import datasets
 
 from ..data.gold import resolve_data_dir
+from ..data.hf_load import cache_root
 from ..data.records import Record
 from .features import (
     CITATION,
@@ -33,7 +34,6 @@ from .features import (
     terms_text,
 )
 from .inputs import config_spec, input_fingerprint, load_config_gold
-from .load import cache_root
 
 _VERSION = datasets.Version("1.0.0")
 
@@ -71,7 +71,7 @@ class RespondeoQA(datasets.GeneratorBasedBuilder):
         folder = resolve_data_dir(data_dir)
         kwargs.setdefault("dataset_name", "respondeoqa")
         # the project's cache, not `datasets`' global one: a Certamen / NLE config's rows stay
-        # in places the user chose (dataset.load)
+        # in places the user chose (data.hf_load)
         kwargs["cache_dir"] = kwargs.get("cache_dir") or str(cache_root())
         super().__init__(
             *args,

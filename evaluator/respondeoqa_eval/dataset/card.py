@@ -8,9 +8,8 @@ with `python -m respondeoqa_eval.dataset.committed_card`.
 
 from __future__ import annotations
 
-import sys
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from importlib import resources
 from typing import Any
 
@@ -53,7 +52,7 @@ def _crosstab(
     row_key,
     col_key,
     row_values: Sequence[str],
-    col_values: Sequence[str],
+    col_values: Sequence[Hashable],
     row_label: str,
     col_labels: Sequence[str] | None = None,
 ) -> str:
@@ -65,7 +64,7 @@ def _crosstab(
         body.append([v, *cells, sum(cells)])
     totals = [sum(counts[(v, c)] for v in present) for c in col_values]
     body.append(["**total**", *totals, sum(totals)])
-    return markdown_table([row_label, *(col_labels or col_values), "total"], body)
+    return markdown_table([row_label, *(col_labels or map(str, col_values)), "total"], body)
 
 
 def statistics(rows: Sequence[Row]) -> dict[str, str]:
@@ -249,9 +248,3 @@ def render_license(private: bool) -> str:
             lines.append(f"- **{s.label}** ({s.name}; from {s.publisher}): {s.terms}")
     lines += ["", f"Upstream: {UPSTREAM_URL}", ""]
     return "\n".join(lines)
-
-
-if __name__ == "__main__":  # the command's former name (committed_card.py holds it now)
-    from .committed_card import main
-
-    sys.exit(main())

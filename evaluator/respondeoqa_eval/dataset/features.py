@@ -1,12 +1,11 @@
-"""The dataset's schema (explicit `datasets.Features`), its configs and the terms of each source.
+"""The dataset's schema (explicit `datasets.Features`, `data/hf_features.py`), its configs, the
+documentation of its fields and the terms of each source.
 
 One table (`CONFIGS`) maps every config name to the sources and tasks it holds; the builder,
 the export, the card and the push check all read it.
 """
 
 from __future__ import annotations
-
-import datasets
 
 from ..data.configs import (  # noqa: F401  (the dataset's config table lives beside the records)
     CONFIGS,
@@ -15,6 +14,7 @@ from ..data.configs import (  # noqa: F401  (the dataset's config table lives be
     PUBLIC_CONFIGS,
     ConfigSpec,
 )
+from ..data.hf_features import FEATURES  # noqa: F401  (the schema, which the harness tasks share)
 from ..data.sources import (  # noqa: F401  (the card and builder read the source table through here)
     PAPER_BIBTEX,
     PAPER_TITLE,
@@ -23,34 +23,6 @@ from ..data.sources import (  # noqa: F401  (the card and builder read the sourc
     UPSTREAM_URL,
     SourceInfo,
 )
-
-FEATURES = datasets.Features(
-    {
-        "id": datasets.Value("string"),
-        "question_id": datasets.Value("string"),
-        "question_language": datasets.Value("string"),
-        "answer_language": datasets.Value("string"),
-        "source": datasets.Value("string"),
-        "source_name": datasets.Value("string"),
-        "source_year": datasets.Value("int32"),
-        "task": datasets.Value("string"),
-        "question_format": datasets.Value("string"),
-        "question_content": datasets.Value("string"),
-        "category": datasets.Value("string"),
-        "difficulty": datasets.Value("string"),
-        "question": datasets.Value("string"),
-        "multiple_choice_options": datasets.Sequence(datasets.Value("string")),
-        "answers": datasets.Sequence(datasets.Value("string")),
-        # null unless an NLE reading-comprehension question
-        "passage": datasets.Value("string"),
-        # nullable: multihop exists only in short-answer files, constrained only in translation
-        # files (PROTOCOL section 1); null means "not applicable", never False
-        "multihop": datasets.Value("bool"),
-        "constrained": datasets.Value("bool"),
-        "file": datasets.Value("string"),
-    }
-)
-"""The unified schema: one column per `records.Record` field."""
 
 FIELD_DOCS: dict[str, str] = {
     "id": "unique id: `question_id`, plus `-en`/`-la` for the prosody questions that exist twice",

@@ -14,6 +14,7 @@ from .features import CONFIGS, ConfigSpec
 _CODE_FILES = ("builder.py", "features.py", "inputs.py")
 _SHARED_CODE_FILES = (
     "data/configs.py",
+    "data/hf_features.py",
     "data/upstream.py",
     "data/records.py",
     "data/sources.py",

@@ -7,7 +7,7 @@ respondeoqa_eval exactly as `respondeoqa-eval score` scores.
 One `@task` per dataset config (`respondeoqa_public`, `respondeoqa_all`, `respondeoqa_lat_pros_feet`,
 ...; `respondeoqa(config=...)` takes any). Documents come from the Hub dataset
 (`sources.HUB_DATASET`) or from `dataset=` (a `respondeoqa-eval dataset build` folder or another
-repository; Certamen and NLE are only in your own), through `dataset.load` (cached in the
+repository; Certamen and NLE are only in your own), through `data.hf_load` (cached in the
 project's cache by content, never in Inspect's). The solver is the
 paper's: its system message, the user message, one generation with its sampling (temperature
 0.6, top-p 0.95; `--temperature 0` for greedy). The scorer applies the paper's extraction and
@@ -68,11 +68,11 @@ def record_to_sample(row: dict[str, Any]) -> Sample:
 
 def load_samples(config: str, dataset: str | None = None, revision: str | None = None):
     """The samples of `config` from the Hub dataset or `dataset` (an export folder or another
-    repository), through `dataset.load`: its Arrow copy in the project's cache, keyed by the
+    repository), through `data.hf_load`: its Arrow copy in the project's cache, keyed by the
     export's content. Not Inspect's `hf_dataset`, which keeps a copy under
     `~/.cache/inspect_ai/hf_datasets` keyed by the path and config name only (a second folder
     of the same name got the first one's rows, and private rows landed in Inspect's cache)."""
-    from ..dataset.load import load_config
+    from ..data.hf_load import load_config
 
     source = str(dataset or HUB_DATASET)
     rows = load_config(source, config, revision=revision)
@@ -94,7 +94,7 @@ def _fields(row: dict[str, Any]) -> dict[str, Any]:
 def _accuracy_values(scores: Sequence[SampleScore]) -> list[float]:
     # by the scorer's metadata: Inspect may turn a str value into a float before metrics run
     return [
-        float(s.score.value) for s in scores if (s.score.metadata or {}).get("task") != TRANSLATION
+        s.score.as_float() for s in scores if (s.score.metadata or {}).get("task") != TRANSLATION
     ]
 
 
@@ -111,10 +111,10 @@ def accuracy():
 
 def _corpus(scores: Sequence[SampleScore], language: str):
     pairs = [
-        (s.score.metadata["hypothesis"], s.score.metadata["references"])
+        (meta["hypothesis"], meta["references"])
         for s in scores
-        if (s.score.metadata or {}).get("task") == TRANSLATION
-        and s.score.metadata["target_language"] == language
+        if (meta := s.score.metadata or {}).get("task") == TRANSLATION
+        and meta["target_language"] == language
     ]
     if not pairs:
         return None
@@ -195,6 +195,7 @@ def paper_scorer(config: str = "all"):
                 )
                 value: str | float = CORPUS_VALUE
             else:
+                assert item.score is not None  # an accuracy item's (a translation's is None)
                 value = item.score
             return Score(value=value, answer=item.extracted or "", metadata=meta)
 

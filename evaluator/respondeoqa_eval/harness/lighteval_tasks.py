@@ -10,7 +10,7 @@ pins packages that clash with lm_eval's (nltk, termcolor) and 0.13.0 needs `xxha
 its own environment (`pip install lighteval==0.13.0 "xxhash<4" respondeoqa-eval[dataset]`). Our
 package `__init__`s never import this module.
 
-Tasks (`harness.lighteval_task_arg()` gives the TASKS argument of a suite):
+Tasks (`data.harness_tasks.lighteval_task_arg()`, also `harness.lighteval_task_arg()` gives the TASKS argument of a suite):
 
 - `respondeoqa_accuracy`: every public non-translation item; `acc` is our per-item score (partial
   credit for feet), its mean the paper's headline accuracy;
@@ -47,13 +47,13 @@ from lighteval.tasks.lighteval_task import LightevalTaskConfig
 from lighteval.tasks.requests import Doc, SamplingMethod
 
 from ..data.configs import CONFIGS
+from ..data.harness_tasks import LIGHTEVAL_SUITES, TARGET_LANGUAGES, lighteval_task_names
 from ..data.records import Record
 from ..data.sources import HUB_DATASET
 from ..metrics import corpus_bleu
 from ..runner.hf import DEFAULT_MAX_NEW_TOKENS
 from ..runner.prompts import SYSTEM_PROMPT, user_prompt
 from ..scoring.per_item import score_one
-from . import LIGHTEVAL_SUITES, TARGET_LANGUAGES, lighteval_tasks
 
 DATASET_ENV = "RESPONDEOQA_DATASET"
 SPLIT = "test"
@@ -91,9 +91,9 @@ class PaperScore(SampleLevelComputation):
     """`acc` of one item: the paper's extraction and score (`scoring.score_one`)."""
 
     def compute(self, doc: Doc, model_response: Any, **kwargs: Any) -> float:
-        return score_one(
-            _record(doc.specific), _response_text(model_response), extracted=False
-        ).score
+        item = score_one(_record(doc.specific), _response_text(model_response), extracted=False)
+        assert item.score is not None  # an accuracy item's (translations are scored by corpus)
+        return item.score
 
 
 def bleu_metric_names(language: str) -> dict[str, str]:
@@ -188,7 +188,7 @@ def _translation_into(language: str, row: Mapping[str, Any]) -> bool:
 def _dataset_source() -> str:
     """`$RESPONDEOQA_DATASET`, else the Hub dataset. lighteval calls `load_dataset` itself, with
     no `cache_dir`: for a source of the user's, `datasets`' cache is pointed at the project's,
-    keyed by the export's content (`dataset.load.cache_dir_for`), so that a second export of the
+    keyed by the export's content (`data.hf_load.cache_dir_for`), so that a second export of the
     same folder name never gets the first one's rows and private rows stay out of
     `~/.cache/huggingface`."""
     source = os.environ.get(DATASET_ENV)
@@ -196,7 +196,7 @@ def _dataset_source() -> str:
         return HUB_DATASET
     import datasets
 
-    from ..dataset.load import cache_dir_for
+    from ..data.hf_load import cache_dir_for
 
     datasets.config.HF_DATASETS_CACHE = cache_dir_for(source)
     return source
@@ -224,7 +224,7 @@ def _tasks() -> list[LightevalTaskConfig]:
     out = []
     for prefix, subset in LIGHTEVAL_SUITES.items():
         assert subset in CONFIGS
-        accuracy, *translations = lighteval_tasks(prefix)
+        accuracy, *translations = lighteval_task_names(prefix)
         out.append(_config(accuracy, subset, _accuracy_item, ACCURACY))
         for name, lang in zip(translations, TARGET_LANGUAGES, strict=True):
             keep = partial(_translation_into, lang)

@@ -99,12 +99,12 @@ def load_docs(config: str, dataset: str | None = None, data_dir: str | None = No
     the YAML's `dataset_path` names (`sources.HUB_DATASET`). Certamen and NLE are never on the
     Hub: their configs need one of the first two. Other keyword arguments (lm-eval passes the
     task metadata, e.g. `version`) are ignored. Upstream files are read in memory; a dataset's
-    Arrow copy goes to the project's cache, keyed by its content (`dataset.load`), never to
+    Arrow copy goes to the project's cache, keyed by its content (`data.hf_load`), never to
     `datasets`' own cache, which would serve one folder's rows for another of the same name.
     """
     import datasets
 
-    from ..dataset.load import load_config
+    from ..data.hf_load import load_config
 
     if config not in CONFIGS:
         raise InputError(f"unknown RespondeoQA config {config!r}")
@@ -113,7 +113,7 @@ def load_docs(config: str, dataset: str | None = None, data_dir: str | None = No
     if source:  # cached in the project's cache, keyed by the export's content
         ds = load_config(str(source), config)
     elif folder or CONFIGS[config].private:
-        from ..dataset.features import FEATURES
+        from ..data.hf_features import FEATURES
         from ..runner.selection import select_items
 
         try:

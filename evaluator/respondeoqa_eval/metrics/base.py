@@ -26,7 +26,7 @@ class Metric(ABC):
     @property
     def signature(self) -> Signature:
         """A reproducibility signature, e.g. "exact_match|lc|punct:ascii|version:0.1.0"."""
-        fields = [tuple(o.split(":", 1)) if ":" in o else (o, None) for o in self.options]
+        fields = [(k, v if sep else None) for k, sep, v in (o.partition(":") for o in self.options)]
         return Signature((*fields, ("version", package_version())), self.name)
 
     @abstractmethod

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Final, Literal
 
 import numpy as np
 from sacrebleu.metrics import BLEU, CHRF
@@ -30,10 +30,10 @@ N_CHRF_STATS = 3 * (CHRF.CHAR_ORDER + CHRF.WORD_ORDER)
 
 PAD_EMPTY_TO_MAX = "empty-to-max"
 
-PAD_TO_GROUP_MAX = "group-max"
+PAD_TO_GROUP_MAX: Final = "group-max"
 """PROTOCOL 5: every item's references padded with empty ones to the largest count among the
 items scored together (the paper's BLEU)."""
-NO_PADDING = "none"
+NO_PADDING: Final = "none"
 """Every item with its own references (the "variable references" BLEU)."""
 Padding = int | Literal["group-max", "none"]
 """How an item's references are padded: one of the two above, or to a given count."""
@@ -77,7 +77,8 @@ def _metrics() -> tuple[BLEU, CHRF]:
 def _bleu_metric(references: Sequence[Sequence[str | None]] | None = None) -> BLEU:
     # force: no warning about hypotheses ending in " ." (sacreBLEU's guess that a text is
     # tokenised already); it changes no number
-    return BLEU(lowercase=True, force=True, references=references)
+    # sacreBLEU drops a None reference (its README); its type hint names only str
+    return BLEU(lowercase=True, force=True, references=references)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
@@ -97,7 +98,8 @@ def _kept_scorers(references: tuple[tuple[str, ...], ...], target_language: str)
     # sacreBLEU's reference streams; None: the item has fewer references (dropped by sacreBLEU)
     width = max(map(len, texts))
     streams = [[refs[k] if k < len(refs) else None for refs in texts] for k in range(width)]
-    return _Scorers(_bleu_metric(streams), CHRF(references=streams))
+    # sacreBLEU drops a None reference (its README); its type hint names only str
+    return _Scorers(_bleu_metric(streams), CHRF(references=streams))  # type: ignore[arg-type]
 
 
 _KEEP = [True]

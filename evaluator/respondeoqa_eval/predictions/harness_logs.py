@@ -24,8 +24,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from ..data.harness_tasks import LIGHTEVAL_SUITES, TASKS, lighteval_task_names
 from ..errors import InputError
-from ..harness import LIGHTEVAL_SUITES, TASKS, lighteval_tasks
 from ..io import decode_utf8, parse_json
 from .provenance import LIGHTEVAL, LM_EVAL, Provenance, clean_params, clean_text
 
@@ -49,7 +49,9 @@ def _id_fields(doc: Any) -> dict[str, Any]:
     return {k: doc[k] for k in _ID_KEYS if isinstance(doc.get(k), str)}
 
 
-_OUR_TASKS = frozenset(TASKS) | {t for suite in LIGHTEVAL_SUITES for t in lighteval_tasks(suite)}
+_OUR_TASKS = frozenset(TASKS) | {
+    t for suite in LIGHTEVAL_SUITES for t in lighteval_task_names(suite)
+}
 
 
 def _other_task(task: str | None, what: str) -> str:
@@ -123,9 +125,11 @@ def lm_eval_provenance(path: Path, lines: list[tuple[int, dict[str, Any]]]) -> P
         first_args = args.get("gen_args_0")
         if isinstance(first_args, Mapping):
             gen = clean_params(first_args.get("arg_1"))
-    doc = first.get("doc") if isinstance(first.get("doc"), Mapping) else {}
+    doc = first.get("doc")
+    doc = doc if isinstance(doc, Mapping) else {}
     results = _results_json(path.parent, match["date"]) if match else {}
-    config = results.get("config") if isinstance(results.get("config"), Mapping) else {}
+    config = results.get("config")
+    config = config if isinstance(config, Mapping) else {}
     model_args = config.get("model_args")
     model = clean_text(results.get("model_name"))
     if model is None and isinstance(model_args, Mapping):

@@ -7,7 +7,8 @@
 - `published.py`: the paper's published results (PROTOCOL 6) as typed reports.
 - `numbers.py`: the one number style (one decimal, halves up) of the summary and the Space.
 
-The model's names are re-exported (`from respondeoqa_eval.report import Report`, as documented).
+The public names below (the model, the number style, the published rows) are the package's
+API (docs/api.md).
 """
 
 from . import summary as _summary  # noqa: F401  (registers the renderer of Report.summary())
@@ -25,9 +26,27 @@ from .model import (
     Score,
     build_report,
 )
+from .numbers import (
+    MISSING,
+    SMALL_GROUP,
+    SMALL_MARK,
+    count_text,
+    interval_text,
+    is_small,
+    percent_text,
+    round1,
+    score_text,
+    signed_text,
+)
+from .published import PUBLISHED, PUBLISHED_LABEL, PublishedModel
 
 __all__ = [
+    "MISSING",
+    "PUBLISHED",
+    "PUBLISHED_LABEL",
     "SCHEMA_VERSION",
+    "SMALL_GROUP",
+    "SMALL_MARK",
     "Accuracy",
     "BleuScore",
     "EvaluatorInfo",
@@ -37,6 +56,14 @@ __all__ = [
     "ItemResult",
     "Report",
     "RuleCounts",
+    "PublishedModel",
     "Score",
     "build_report",
+    "count_text",
+    "interval_text",
+    "is_small",
+    "percent_text",
+    "round1",
+    "score_text",
+    "signed_text",
 ]

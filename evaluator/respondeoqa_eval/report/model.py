@@ -405,6 +405,8 @@ class Report:
         fc = self.format_compliance
         if fc is None:
             return None
+        paper: Score | None
+        lenient: Score | None
         if dimension is None:
             paper, lenient = self.accuracy.overall, fc.accuracy_lenient.overall
         else:

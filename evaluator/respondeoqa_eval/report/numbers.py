@@ -73,7 +73,7 @@ def count_text(value: object) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return MISSING
     try:
-        return f"{int(value):d}"  # type: ignore[call-overload]
+        return f"{int(value):d}"  # type: ignore[call-overload]  # any cell: errors caught below
     except (TypeError, ValueError):  # pandas' missing marks
         return MISSING
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from ..data.configs import CONFIGS, DEFAULT_CONFIG
@@ -193,6 +195,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     _check_options(args)
     records = select_items(args.config, args.data_dir, limit=args.limit)
+    runner: Callable[..., int]  # (records, writer, progress=...): its settings given here
     if args.api_base:
         from .openai_api import (
             DEFAULT_API_KEY_ENV,
@@ -219,12 +222,12 @@ def cmd_run(args: argparse.Namespace) -> int:
             seed=args.seed,
             max_new_tokens=args.max_new_tokens,
         )
-        runner, params = run_api, settings.params()
+        runner, params = partial(run_api, settings=settings), settings.params()
     else:
         from .hf import DEFAULT_MAX_NEW_TOKENS, HFSettings, require_torch, run_hf
 
         require_torch()
-        settings = HFSettings(
+        hf_settings = HFSettings(
             model=args.model,
             batch_size=args.batch_size,
             max_new_tokens=args.max_new_tokens or DEFAULT_MAX_NEW_TOKENS,
@@ -235,7 +238,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             dtype=args.dtype,
             trust_remote_code=args.trust_remote_code,
         )
-        runner, params = run_hf, settings.params()
+        runner, params = partial(run_hf, settings=hf_settings), hf_settings.params()
     with PredictionWriter(
         args.output,
         model=args.model,
@@ -258,7 +261,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(f"loading {args.model} ...", file=sys.stderr)
         bar = Progress(len(records), already, desc="answering", enabled=not args.no_progress)
         try:
-            written = runner(records, writer, settings, bar)
+            written = runner(records, writer, progress=bar)
         except KeyboardInterrupt:
             bar.close()
             saved = len(selected & writer.done)

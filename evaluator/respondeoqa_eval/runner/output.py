@@ -22,7 +22,7 @@ from ..errors import InputError
 try:  # advisory lock so two runners never append to the same file (POSIX only)
     import fcntl
 except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
+    fcntl = None  # type: ignore[assignment]  # no fcntl (Windows): None says so
 
 SETTING_KEYS = ("temperature", "top_p", "seed", "max_new_tokens")
 """Recorded settings whose change makes a resumed file mix two kinds of answers."""

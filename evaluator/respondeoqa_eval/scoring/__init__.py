@@ -5,4 +5,19 @@
   (well-formed answers, the gold's own rule).
 - `per_item.py`: per-item scores (`score_items`, `ItemScore`), with the metrics of `metrics/`.
 - `aggregate.py`: accuracy breakdowns, BLEU groups, bootstrap intervals, paired differences.
+
+The public names below are the package's API (docs/api.md).
 """
+
+from .aggregate import Bootstrap, Difference, paired_differences
+from .extract import extract_answer
+from .per_item import ItemScore, score_items
+
+__all__ = [
+    "Bootstrap",
+    "Difference",
+    "ItemScore",
+    "extract_answer",
+    "paired_differences",
+    "score_items",
+]

@@ -11,6 +11,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -199,7 +200,7 @@ def _group_means(masks: np.ndarray, sums: np.ndarray, boot: Bootstrap) -> list[d
     out = []
     for j in range(masks.shape[1]):
         n = masks[:, j].sum()
-        entry = {"score": float(sums[:, j].sum() / n), "n": int(n)}
+        entry: dict[str, Any] = {"score": float(sums[:, j].sum() / n), "n": int(n)}
         if boot.resamples:
             entry["ci"] = intervals[j]
         out.append(entry)
@@ -254,8 +255,8 @@ def accuracy(
     # one matrix of every column's mask, and of its masked scores (never a copy per column:
     # this and the resampling are the peak of the `score` command's memory, issue 31)
     masks = np.zeros((n, len(columns)))
-    for j, (_, _, rows) in enumerate(columns):
-        masks[slice(None) if rows is None else rows, j] = 1.0
+    for j, (_, _, column_rows) in enumerate(columns):
+        masks[slice(None) if column_rows is None else column_rows, j] = 1.0
     sums = masks * scores[:, None]
     if macrons:
         sensitive = np.array([it.macron_sensitive or 0.0 for it in scored])

@@ -52,7 +52,7 @@ class ItemScore:
 def score_one(record: Record, text: str | None, extracted: bool) -> ItemScore:
     """Score one item from a raw response (`extracted=False`) or an extracted answer."""
     missing = text is None
-    answer = text if extracted or missing else extract_answer(record.task, text)
+    answer = text if extracted or text is None else extract_answer(record.task, text)
     if record.task == "translation":
         return ItemScore(
             record, answer, None, missing, lenient=read_leniently(record, text, answer, None)

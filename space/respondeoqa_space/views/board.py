@@ -1,0 +1,232 @@
+"""The board as the page shows it: a `leaderboard_frame` rendered into HTML from
+`templates/board.html` (Jinja, autoescaped).
+
+One section per coverage (ranks restart in each, and say so), the compact columns first (the
+others behind the Columns menu, `o` cells), short headers with the full name in their tooltip,
+every number's items and interval in its tooltip (the score's interval and the rank's range also
+under the number), scores resting on fewer than `numbers.SMALL_GROUP` items marked and never
+shaded best, the best value of each column among the section's entries shaded, and each row's
+key and model facts in `data-` attributes for the entry detail and the page's filters.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+from respondeoqa_eval.report import (
+    SMALL_GROUP,
+    SMALL_MARK,
+    count_text,
+    interval_text,
+    is_small,
+    score_text,
+)
+
+from ..metadata import WEIGHTS, params_text
+from ..rows import VERIFIED_LABEL
+from .columns import CI_HIGH, CI_LOW, INFO_COLUMNS, N_SUFFIX, VIEWS
+from .frames import RANK, RANK_HIGH, RANK_LOW
+from .html import render
+
+
+@dataclass(frozen=True)
+class _Head:
+    name: str  # the column's name in the CSV and the API
+    text: str  # the header shown
+    title: str  # what it holds (tooltip)
+    kind: str  # "num" or "text": how the page sorts it
+    optional: bool  # hidden until picked in the Columns menu
+
+
+def _heads(view: str, empty: set[str]) -> list[_Head]:
+    """The board's columns; a score column with no value in the table (`empty`: multiple
+    choice on the public coverage) waits in the Columns menu like the optional ones."""
+    spec = VIEWS[view]
+    rank_title = "Rank within the coverage" + (
+        "; under it, the ranks its interval allows" if spec.score_interval else ""
+    )
+    heads = [
+        _Head(RANK, "Rank", rank_title, "num", False),
+        _Head("Model", "Model", "Model", "text", False),
+        _Head(
+            spec.score_header,
+            spec.score_short,
+            spec.score_header
+            + (", with its 95% interval" if spec.score_interval else " (no interval)"),
+            "num",
+            False,
+        ),
+    ]
+    heads += [
+        _Head(c.header, c.short, c.header, "num", c.optional or c.header in empty)
+        for c in spec.columns
+    ]
+    heads += [
+        _Head(name, short, name, "num" if name == "Items" else "text", not shown)
+        for name, short, shown in INFO_COLUMNS
+    ]
+    return heads
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (not isinstance(value, str) and pd.isna(value))
+
+
+def _score_cell(value: Any, n: Any, low: Any, high: Any) -> dict[str, str]:
+    """A score's text, its tooltip (items, interval) and its mark (small, or none)."""
+    n = None if _missing(n) else int(n)
+    if _missing(value):
+        return {"text": score_text(None), "title": "" if n is None else f"n={n}", "small": ""}
+    parts = [f"n={n}" if n is not None else "items not published"]
+    if not (_missing(low) or _missing(high)):
+        parts.append(f"95% CI {interval_text(low, high)}")
+    small = is_small(n)
+    if small:
+        parts.append(f"fewer than {SMALL_GROUP} items")
+    text = score_text(value) + (SMALL_MARK if small else "")
+    return {"text": text, "title": " \u00b7 ".join(parts), "small": "s" if small else ""}
+
+
+def _best(df: pd.DataFrame, column: str) -> set[Any]:
+    """Row keys holding the best value of `column` in their coverage: two values at least, not
+    all equal, and never a value resting on fewer than SMALL_GROUP items."""
+    n_col = column + N_SUFFIX
+    out: set[Any] = set()
+    for _, part in df.groupby("Coverage", sort=False):
+        values = pd.to_numeric(part[column], errors="coerce")
+        if n_col in part:
+            small = [is_small(None if _missing(n) else int(n)) for n in part[n_col]]
+            values = values.mask(pd.Series(small, index=part.index))
+        values = values.dropna()
+        if len(values) >= 2 and values.nunique() > 1:
+            out |= set(values.index[values == values.max()])
+    return out
+
+
+def _info_text(name: str, value: Any) -> str:
+    if _missing(value):
+        return "" if name != "Items" else count_text(None)
+    if name == "Items":
+        return count_text(value)
+    if name == "Params (B)":
+        return params_text(float(value))
+    return str(value)
+
+
+def board_html(
+    df: pd.DataFrame,
+    view: str,
+    caption: str,
+    *,
+    csv_href: str = "board.csv",
+    status: str = "",
+    coverage: str = "",
+    coverages: Sequence[tuple[str, str]] = (),
+    legend: str = "",
+) -> str:
+    """`df` (a `leaderboard_frame` of `view`) as the page's table, under its caption, the CSV
+    link and `status` (a notice about the record, when there is one). Above it the board's own
+    pickers: the breakdown (`view`) and the coverage (`coverages`: (value, label), `coverage`
+    picked); under it `legend` (markup: `html.own_markdown`)."""
+    spec = VIEWS[view]
+    empty = {c.header for c in spec.columns if df[c.header].isna().all()}
+    heads = _heads(view, empty)
+    score_cols = [spec.score_header, *(c.header for c in spec.columns if c.shade)]
+    best = {col: _best(df, col) for col in score_cols}
+    sections = []
+    for section_coverage, part in df.groupby("Coverage", sort=False):
+        rows = []
+        for key, rec in part.iterrows():
+            cells = []
+            rank = int(rec[RANK])
+            lo, hi = int(rec[RANK_LOW]), int(rec[RANK_HIGH])
+            if rank:
+                span = f"{lo}\u2013{hi}" if (lo, hi) != (rank, rank) else ""
+                title = f"rank {rank} of {len(part)} in this coverage" + (
+                    f"; {span} possible given the 95% intervals" if span else ""
+                )
+                cells.append({"cls": "n", "text": str(rank), "sub": span, "title": title})
+            else:
+                cells.append({"cls": "n", "text": score_text(None), "sub": "", "title": ""})
+            cells.append({"cls": "m", "text": str(rec["Model"]), "sub": "", "title": ""})
+            overall = _score_cell(rec[spec.score_header], rec["Items"], rec[CI_LOW], rec[CI_HIGH])
+            ci = (
+                ""
+                if _missing(rec[CI_LOW])
+                else interval_text(rec[CI_LOW], rec[CI_HIGH], tight=True)
+            )
+            cells.append(
+                {
+                    "cls": " ".join(
+                        filter(
+                            None,
+                            ["n", "b" if key in best[spec.score_header] else "", overall["small"]],
+                        )
+                    ),
+                    "text": overall["text"],
+                    "sub": ci,
+                    "title": overall["title"],
+                }
+            )
+            for col in spec.columns:
+                lo_key, hi_key = f"{col.header} {CI_LOW}", f"{col.header} {CI_HIGH}"
+                cell = _score_cell(
+                    rec[col.header],
+                    rec[col.header + N_SUFFIX],
+                    rec.get(lo_key, math.nan),
+                    rec.get(hi_key, math.nan),
+                )
+                marks = ["n", "b" if key in best.get(col.header, ()) else "", cell["small"]]
+                marks.append("o" if col.optional or col.header in empty else "")
+                cells.append(
+                    {
+                        "cls": " ".join(filter(None, marks)),
+                        "text": cell["text"],
+                        "sub": "",
+                        "title": cell["title"],
+                    }
+                )
+            flag = str(rec["Flag"])
+            for name, _short, shown in INFO_COLUMNS:
+                source = "Params (B)" if name == "Params" else name
+                text = _info_text(source, rec[source])
+                title = ""
+                if name == "Type" and flag:
+                    text, title = f"{text} \u2691", f"flagged by the operator: {flag}"
+                cls = " ".join(filter(None, ["n" if name == "Items" else "", "" if shown else "o"]))
+                cells.append({"cls": cls, "text": text, "sub": "", "title": title})
+            params = rec["Params (B)"]
+            rows.append(
+                {
+                    "key": key,
+                    "kind": "paper" if str(rec["Entry"]) == "paper" else "scored",
+                    "made": str(rec["Made with"]),
+                    "verified": "1" if str(rec["Type"]).startswith(VERIFIED_LABEL) else "",
+                    "params": "" if _missing(params) else f"{float(params):g}",
+                    "weights": next((k for k, v in WEIGHTS.items() if v == rec["Weights"]), ""),
+                    "reasoning": str(rec["Reasoning"]),
+                    "hub": str(rec["Hub model"]),
+                    "cells": cells,
+                }
+            )
+        sections.append({"coverage": section_coverage, "count": len(part), "rows": rows})
+    return render(
+        "board.html",
+        heads=heads,
+        sections=sections,
+        caption=caption,
+        csv_href=csv_href,
+        status=status,
+        view=view,
+        views=list(VIEWS),
+        coverage=coverage,
+        coverages=coverages,
+        legend=legend,
+        weights=WEIGHTS,
+        small=SMALL_GROUP,
+        small_mark=SMALL_MARK,
+    )

@@ -1,0 +1,290 @@
+"""The leaderboard as a table: pure functions from rows (stored entries and the paper's rows).
+
+`leaderboard_frame` is the data: one row per entry, ranked within its coverage (entries scored
+on different sources are never ranked together), indexed by row key. Numbers are numbers with
+one decimal; every score comes with the items it rests on ("<column> n") and its interval
+("<column> CI low/high") where the report has one; the rank with the range the intervals allow.
+The CSV (`to_csv`) and the API (`records`) are made from it; the board's HTML (`board.py`) too.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections import Counter
+from collections.abc import Collection, Sequence
+from typing import Any
+
+import pandas as pd
+from respondeoqa_eval.predictions import LIGHTEVAL, LM_EVAL, RUNNER
+from respondeoqa_eval.report import round1
+
+from ..metadata import WEIGHTS, ModelInfo
+from ..rows import (
+    ALL_SOURCES,
+    PAPER_LABEL,
+    SCORED,
+    SELF_REPORTED_LABEL,
+    VERIFIED_LABEL,
+    Row,
+    coverage_label,
+    entry_cell,
+    is_verified,
+    key_of,
+)
+from .columns import CI_HIGH, CI_LOW, N_SUFFIX, VIEWS, Cell, View
+
+STALE_MARK = "older version/gold: will be re-scored"
+"""Beside the Type of an entry scored with an older evaluator version or against other gold
+than the running Space's (`Space.is_stale`), until `respondeoqa-space admin rescore`."""
+ALL_COVERAGES = "all coverages"
+MOST_ENTRIES = "most entries"
+"""The coverage choice that means: the coverage most scored entries share (the default)."""
+MADE_WITH = {RUNNER: "runner", LM_EVAL: "lm-eval log", LIGHTEVAL: "lighteval log"}
+"""How the predictions were made, from their provenance (a hand-made file says nothing)."""
+HAND_MADE = "file"
+
+RANK, RANK_LOW, RANK_HIGH = "Rank", "Rank low", "Rank high"
+INFO = [
+    "Type",
+    "Made with",
+    "Flag",
+    "Params (B)",
+    "Weights",
+    "Reasoning",
+    "Hub model",
+    "Date",
+    "Submitter",
+    "Link",
+    "Entry",
+]
+
+
+def made_with(row: Row) -> str:
+    """How a row's predictions were made: runner, lm-eval log, lighteval log, file; "paper"."""
+    if row.kind != SCORED:
+        return PAPER_LABEL
+    provenance = row.report.provenance
+    tool = provenance.tool if provenance else None
+    return HAND_MADE if tool is None else MADE_WITH.get(tool, HAND_MADE)
+
+
+def type_label(row: Row, stale: bool = False) -> str:
+    """The Type cell: "reported in paper", "verified" (evaluated by the leaderboard itself),
+    "self-reported" (uploaded predictions); either of the last two with ", <stale mark>"."""
+    if row.kind != SCORED:
+        return PAPER_LABEL
+    label = VERIFIED_LABEL if is_verified(row) else SELF_REPORTED_LABEL
+    return f"{label}, {STALE_MARK}" if stale else label
+
+
+def score_columns(view: View) -> list[str]:
+    """The data columns of a view's score and its breakdown columns, in order."""
+    out = [view.score_header, CI_LOW, CI_HIGH, "Items"]
+    for col in view.columns:
+        out += [col.header, col.header + N_SUFFIX]
+        if col.interval:
+            out += [f"{col.header} {CI_LOW}", f"{col.header} {CI_HIGH}"]
+    return out
+
+
+def columns(view: str) -> list[str]:
+    """Every data column of a view (the CSV's and the API's), in order."""
+    return [RANK, RANK_LOW, RANK_HIGH, "Model", "Coverage", *score_columns(VIEWS[view]), *INFO]
+
+
+def _number(value: float | None) -> float:
+    return math.nan if value is None else round1(value)
+
+
+def _put(out: dict[str, Any], header: str, cell: Cell, interval: bool) -> None:
+    out[header] = _number(cell.value)
+    out[header + N_SUFFIX] = cell.n
+    if interval:
+        out[f"{header} {CI_LOW}"] = _number(cell.low)
+        out[f"{header} {CI_HIGH}"] = _number(cell.high)
+
+
+def _yes_no(value: bool | None) -> str:
+    return "" if value is None else ("yes" if value else "no")
+
+
+def _row(row: Row, view: View, stale: bool) -> dict[str, Any]:
+    scored = row.kind == SCORED
+    score = view.score(row.report)
+    info: ModelInfo = getattr(row, "info", None) or ModelInfo()
+    out: dict[str, Any] = {
+        "Model": row.model,
+        "Coverage": coverage_label(row.sources),
+        view.score_header: _number(score.value),
+        CI_LOW: _number(score.low),
+        CI_HIGH: _number(score.high),
+        "Items": score.n,
+        "_score": score.value,  # unrounded, for the rank
+        "_low": score.low,
+        "_high": score.high,
+        "_key": key_of(row),
+    }
+    for col in view.columns:
+        _put(out, col.header, col.read(row.report), col.interval)
+    out |= {
+        "Type": type_label(row, stale),
+        "Made with": made_with(row),
+        "Flag": str(getattr(row, "flag", "") or ""),
+        "Params (B)": info.params_b,
+        "Weights": WEIGHTS.get(info.weights, ""),
+        "Reasoning": _yes_no(info.reasoning),
+        "Hub model": info.hub_model,
+        "Date": str(getattr(row, "created", ""))[:10] if scored else "2026 (paper)",
+        "Submitter": str(getattr(row, "submitter", "") or ""),
+        "Link": str(getattr(row, "link", "")) if scored else "",
+        "Entry": entry_cell(row),
+    }
+    return out
+
+
+def _rank_ranges(df: pd.DataFrame) -> tuple[list[int], list[int]]:
+    """The ranks each row could take given the 95% intervals, within its coverage: a row ranks
+    surely below another only when their intervals do not overlap. A row without an interval
+    (the paper's published numbers) counts as its value alone, and gets its rank itself."""
+    low, high = list(df[RANK]), list(df[RANK])
+    at = {pos: i for i, pos in enumerate(df.index)}
+    for _, idx in df.groupby("Coverage").groups.items():
+        part = df.loc[idx]
+        spans = []
+        for pos, score, lo, hi in zip(
+            part.index, part["_score"], part["_low"], part["_high"], strict=True
+        ):
+            if score is None or math.isnan(score):
+                continue
+            has_ci = lo is not None and hi is not None and not (math.isnan(lo) or math.isnan(hi))
+            spans.append((pos, lo if has_ci else score, hi if has_ci else score, has_ci))
+        for pos, lo, hi, has_ci in spans:
+            if not has_ci:
+                continue
+            others = [(lo2, hi2) for p2, lo2, hi2, _ in spans if p2 != pos]
+            surely_above = sum(1 for lo2, _ in others if lo2 > hi)
+            maybe_above = sum(1 for _, hi2 in others if hi2 >= lo)
+            low[at[pos]] = 1 + surely_above
+            high[at[pos]] = 1 + maybe_above
+    return low, high
+
+
+def leaderboard_frame(
+    rows: Sequence[Row],
+    view: str = "Overview",
+    coverage: str | None = None,
+    stale: Collection[int] = (),
+    verified_only: bool = False,
+) -> pd.DataFrame:
+    """One table row per entry, ranked by the view's score within each coverage, indexed by row
+    key (`rows.key_of`).
+
+    Entries scored on different sources are not comparable: `Rank` counts only within the same
+    coverage (ties share the best rank), with the range its interval allows (`Rank low/high`);
+    coverages with more rows come first, then more submitted entries (the default coverage
+    first: `default_coverage`). `coverage` (a `coverage_label`) keeps only that coverage; None
+    or ALL_COVERAGES keeps all. Scores in
+    percent (BLEU and chrF in points), one decimal, NaN where missing. Entries whose id is in
+    `stale` are marked in their Type. `verified_only` keeps only the entries the leaderboard
+    evaluated itself (ranked among themselves).
+    """
+    if view not in VIEWS:
+        raise ValueError(f"unknown view {view!r}; one of {', '.join(VIEWS)}")
+    if verified_only:
+        rows = [r for r in rows if is_verified(r)]
+    spec = VIEWS[view]
+    records = [_row(r, spec, r.kind == SCORED and getattr(r, "id", None) in stale) for r in rows]
+    if coverage and coverage != ALL_COVERAGES:
+        records = [r for r in records if r["Coverage"] == coverage]
+    cols = columns(view)
+    df = pd.DataFrame(records, columns=[*cols, "_score", "_low", "_high", "_key"])
+    if df.empty:
+        empty = df[cols].astype({RANK: "int64", "Items": "Int64"})
+        return empty.set_axis(pd.Index([], name="key", dtype=object))
+    df[RANK] = df.groupby("Coverage")["_score"].rank(method="min", ascending=False)
+    paper = df["Type"] == PAPER_LABEL
+    submitted = (~paper).groupby(df["Coverage"]).transform("sum")
+    size = df.groupby("Coverage")["Model"].transform("size")
+    order = df.assign(_submitted=submitted, _size=size, _paper=paper)
+    order = order.sort_values(
+        ["_size", "_submitted", "Coverage", "_score", "_paper"],
+        ascending=[False, False, True, False, False],
+        na_position="last",
+        kind="stable",
+    )
+    df = df.loc[order.index].reset_index(drop=True)
+    df[RANK] = df[RANK].fillna(0).astype("int64")
+    df[RANK_LOW], df[RANK_HIGH] = _rank_ranges(df)
+    df.loc[df["_score"].isna(), [RANK, RANK_LOW, RANK_HIGH]] = 0  # nothing to rank by
+    keys = pd.Index(df["_key"].tolist(), name="key")
+    df = df[cols].set_axis(keys)
+    for col in (RANK, RANK_LOW, RANK_HIGH):
+        df[col] = df[col].astype("int64")
+    for col in [c for c in cols if c == "Items" or c.endswith(N_SUFFIX)]:
+        df[col] = pd.array(df[col].tolist(), dtype="Int64")
+    return df
+
+
+def default_coverage(rows: Sequence[Row]) -> str:
+    """The coverage most entries share, the paper's rows counted (ties: more submitted
+    entries, then more sources, then by name); all sources when there are no rows.
+
+    The paper's rows count as entries: what the board shows first, with the caption "the
+    coverage most entries share", has the most rows, so one early public upload does not
+    hide the paper's three rows behind a section of one entry."""
+    counts = Counter(coverage_label(r.sources) for r in rows)
+    if not counts:
+        return ALL_SOURCES
+    submitted = Counter(coverage_label(r.sources) for r in rows if r.kind == SCORED)
+    sizes = {coverage_label(r.sources): len(r.sources) for r in rows}
+    return min(counts, key=lambda c: (-counts[c], -submitted[c], -sizes.get(c, 0), c))
+
+
+def coverage_choices(rows: Sequence[Row]) -> list[str]:
+    """The coverage filter's choices: the default, all, then each coverage present."""
+    seen: list[str] = []
+    for r in rows:
+        label = coverage_label(r.sources)
+        if label not in seen:
+            seen.append(label)
+    return [MOST_ENTRIES, ALL_COVERAGES, *sorted(seen, key=lambda s: (s != ALL_SOURCES, s))]
+
+
+def records(df: pd.DataFrame) -> dict[str, list[Any]]:
+    """A leaderboard frame as JSON-ready data: {"headers", "data"}, numbers as numbers and
+    None where a value is missing (what the API returns; the CSV holds the same)."""
+    data = [
+        [None if not isinstance(v, str) and pd.isna(v) else _plain(v) for v in row]
+        for row in df.itertuples(index=False, name=None)
+    ]
+    return {"headers": [str(c) for c in df.columns], "data": data}
+
+
+def _plain(value: Any) -> Any:
+    # numpy scalars (int64, float64) as the built-in numbers JSON knows
+    return value.item() if hasattr(value, "item") else value
+
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _csv_cell(value: Any) -> Any:
+    # a spreadsheet opening the CSV would run a cell starting with = + - @ as a formula
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
+
+
+def to_csv(df: pd.DataFrame) -> str:
+    """A table as CSV text, with user strings neutralised against formula injection.
+
+    Numbers stay numbers: scores with one decimal, integers as integers, missing values empty.
+    """
+    safe = df.copy()
+    for col in safe.columns:
+        if safe[col].dtype == object or pd.api.types.is_string_dtype(safe[col]):
+            safe[col] = safe[col].map(_csv_cell)
+    buf = io.StringIO()
+    safe.to_csv(buf, index=False)
+    return buf.getvalue()

@@ -1,0 +1,61 @@
+"""The page's HTML fragments from `templates/` (Jinja, autoescaped): the board and an entry's
+detail. Every value is escaped, because the page's HTML components would run any markup they
+are given; only our own Markdown (`legend.py`) goes in as markup, rendered here."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import Any
+
+import jinja2
+from markdown_it import MarkdownIt
+from markupsafe import Markup
+
+
+@cache
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("respondeoqa_space.views", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def render(name: str, **context: Any) -> str:
+    """The template `name` of `templates/` rendered with `context`."""
+    return _environment().get_template(name).render(**context)
+
+
+@cache
+def _markdown() -> MarkdownIt:
+    # no raw HTML: our Markdown holds none, and a slip would reach the page as text
+    return MarkdownIt("commonmark", {"html": False})
+
+
+def own_markdown(text: str) -> Markup:
+    """Our own Markdown text (never a user's string) as markup for a template."""
+    return Markup(_markdown().render(text))
+
+
+_EMPHASIS = re.compile(r"\*([^*\n]+)\*")
+_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~$<>&])")
+
+
+def _escaped(text: str) -> str:
+    return _SPECIAL.sub(r"\\\1", text)
+
+
+def gold_markdown(text: str) -> str:
+    """A public question or gold answer as Markdown for a Dataframe cell of datatype
+    "markdown": its own emphasis (upstream writes a Latin word as *Thisbe*, a gold as *Fas*)
+    shown in italics, every other character escaped, so the text shows as written and no
+    markup in it ever runs."""
+    out, at = [], 0
+    for match in _EMPHASIS.finditer(text):
+        out += [_escaped(text[at : match.start()]), f"*{_escaped(match.group(1))}*"]
+        at = match.end()
+    out.append(_escaped(text[at:]))
+    return " ".join("".join(out).split())

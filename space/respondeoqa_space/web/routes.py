@@ -1,0 +1,131 @@
+"""The app's own HTTP routes, served outside Gradio (no session, no queue), from the read model.
+
+- `GET /board?view=&coverage=[&verified=1]`: the board's HTML, what a page load fetches
+  (`verified=1`: entries the leaderboard evaluated itself only);
+- `GET /board.csv?view=&coverage=[&verified=1]`: the same table as CSV, every entry;
+- `GET /entry?entry=e:12`: an entry's detail as HTML, what a row click fetches (404 with one
+  line of HTML for an entry that is not shown);
+- `GET /entry.csv?entry=e:12`: an entry's public per-item results, decided at request time (a
+  hidden or withdrawn entry's download answers 404);
+- `GET /item_analysis.csv`: the item analysis of the board's entries on the public items;
+- `GET /example.jsonl`: an example submission on the public items (synthetic responses, about
+  60% right): the format to follow;
+- `POST /record/pull`: read the record again now (the operator, after `respondeoqa-space admin --repo`;
+  needs the Space's own Hub token in `X-Record-Token`; 404 when the Space keeps no record);
+  with `?choice=repush` or `?choice=accept`, the operator's answer when the record diverged
+  (`respondeoqa-space admin record`, `Space.resolve_record`).
+
+Handlers are plain functions: Starlette runs them in its thread pool, never on the event loop.
+"""
+
+from __future__ import annotations
+
+import hmac
+from typing import Any
+from urllib.parse import urlencode
+
+from ..readmodel import BOARD_ROUTE, CSV_ROUTE
+from ..rows import key_of
+from ..service import Space
+from ..views.detail import detail_html
+
+# the pages beside the board (Gradio's multipage routes, app.py)
+COMPARE_PAGE, ITEMS_PAGE, SIZE_PAGE = "compare", "items", "size"
+SUBMIT_PAGE, REQUEST_PAGE, ABOUT_PAGE = "submit", "request", "about"
+BOARD_NAME = "Board"  # the main page (`/`: web/board_page.py), first in every navigation bar
+PAGES = (
+    ("Compare", COMPARE_PAGE),
+    ("Items", ITEMS_PAGE),
+    ("Size", SIZE_PAGE),
+    ("Submit", SUBMIT_PAGE),
+    ("Request an evaluation", REQUEST_PAGE),
+    ("About", ABOUT_PAGE),
+)
+"""Every page beside the board, as its navigation bar names it, in order, and its path."""
+
+DETAIL_ROUTE = "entry"
+ITEMS_ROUTE = "entry.csv"
+ANALYSIS_ROUTE = "item_analysis.csv"
+EXAMPLE_ROUTE = "example.jsonl"
+PULL_ROUTE = "record/pull"
+TOKEN_HEADER = "x-record-token"
+NO_STORE = {"Cache-Control": "no-store"}
+
+
+def _attachment(name: str) -> dict[str, str]:
+    return {"Content-Disposition": f'attachment; filename="{name}"', **NO_STORE}
+
+
+def read_routes(space: Space) -> list[Any]:
+    """The routes above, for `demo.launch(app_kwargs={"routes": ...})`."""
+    from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
+    from starlette.routing import Route
+
+    def board(request: Any) -> Response:
+        q = request.query_params
+        verified = q.get("verified") == "1"
+        html = space.snapshot().board(q.get("view"), q.get("coverage"), verified)
+        return HTMLResponse(html, headers=NO_STORE)
+
+    def detail(request: Any) -> Response:
+        key = request.query_params.get("entry")
+        found = space.detail(key)
+        row = space.snapshot().resolve(key) if found is not None else None
+        csv_href = (
+            f"{ITEMS_ROUTE}?{urlencode({'entry': key_of(row)})}"
+            if found is not None and found.items_csv is not None and row is not None
+            else ""
+        )
+        return HTMLResponse(
+            detail_html(found, csv_href),
+            status_code=200 if found is not None else 404,
+            headers=NO_STORE,
+        )
+
+    def board_csv(request: Any) -> Response:
+        q = request.query_params
+        verified = q.get("verified") == "1"
+        name, data = space.snapshot().csv(q.get("view"), q.get("coverage"), verified)
+        return Response(data, media_type="text/csv; charset=utf-8", headers=_attachment(name))
+
+    def items_csv(request: Any) -> Response:
+        found = space.items_csv(request.query_params.get("entry"))
+        if found is None:
+            return PlainTextResponse("no such entry", status_code=404, headers=NO_STORE)
+        name, data = found
+        return Response(data, media_type="text/csv; charset=utf-8", headers=_attachment(name))
+
+    def analysis_csv(request: Any) -> Response:
+        name, data = space.item_analysis_csv()
+        return Response(data, media_type="text/csv; charset=utf-8", headers=_attachment(name))
+
+    def example(request: Any) -> Response:
+        return Response(
+            space.example_jsonl(),
+            media_type="application/jsonl; charset=utf-8",
+            headers={**_attachment("respondeoqa-example.jsonl"), "Cache-Control": "max-age=3600"},
+        )
+
+    def pull(request: Any) -> Response:
+        token = space.config.hub_token
+        if space.syncer is None or not token:
+            return PlainTextResponse("not found", status_code=404)
+        given = request.headers.get(TOKEN_HEADER, "")
+        if not hmac.compare_digest(given.encode(), token.encode()):
+            return PlainTextResponse("forbidden", status_code=403)
+        choice = request.query_params.get("choice")
+        if choice:
+            ok, said = space.resolve_record(choice)
+            return JSONResponse({"record": said}, status_code=200 if ok else 409)
+        space.syncer.request_pull()
+        return JSONResponse({"pull": "requested"}, status_code=202)
+
+    return [
+        Route(f"/{BOARD_ROUTE}", board),
+        Route(f"/{CSV_ROUTE}", board_csv),
+        Route(f"/{DETAIL_ROUTE}", detail),
+        Route(f"/{ITEMS_ROUTE}", items_csv),
+        Route(f"/{ANALYSIS_ROUTE}", analysis_csv),
+        Route(f"/{EXAMPLE_ROUTE}", example),
+        Route(f"/{PULL_ROUTE}", pull, methods=["POST"]),
+    ]
