@@ -23,6 +23,8 @@ from typing import NoReturn
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
+# benchmarks/planted_gold.py: the planted-error simulation, run one seed at a time here
+sys.path.insert(1, str(Path(__file__).parents[1] / "benchmarks"))
 
 import synthetic
 from respondeoqa_eval.data.datadir import ENV_DATA_DIR, NoData
