@@ -27,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(1, str(Path(__file__).parents[1] / "benchmarks"))
 
 import synthetic
+from kit import fastloop
 from respondeoqa_eval.data.datadir import ENV_DATA_DIR, NoData
 from respondeoqa_eval.errors import InputError
 
@@ -86,6 +87,7 @@ def pytest_configure(config: pytest.Config) -> None:
     except InputError as exc:
         raise pytest.UsageError(str(exc)) from None
     os.environ.pop(ENV_DATA_DIR, None)
+    fastloop.install(config)  # a test that starts a process must be marked slow
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

@@ -20,6 +20,8 @@ from synthetic import SECRET_MARKER, write_private
 
 from .replies import replies
 
+pytestmark = pytest.mark.slow
+
 EEE = "every-eval-ever==0.3.0"
 
 

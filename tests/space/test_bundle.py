@@ -69,6 +69,7 @@ def untracked(folder: Path) -> set[str]:
 # -- the bundle's files -------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_bundle_files_and_front_matter(tmp_path: Path) -> None:
     import gradio
 
@@ -122,6 +123,7 @@ def test_bundle_files_and_front_matter(tmp_path: Path) -> None:
     assert untracked(out) == BUNDLE_FILES
 
 
+@pytest.mark.slow
 def test_wheel_bundle_vendors_the_package(tmp_path: Path, wheel: Path) -> None:
     out = bundle(tmp_path / "b", "--wheel", str(wheel))
     vendor = out / "vendor"
@@ -228,6 +230,7 @@ def test_bundle_installs_and_serves_the_leaderboard(
 # -- deploy -------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_deploy_dry_run_uploads_nothing_then_deploy_commits_once(
     hub: HubStub, tmp_path: Path, wheel: Path, capsys: pytest.CaptureFixture
 ) -> None:
@@ -260,6 +263,7 @@ def test_deploy_dry_run_uploads_nothing_then_deploy_commits_once(
 # -- private gold from the operator's private Hub repo ------------------------------------------
 
 
+@pytest.mark.slow
 def test_space_gold_from_private_hub_repo_is_never_served(
     hub: HubStub, tmp_path: Path, public_dir: Path, file_server
 ) -> None:
