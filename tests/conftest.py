@@ -90,6 +90,16 @@ def pytest_configure(config: pytest.Config) -> None:
     fastloop.install(config)  # a test that starts a process must be marked slow
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under pytest-xdist (.ci/run: `-n auto --dist loadgroup`) a module's tests run on one
+    worker, so its module fixtures are made once; modules that share a costly session fixture
+    name one group (`pytest.mark.xdist_group`: the wheel's venv)."""
+    for item in items:
+        if item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Safety net under CI=true: any skip (however it was raised) fails the run."""
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")

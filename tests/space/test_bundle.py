@@ -34,6 +34,8 @@ from wheelkit import ROOT, checkout_version, pip_in, venv_env
 
 from .helpers import leaderboard
 
+pytestmark = pytest.mark.xdist_group("wheel")  # the session's venv, with tests/test_wheel.py
+
 SPACE_DIR = ROOT / "space"  # the repository's copy of the Space files
 GOLD_REPO = "operator/respondeoqa-gold"
 DATASET = "operator/respondeoqa"
