@@ -726,7 +726,7 @@ def test_browser_gold_error_evidence_is_whole_beside_each_flag(
     task: str,
     count: int,
 ) -> None:
-    """Ten graded entries of the planted-error benchmark (tests/planted_gold.py) that give
+    """Ten graded entries of the planted-error benchmark (benchmarks/planted_gold.py) that give
     planted answers (short answers, or feet with one foot changed; a seed with one of them
     flagged) where the board's gold differs, on a board of their own: the Items page flags
     planted items, and the evidence beside each flag is readable at 1400 and 390 px (scrolled
