@@ -1,7 +1,7 @@
 """The fast loop's guard: a test that starts a process is marked `slow` (a pytest plugin that
 tests/conftest.py installs).
 
-The fast loop is `pytest -m "not slow"`: every test that runs in this process alone (scoring,
+The fast loop is `pytest -m "not slow"`: every test that runs in pytest's own process (scoring,
 data, report, views, store, and the Space's service in-process). A test that starts a
 process (a server, a CLI command, a browser, a pip install, a model engine), directly or
 through a fixture, takes seconds and belongs to the full run: it must be marked `slow` (its
@@ -43,9 +43,7 @@ def _program(event: str, args: tuple[Any, ...]) -> str:
 
 def _command(event: str, args: tuple[Any, ...]) -> str:
     """The started program and its arguments, short (an audit event's arguments)."""
-    if event == "subprocess.Popen":
-        shown = args[1]
-    elif event in ("os.posix_spawn", "os.exec"):
+    if event in ("subprocess.Popen", "os.posix_spawn", "os.exec"):
         shown = args[1]
     elif event == "os.spawn":
         shown = args[2]
