@@ -23,8 +23,11 @@ from typing import NoReturn
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
+# benchmarks/planted_gold.py: the planted-error simulation, run one seed at a time here
+sys.path.insert(1, str(Path(__file__).parents[1] / "benchmarks"))
 
 import synthetic
+from kit import fastloop
 from respondeoqa_eval.data.datadir import ENV_DATA_DIR, NoData
 from respondeoqa_eval.errors import InputError
 
@@ -89,6 +92,17 @@ def pytest_configure(config: pytest.Config) -> None:
     except InputError as exc:
         raise pytest.UsageError(str(exc)) from None
     os.environ.pop(ENV_DATA_DIR, None)
+    fastloop.install(config)  # a test that starts a process must be marked slow
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under pytest-xdist (.ci/run: `-n auto --dist loadgroup`) a module's tests run on one
+    worker, so its module fixtures are made once; modules that share a costly session fixture
+    name one group (`pytest.mark.xdist_group`: the wheel's venv)."""
+    for item in items:
+        if item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

@@ -179,6 +179,7 @@ def test_private_gold_never_in_report(tmp_path):
     assert {"certamen", "nle"} <= set(report.to_dict()["accuracy"]["by_source"])
 
 
+@pytest.mark.slow
 def test_cli_scores_and_writes_the_report(tmp_path, public_dir):
     preds, out = tmp_path / "preds.jsonl", tmp_path / "report.json"
     r = _cli("example", "--data-dir", str(public_dir), "-o", str(preds))
@@ -218,6 +219,7 @@ def test_cli_scores_and_writes_the_report(tmp_path, public_dir):
     assert row.split()[-1] == str(overall["n"]) == "797"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("content", "name", "message"),
     [
@@ -236,6 +238,7 @@ def test_cli_bad_input_exit_2_without_traceback(tmp_path, public_dir, content, n
     assert r.stderr.startswith("respondeoqa-eval: error:")
 
 
+@pytest.mark.slow
 def test_cli_bad_gold_folder(tmp_path):
     path = tmp_path / "p.jsonl"
     path.write_text('{"id": "x", "response": "a"}\n')
@@ -243,6 +246,7 @@ def test_cli_bad_gold_folder(tmp_path):
     assert r.returncode == 2 and "not a folder" in r.stderr and "Traceback" not in r.stderr
 
 
+@pytest.mark.slow
 def test_cli_covered_only(tmp_path, public_dir, public_gold):
     feet = [r for r in public_gold.records if r.task == "feet"]
     path = tmp_path / "p.jsonl"
@@ -399,6 +403,7 @@ def test_report_json_refuses_numbers_json_has_not(public_gold, bad):
                 broken.json_bytes(indent)
 
 
+@pytest.mark.slow
 def test_cli_report_indent(tmp_path, public_dir):
     preds = tmp_path / "preds.jsonl"
     r = _cli("example", "--data-dir", str(public_dir), "-o", str(preds))
@@ -415,6 +420,7 @@ def test_cli_report_indent(tmp_path, public_dir):
     assert r.returncode == 2 and "--indent -1" in r.stderr and "Traceback" not in r.stderr
 
 
+@pytest.mark.slow
 def test_cli_output_piped_into_a_reader_that_stops_early(tmp_path, public_dir):
     preds = tmp_path / "preds.jsonl"
     assert _cli("example", "--data-dir", str(public_dir), "-o", str(preds)).returncode == 0
@@ -440,6 +446,7 @@ def test_cli_output_piped_into_a_reader_that_stops_early(tmp_path, public_dir):
     assert (tmp_path / "r.json").exists()
 
 
+@pytest.mark.slow
 def test_example_documents_its_options_and_says_it_is_synthetic(tmp_path, public_dir):
     r = _cli("example", "--help")
     help_text = " ".join(r.stdout.split())

@@ -300,6 +300,7 @@ STRIDES = {
 }
 
 
+@pytest.mark.slow
 def test_the_command_flags_a_planted_gold_error_on_real_reports(tmp_path, public_dir, public_gold):
     short = [r.id for r in public_gold.records if r.task == "short_answer"]
     planted = short[7]  # wrong for the four weaker weak entries, right for weak-a
@@ -337,6 +338,7 @@ def test_the_command_flags_a_planted_gold_error_on_real_reports(tmp_path, public
     assert float(flagged[0]["other_accuracy"]) == pytest.approx(others)
 
 
+@pytest.mark.slow
 def test_the_command_keeps_private_text_out_unless_asked(tmp_path):
     data = write_private(tmp_path / "data", with_public=True)
     gold = read_folder(data)
@@ -355,6 +357,7 @@ def test_the_command_keeps_private_text_out_unless_asked(tmp_path):
     assert "Private items left out:" in r.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("files", "message"),
     [
@@ -376,6 +379,7 @@ def test_the_command_refuses_bad_reports_in_one_line(tmp_path, files, message):
     assert not (tmp_path / "out.csv").exists()
 
 
+@pytest.mark.slow
 def test_the_command_refuses_reports_without_per_item_scores(tmp_path, public_gold):
     translation = [r for r in public_gold.records if r.task == "translation"][:3]
     rows = [{"id": r.id, "answer": r.answers[0]} for r in translation]
@@ -387,6 +391,7 @@ def test_the_command_refuses_reports_without_per_item_scores(tmp_path, public_go
     assert "the reports hold no item with a per-item score" in r.stderr
 
 
+@pytest.mark.slow
 def test_the_command_refuses_a_report_without_items_and_a_missing_file(tmp_path, public_gold):
     rows = [{"id": r.id, "answer": r.answers[0]} for r in public_gold.records]
     report = evaluate(rows, public_gold, bootstrap=0)

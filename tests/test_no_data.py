@@ -14,6 +14,8 @@ from kit.net import free_port
 from respondeoqa_eval.data.datadir import NoData
 from respondeoqa_eval.errors import InputError
 
+pytestmark = pytest.mark.slow
+
 VARIABLE = "RESPONDEOQA_DATA_DIR=DIR"
 FOLDER = "upstream data/final_dataset folder"
 

@@ -11,6 +11,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow
+
 TESTS = Path(__file__).resolve().parent
 
 CASES = {
@@ -24,8 +28,16 @@ CASES = {
 
 
 def run_cases(tmp_path: Path, names: list[str], ci: str | None) -> subprocess.CompletedProcess:
-    for name in names:
-        (tmp_path / f"test_{name}.py").write_text(CASES[name], encoding="utf-8")
+    return run_suite(tmp_path, {name: CASES[name] for name in names}, ci)
+
+
+def run_suite(
+    tmp_path: Path, cases: dict[str, str], ci: str | None, report: str = "-rs"
+) -> subprocess.CompletedProcess:
+    """pytest in a subprocess on `cases` (name -> a test file's text), with tests/conftest.py
+    loaded as a plugin, CI=`ci` (unset: None), its summary lines `report`."""
+    for name, text in cases.items():
+        (tmp_path / f"test_{name}.py").write_text(text, encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if k != "CI"}
     if ci is not None:
         env["CI"] = ci
@@ -36,7 +48,7 @@ def run_cases(tmp_path: Path, names: list[str], ci: str | None) -> subprocess.Co
             "-m",
             "pytest",
             "-q",
-            "-rs",
+            report,
             "-p",
             "no:cacheprovider",
             "-p",
@@ -46,7 +58,7 @@ def run_cases(tmp_path: Path, names: list[str], ci: str | None) -> subprocess.Co
             str(tmp_path),
             "-c",
             os.devnull,
-            *(str(tmp_path / f"test_{name}.py") for name in names),
+            *(str(tmp_path / f"test_{name}.py") for name in cases),
         ],
         capture_output=True,
         text=True,

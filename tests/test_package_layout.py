@@ -487,6 +487,7 @@ def test_each_area_adds_the_commands_the_cli_lists_for_it():
     )
 
 
+@pytest.mark.slow
 def test_score_loads_only_what_scoring_needs(tmp_path, public_dir, public_gold):
     # `score` in a new interpreter, as a user runs it: none of the other areas' modules, their
     # optional dependencies or the download's HTTP client are imported
@@ -533,6 +534,7 @@ def test_score_loads_only_what_scoring_needs(tmp_path, public_dir, public_gold):
         assert not [m for m in loaded if m == unwanted or m.startswith(unwanted + ".")], unwanted
 
 
+@pytest.mark.slow
 def test_importing_the_package_loads_no_scoring_module():
     # the API's names come on first use: importing a module of the package loads only its own
     import subprocess

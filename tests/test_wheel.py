@@ -25,7 +25,7 @@ from wheelkit import PACKAGE, ROOT, SPACE_PACKAGE, venv_env
 from wheelkit import checkout_version as _checkout_version
 from wheelkit import run as _run
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("wheel")]  # the venv: test_bundle.py
 
 NOT_PACKAGE_DATA = ("__pycache__", ".pyc")
 

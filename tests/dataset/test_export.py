@@ -101,6 +101,7 @@ def test_front_matter_declares_configs_license_languages(public_build):
     assert meta["size_categories"] == ["1K<n<10K"]  # 1147 public items
 
 
+@pytest.mark.slow
 def test_every_public_config_loads_offline_by_path_and_by_name(public_build, tmp_path):
     out = public_build.folder
     got = load_offline({out: sorted(PUBLIC_CONFIG_NAMES)}, tmp_path)
@@ -230,6 +231,7 @@ def test_public_build_from_a_private_folder_leaks_nothing(private_dir, tmp_path)
         assert {r["source"] for r in rows} <= {"jun-schol", "lat-pros"}
 
 
+@pytest.mark.slow
 def test_private_build_writes_all_configs_and_says_so(private_build, tmp_path):
     out = private_build.folder
     assert set(private_build.config_rows) == ALL_CONFIG_NAMES

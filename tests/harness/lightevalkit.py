@@ -21,6 +21,7 @@ import pyarrow.parquet as pq
 
 REPO = Path(__file__).resolve().parents[2]
 PINS = ["torch==2.13.0", "lighteval==0.13.0", "xxhash<4", "huggingface_hub<2"]
+VENV_VARIABLE = "RESPONDEOQA_LIGHTEVAL_VENV"  # the venv .ci/run keeps (tests/kit/venvs.py)
 MODULE = "respondeoqa_eval.harness.lighteval_tasks"
 MODEL = "org/tiny-model"  # a local folder, relative to the run's working directory
 
@@ -129,3 +130,10 @@ def sanitise(run_out: Path, dest: Path, dataset: Path) -> list[Path]:
             target.write_text(text, encoding="utf-8")
         written.append(target)
     return written
+
+
+if __name__ == "__main__":  # .ci/run: python tests/harness/lightevalkit.py FOLDER
+    sys.path.insert(0, str(REPO / "tests"))  # for kit
+    from kit.venvs import kept_venv
+
+    print(kept_venv(Path(sys.argv[1]).resolve(), PINS, make_venv))

@@ -1,53 +1,35 @@
 """Every Eval Ever export (`score --eee DIR`), validated by the `every-eval-ever` package's own
 validator (its pydantic models, JSON schemas and datastore checks, `eee-validate`), which needs
-Python >= 3.12 and huggingface_hub < 2: it gets its own venv, made once per session."""
+Python >= 3.12 and huggingface_hub < 2: it gets its own venv (tests/harness/eeekit.py), the
+one .ci/run keeps or one made for the session."""
 
 from __future__ import annotations
 
-import glob
 import json
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 from conftest import unavailable
+from kit.venvs import session_venv
 from respondeoqa_eval import evaluate
 from respondeoqa_eval.cli import main
 from respondeoqa_eval.harness.eee import SCHEMA_VERSION, WITHHELD
 from synthetic import SECRET_MARKER, write_private
 
+from .eeekit import VENV_VARIABLE, make_venv, pins, python312
 from .replies import replies
 
-EEE = "every-eval-ever==0.3.0"
-
-
-def _python312() -> str:
-    """A Python >= 3.12 that runs (a pyenv shim without that version selected does not)."""
-    root = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv"))
-    candidates = sorted(glob.glob(str(root / "versions" / "3.1[2-9]*" / "bin" / "python")))
-    candidates += [c for c in (shutil.which("python3.12"), shutil.which("python3.13")) if c]
-    check = "import sys; assert sys.version_info >= (3, 12)"
-    for candidate in candidates:
-        if subprocess.run([candidate, "-c", check], capture_output=True).returncode == 0:
-            return candidate
-    unavailable("every-eval-ever 0.3.0 needs Python >= 3.12, and none runs here")
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="session")
 def eee_python(tmp_path_factory) -> Path:
-    folder = tmp_path_factory.mktemp("eee") / "venv"
-    subprocess.run([_python312(), "-m", "venv", str(folder)], check=True, timeout=300)
-    python = folder / "bin" / "python"
-    run = subprocess.run(
-        [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", EEE],
-        capture_output=True,
-        text=True,
-        timeout=1800,
-    )
-    assert run.returncode == 0, run.stderr[-3000:]
-    return python
+    """every-eval-ever's venv: the one .ci/run keeps, else made for this session."""
+    if python312() is None:
+        unavailable("every-eval-ever 0.3.0 needs Python >= 3.12, and none runs here")
+    scratch = tmp_path_factory.mktemp("eee") / "venv"
+    return session_venv(VENV_VARIABLE, pins(), make_venv, scratch)
 
 
 def _validate(python: Path, files: list[Path]) -> list[dict]:

@@ -24,6 +24,8 @@ from inspect_ai import eval as inspect_eval  # noqa: E402
 from inspect_ai.model import ModelOutput, ModelUsage, get_model  # noqa: E402
 from respondeoqa_eval.harness import inspect_tasks  # noqa: E402
 
+pytestmark = pytest.mark.slow
+
 MODULE = Path(inspect_tasks.__file__)
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from kit.venvs import session_venv
 from respondeoqa_eval.data.gold import read_folder
 from respondeoqa_eval.data.records import Record
 from respondeoqa_eval.dataset.export import build_folder
@@ -18,7 +19,7 @@ from respondeoqa_eval.harness import lighteval_task_arg, lighteval_task_names
 from respondeoqa_eval.runner.prompts import SYSTEM_PROMPT, TEMPERATURE, user_prompt
 from synthetic import write_private
 
-from .lightevalkit import MODEL, make_venv, run_lighteval, sanitise
+from .lightevalkit import MODEL, PINS, VENV_VARIABLE, make_venv, run_lighteval, sanitise
 from .lmkit import gold_of_ids, score_cli
 from .make_lighteval_details import real_run
 from .replies import replies
@@ -35,8 +36,11 @@ BLEU_FIELDS = {
 
 @pytest.fixture(scope="session")
 def lighteval_python(tmp_path_factory) -> Path:
-    """lighteval's venv, made once per test session (about a minute from a warm pip cache)."""
-    return make_venv(tmp_path_factory.mktemp("lighteval") / "venv")
+    """lighteval's venv: the one `$RESPONDEOQA_LIGHTEVAL_VENV` names (.ci/run makes it when it
+    installs the suite's packages; made there if missing or made for another checkout), else
+    one made for this session (about a minute and a half from a warm pip cache)."""
+    scratch = tmp_path_factory.mktemp("lighteval") / "venv"
+    return session_venv(VENV_VARIABLE, PINS, make_venv, scratch)
 
 
 @pytest.fixture(scope="module")

@@ -209,6 +209,7 @@ def test_groups_report_one_metric_set_per_task_and_every_item_once():
             assert all(not TASKS[t].translation for t in _leaves(group, folder))
 
 
+@pytest.mark.slow
 def test_lm_eval_validate_passes_every_task_and_group(tmp_path):
     """`lm-eval validate` (lm_eval 0.4.13's CLI), as CI runs it on the folder."""
     names = ",".join([*GROUPS, *TASKS])
@@ -383,6 +384,7 @@ def public_oracle_run(tmp_path_factory, export):
     return _run_oracle(work, manager, ["respondeoqa_greedy"], 30)
 
 
+@pytest.mark.slow
 def test_lm_eval_public_numbers_equal_score_and_plain_prompts_separate_the_system(
     tmp_path, public_oracle_run, public_dir
 ):
@@ -404,6 +406,7 @@ def test_lm_eval_public_numbers_equal_score_and_plain_prompts_separate_the_syste
     assert _check_equal(results, report, "respondeoqa_accuracy", samples) >= 9
 
 
+@pytest.mark.slow
 def test_reference_implementation_of_the_papers_rules_agrees_per_item(public_oracle_run):
     """The task README's reference-implementation check: lm-eval's per-item extraction and
     score, each task's BLEU and the group's accuracy against `paper_rules`, written from
@@ -436,6 +439,7 @@ def test_reference_implementation_of_the_papers_rules_agrees_per_item(public_ora
     assert compared == 3 * 30 + 2 and 0 < sum(scores) < len(scores)
 
 
+@pytest.mark.slow
 def test_lm_eval_full_numbers_equal_score_with_the_papers_pooled_bleu(tmp_path, full, monkeypatch):
     """respondeoqa_full on synthetic Certamen / NLE, every task reading one private export
     (`--metadata '{"dataset": EXPORT}'`)."""
@@ -451,6 +455,7 @@ def test_lm_eval_full_numbers_equal_score_with_the_papers_pooled_bleu(tmp_path, 
     assert _check_equal(results, report, "respondeoqa_full_accuracy", samples) >= 13
 
 
+@pytest.mark.slow
 def test_private_tasks_read_metadata_data_dir(tmp_path, full, monkeypatch):
     """`--metadata '{"data_dir": DIR}'`: the Certamen / NLE tasks read the upstream files."""
     gold, _ = full
@@ -472,6 +477,7 @@ def test_private_tasks_read_metadata_data_dir(tmp_path, full, monkeypatch):
         )
 
 
+@pytest.mark.slow
 def test_two_exports_of_one_name_in_one_cache_each_give_their_own_items(
     tmp_path, full, monkeypatch
 ):

@@ -296,6 +296,7 @@ def _run_cmd(server, out, public_dir, *extra) -> list[str]:
     ]
 
 
+@pytest.mark.slow
 def test_resume_after_kill(gold, public_dir, tmp_path):
     """SIGKILL the runner mid-run: no torn line, no duplicates, and a rerun answers the rest."""
     n = 60
@@ -407,6 +408,7 @@ def test_backoff_and_retry_after_rules():
     assert chat_url("http://h:1/v1/chat/completions") == "http://h:1/v1/chat/completions"
 
 
+@pytest.mark.slow
 def test_prompts_and_api_run_work_without_torch(public_dir, tmp_path):
     """Block torch/transformers imports in a fresh interpreter: prompts and the API run still work."""
     script = f"""
@@ -440,6 +442,7 @@ print('OK')
     assert len((tmp_path / "r.jsonl").read_text().splitlines()) == 5
 
 
+@pytest.mark.slow
 def test_ctrl_c_says_how_many_answers_are_saved_and_how_to_resume(gold, public_dir, tmp_path):
     n = 60
     out = tmp_path / "preds.jsonl"

@@ -37,6 +37,9 @@ from wheelkit import ROOT, checkout_version, pip_in, venv_env
 
 from .helpers import leaderboard
 
+# the session's venv, with tests/test_wheel.py; deploy lists files with git (a process)
+pytestmark = [pytest.mark.xdist_group("wheel"), pytest.mark.slow]
+
 SPACE_DIR = ROOT / "space"  # the Space repository
 GOLD_REPO = "operator/respondeoqa-gold"
 SPACE_REPO = "operator/leaderboard"

@@ -78,6 +78,7 @@ def _request(parameters: int = 7 * B) -> Request:
     )  # fmt: skip
 
 
+@pytest.mark.slow
 def test_one_request_as_one_job() -> None:
     flavor = flavor_for(weight_bytes({"BF16": 70 * B}, None))
     spec = job_spec(
@@ -151,6 +152,7 @@ def no_entries(hub: HubStub) -> bool:
     return not any(p.startswith("entries/") for p in hub.files(RECORD_REPO))
 
 
+@pytest.mark.slow
 def test_a_killed_job_gives_its_request_back_and_a_new_job_runs_it(
     hub: HubStub, jobs, tmp_path: Path
 ) -> None:
@@ -194,6 +196,7 @@ def test_a_killed_job_gives_its_request_back_and_a_new_job_runs_it(
     assert not done.launched and len(jobs.jobs) == 2 and no_entries(hub)
 
 
+@pytest.mark.slow
 def test_a_job_that_reaches_its_timeout_fails_its_request(
     hub: HubStub, jobs, tmp_path: Path
 ) -> None:
@@ -214,6 +217,7 @@ def test_a_job_that_reaches_its_timeout_fails_its_request(
     assert not done.launched and len(jobs.jobs) == 1 and no_entries(hub)
 
 
+@pytest.mark.slow
 def test_out_of_memory_is_run_once_more_on_the_next_flavor(
     hub: HubStub, jobs, tmp_path: Path
 ) -> None:

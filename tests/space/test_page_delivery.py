@@ -136,6 +136,7 @@ def test_one_compressed_page_per_data_version(public_gold, tmp_path: Path) -> No
         space.close()
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 @pytest.mark.parametrize("picked", [False, True], ids=["defaults", "tab-picked"])
 def test_a_page_load_asks_for_nothing_else(browser, server, picked: bool) -> None:

@@ -27,6 +27,8 @@ from synthetic import SECRET_MARKER, write_private
 
 from .helpers import board_rows, submit, write_jsonl
 
+pytestmark = pytest.mark.slow
+
 N_MC, N_NLE = 40, 20  # certamen_mc.json: 40 items; each NLE year: 20 + 10 reading comp.
 WINDOW = 7  # probes per submission: a window of Certamen items answered "A"
 SUBMISSIONS = 5

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 from gradio_client import Client
 from kit.hubstub import RECORD_REPO, TOKEN, HubStub
 from kit.space_server import Server, start_server
@@ -30,6 +31,8 @@ from .helpers import (
     syncer_of,
     write_jsonl,
 )
+
+pytestmark = pytest.mark.slow
 
 FEET = "prosody_feet_questions_english.json"
 

@@ -92,6 +92,7 @@ def end(srv: Server, sig: int, hub: HubStub) -> None:
         srv.proc.wait(timeout=30)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("in_flight", "sig"),
     [(1, signal.SIGKILL), (2, signal.SIGTERM), (3, signal.SIGKILL), (20, signal.SIGTERM)],
@@ -137,6 +138,7 @@ def test_a_restart_or_kill_with_entries_in_flight_loses_none_told_stored(
     assert "not pushed" not in again.log_text()
 
 
+@pytest.mark.slow
 def test_a_read_only_record_never_answers_stored_and_the_page_says_why(
     hub: HubStub, private_dir: Path, public_gold, tmp_path: Path
 ) -> None:
@@ -171,6 +173,7 @@ def test_a_read_only_record_never_answers_stored_and_the_page_says_why(
     assert "Traceback" not in srv.log_text()
 
 
+@pytest.mark.slow
 def test_a_record_deleted_and_made_again_costs_no_entry(
     hub: HubStub, private_dir: Path, public_gold, tmp_path: Path, capsys
 ) -> None:

@@ -151,6 +151,7 @@ CRASH = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_crash_mid_write_leaves_db_intact(tmp_path: Path) -> None:
     path = tmp_path / "lb.sqlite3"
     store = Store(path)

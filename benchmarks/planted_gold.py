@@ -1,5 +1,13 @@
-"""A planted-error benchmark for the suspected-gold-error flags (README: Item analysis;
-tests/test_planted_gold.py asserts its figures).
+"""A planted-error benchmark for the suspected-gold-error flags (README: Item analysis, whose
+figures it prints; tests/test_planted_gold.py runs one seed of it as a smoke test and checks the
+oracles on constructed cases).
+
+    python benchmarks/planted_gold.py [--seeds 12-36] [--traps] [--none] [--near-feet]
+        [--entries N] [--strength] [--oracle] [--cut C] [--key-weight W]
+
+run from the checkout with the package importable (the dev install, `pip install -e .`, or
+`PYTHONPATH=evaluator`); it finds tests/synthetic.py itself. The report seeds (the default)
+take about 40 s a variant on a 2-core machine, `--oracle` about eight minutes per 12 seeds.
 
 Gold: the public short-answer, feet and meter items (the gold loader's files, read at run
 time) and synthetic multiple-choice items shaped like Certamen's and NLE's (tests/synthetic.py:
@@ -26,10 +34,10 @@ a share of the multiple-choice and short-answer items are very hard and have one
 overwhelmingly attractive distractor that almost every entry picks.
 
 Seeds 0-11 calibrate (`CALIBRATION_SEEDS`: the flag's constants were chosen on them), seeds
-12-35 report (`REPORT_SEEDS`: the README's figures and tests/test_planted_gold.py).
-`oracle_posteriors`, `oracle_posteriors_short` and `oracle_posteriors_feet` are the bounds:
-the multiple-choice, short-answer and feet posteriors under this simulation's own model. `python tests/planted_gold.py`
-prints the figures (`--help`: the options).
+12-35 report (`REPORT_SEEDS`: the README's figures). `oracle_posteriors`,
+`oracle_posteriors_short` and `oracle_posteriors_feet` are the bounds: the multiple-choice,
+short-answer and feet posteriors under this simulation's own model. `python
+benchmarks/planted_gold.py` prints the figures (`--help`: the options).
 
 Deterministic: every draw comes from `random.Random` (numpy's generator for the oracle)
 seeded with the seed.
@@ -40,10 +48,13 @@ from __future__ import annotations
 import dataclasses
 import math
 import random
+import sys
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # synthetic
 
 import numpy as np
 from respondeoqa_eval.analysis.items import (
@@ -69,7 +80,7 @@ DIFFICULTY_SD = 1.2
 STRONGEST = {"multiple_choice": 0.913, "short_answer": 0.692, "feet": 0.25, "meter": 0.25}
 """Per task, the share of items the strongest entry knows (gives the true answer to), over the
 task's items, from the best of the paper's three models on it (PROTOCOL 6; `python
-tests/planted_gold.py --strength` prints the accuracies). Multiple choice: o3-mini's 91.8%
+benchmarks/planted_gold.py --strength` prints the accuracies). Multiple choice: o3-mini's 91.8%
 accuracy, less the items an entry that does not know guesses right (`_wrong_answer`: 95%
 answer, a quarter of them blindly, 1/k right, mean 1/k 0.257 over `OPTIONS`: 0.061), so (0.918
 - 0.061) / (1 - 0.061) = 0.913 known. Short answers: the paper publishes none by task, so from
@@ -627,8 +638,9 @@ def strength(
 
 
 def _main() -> None:
-    """`python tests/planted_gold.py [--seeds 12-36] [--traps] [--none] [--oracle]`: the figures
-    per seed and pooled (README: Item analysis)."""
+    """`python benchmarks/planted_gold.py [--seeds 12-36] [--traps] [--none] [--oracle]`: the
+    figures per seed and pooled (README: Item analysis). Run from the checkout with the package
+    importable (`pip install -e .`, or `PYTHONPATH=evaluator`)."""
     import argparse
     import tempfile
 
