@@ -3,7 +3,7 @@
 The variants are built at run time from the public items (tests/lenient_variants.py: the gold
 loader's files, multiple-choice items made from their short answers); each has an intended
 answer. Per rule: how many format failures it read, and the share of those that are the
-intended answer. The README's Format compliance table states these figures; a rule is kept
+intended answer. docs/format-compliance.md's rules table states these figures; a rule is kept
 only at 95% or more (tests/test_format_compliance.py pins it).
 
     python benchmarks/bench_lenient.py [--seed 29] [--kinds]

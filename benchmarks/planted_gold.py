@@ -1,4 +1,4 @@
-"""A planted-error benchmark for the suspected-gold-error flags (README: Item analysis, whose
+"""A planted-error benchmark for the suspected-gold-error flags (docs/item-analysis.md, whose
 figures it prints; tests/test_planted_gold.py runs one seed of it as a smoke test and checks the
 oracles on constructed cases).
 
@@ -34,7 +34,7 @@ a share of the multiple-choice and short-answer items are very hard and have one
 overwhelmingly attractive distractor that almost every entry picks.
 
 Seeds 0-11 calibrate (`CALIBRATION_SEEDS`: the flag's constants were chosen on them), seeds
-12-35 report (`REPORT_SEEDS`: the README's figures). `oracle_posteriors`,
+12-35 report (`REPORT_SEEDS`: the figures of docs/item-analysis.md). `oracle_posteriors`,
 `oracle_posteriors_short` and `oracle_posteriors_feet` are the bounds: the multiple-choice,
 short-answer and feet posteriors under this simulation's own model. `python
 benchmarks/planted_gold.py` prints the figures (`--help`: the options).
@@ -351,7 +351,7 @@ def figures(outcomes: list[Outcome]) -> tuple[float, float]:
 CALIBRATION_SEEDS = range(12)
 """The seeds the flag's constants were chosen on (`Thresholds.flag_posterior`, `key_weight`)."""
 REPORT_SEEDS = range(12, 36)
-"""The seeds the README's figures are measured on (none of them used to choose a constant)."""
+"""The seeds the docs' figures are measured on (none of them used to choose a constant)."""
 
 
 def _knowing_on_grid(ability: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
@@ -639,7 +639,7 @@ def strength(
 
 def _main() -> None:
     """`python benchmarks/planted_gold.py [--seeds 12-36] [--traps] [--none] [--oracle]`: the
-    figures per seed and pooled (README: Item analysis). Run from the checkout with the package
+    figures per seed and pooled (docs/item-analysis.md). Run from the checkout with the package
     importable (`pip install -e .`, or `PYTHONPATH=evaluator`)."""
     import argparse
     import tempfile

@@ -1,6 +1,6 @@
-"""Responses with a known intended answer, for measuring the lenient rules (README: Format
-compliance; benchmarks/bench_lenient.py prints the figures, tests/test_format_compliance.py pins
-them).
+"""Responses with a known intended answer, for measuring the lenient rules
+(docs/format-compliance.md; benchmarks/bench_lenient.py prints the figures,
+tests/test_format_compliance.py pins them).
 
 Built at run time from the public items only (the gold loader's files; nothing upstream is
 written to the repository): each item gets an intended answer (its gold, or for multiple

@@ -24,8 +24,9 @@ def test_the_entry_names_every_author_in_full() -> None:
     assert "eprint        = {2604.20738}," in PAPER_BIBTEX
 
 
-def test_readme_card_and_space_show_the_same_entry() -> None:
+def test_readme_docs_card_and_space_show_the_same_entry() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    home = (ROOT / "docs" / "index.md").read_text(encoding="utf-8")  # the site's home page
     card = (ROOT / "dataset_card" / "README.md").read_text(encoding="utf-8")
     template = (
         ROOT / "evaluator" / "respondeoqa_eval" / "dataset" / "templates" / "card.md"
@@ -34,8 +35,9 @@ def test_readme_card_and_space_show_the_same_entry() -> None:
     from respondeoqa_space.web.copy import ABOUT
 
     assert _bibtex_blocks(readme) == [PAPER_BIBTEX]
+    assert _bibtex_blocks(home) == [PAPER_BIBTEX]
     assert _bibtex_blocks(card) == [PAPER_BIBTEX]  # the committed card, rendered
     assert _bibtex_blocks(template) == ["{{ citation }}"]
     assert _bibtex_blocks(ABOUT) == [PAPER_BIBTEX]
-    for text in (readme, card, ABOUT):
+    for text in (readme, home, card, ABOUT):
         assert "@article" not in text

@@ -1,4 +1,4 @@
-"""Item analysis across entries (README: Item analysis) on hand-made results whose statistics
+"""Item analysis across entries (docs/item-analysis.md) on hand-made results whose statistics
 are worked out by hand here: a planted gold error is flagged, a hard but sound item is not,
 the discrimination is Pearson's r computed by `statistics.correlation`, private items stay
 out of a public analysis; and `respondeoqa-eval items` end to end on real reports.
@@ -237,11 +237,11 @@ def test_fewer_than_five_entries_are_never_flagged_by_agreement():
     assert [(it.id, it.reasons) for it in four.flagged] == [("bad-letter", (GOLD_FORMAT,))]
 
 
-def test_the_evidence_columns_are_in_the_csv_and_the_readme():
+def test_the_evidence_columns_are_in_the_csv_and_the_docs():
     evidence = ("agreement_ratio", "agreement_posterior", "agreeing_accuracy", "other_accuracy")
     assert set(evidence) <= set(COLUMNS)
-    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
-    section = readme.split("### Item analysis", 1)[1].split("\n### ", 1)[0]
+    page = (Path(__file__).parents[1] / "docs" / "item-analysis.md").read_text(encoding="utf-8")
+    section = page.split("\n## Columns\n", 1)[1].split("\n## ", 1)[0]
     table = [line for line in section.splitlines() if line.startswith("| `")]
     named = {name for line in table for name in re.findall(r"`(\w+)`", line.split("|")[1])}
     assert named == set(COLUMNS)  # every column explained, and no column the CSV lacks

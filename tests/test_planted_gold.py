@@ -1,6 +1,6 @@
 """The gold-error flags on one seed of the planted-error benchmark (benchmarks/planted_gold.py,
-which prints the README's figures over the 24 report seeds; README: Item analysis, "Measured on
-a planted-error benchmark"), and the benchmark's oracles on constructed cases.
+which prints the figures of docs/item-analysis.md over the 24 report seeds, "Measured on a
+planted-error benchmark"), and the benchmark's oracles on constructed cases.
 
 The smoke test runs the first report seed (`SMOKE_SEED`): what the flags find there, by kind
 of planted error, with no error planted and with near-miss feet answers. Floors are the figures

@@ -1,4 +1,5 @@
-"""The built wheels, installed into fresh venvs (not editable), run every README command.
+"""The built wheels, installed into fresh venvs (not editable), run the commands the
+README and docs/ give.
 
 The evaluator's wheel and the Space's are built once per session from a copy of the source (so
 no stale `build/` folder of the checkout leaks into them), installed (the evaluator with its

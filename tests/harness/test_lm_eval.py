@@ -5,7 +5,7 @@ Every number lm-eval reports must equal `respondeoqa-eval score` on the samples 
 exactly the logged items (the upstream files cut down to them): the CLI then scores the same
 items lm-eval did. Public tasks read `dataset_path` (the Hub dataset): here a local
 `respondeoqa-eval dataset build` folder put in its place by an override group in a second
-include path, as the README tells users with a local build to do.
+include path, as docs/harnesses.md tells users with a local build to do.
 """
 
 from __future__ import annotations

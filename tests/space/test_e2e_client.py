@@ -219,12 +219,12 @@ def test_daily_limit_and_upload_limit_on_a_strict_server(public_gold, tmp_path: 
 
 
 def test_the_submit_api_has_the_readme_names(client: Client, public_gold, tmp_path) -> None:
-    """`view_api` lists /submit's inputs by the README's names; only files and model are
+    """`view_api` lists /submit's inputs by the names docs/leaderboard.md gives; only files and model are
     required, so a client may send just those, by name."""
     api = client.view_api(print_info=False, return_format="dict")["named_endpoints"]["/submit"]
     optional = {p["parameter_name"]: p["parameter_has_default"] for p in api["parameters"]}
-    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
-    said = readme[readme.index("API (`/submit`): inputs") :].split("; outputs")[0]
+    page = (Path(__file__).parents[2] / "docs" / "leaderboard.md").read_text(encoding="utf-8")
+    said = page[page.index("API (`/submit`): inputs") :].split("; outputs")[0]
     names = ["files", "model", "link", "params", "note", "hub_model", "weights", "reasoning"]
     assert list(optional) == [*names, "confirm"]
     assert all(name in said for name in optional)

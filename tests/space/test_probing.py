@@ -1,5 +1,5 @@
-"""What probing a running Space can learn about private answers (README: Safety, "What probing
-can learn"), attacked as the issue's attacker did: stored submissions that answer every private
+"""What probing a running Space can learn about private answers (docs/leaderboard-safety.md,
+"What probing can learn"), attacked as the issue's attacker did: stored submissions that answer every private
 item with a letter no item has except chosen probes, their own breakdowns, every view and CSV,
 and anonymous Compare calls; hidden groups read as complements; intervals as fingerprints; the
 refusals as an id oracle.

@@ -1,13 +1,14 @@
-"""The Space uses the evaluator through its public API only (docs/api.md): the names listed in
-`__all__` of `API_MODULES`, read from every import statement of the Space (its package and
-app.py, with `ast`: module level, inside functions, `__main__` blocks) and every attribute it
-reads of an imported evaluator module. Each API module documents itself and each of its names
-resolves."""
+"""The Space uses the evaluator through its public API only (docs/api.md, the API reference): the
+names listed in `__all__` of `API_MODULES`, read from every import statement of the Space (its
+package and app.py, with `ast`: module level, inside functions, `__main__` blocks) and every
+attribute it reads of an imported evaluator module. Each API module documents itself and each of
+its names resolves, and the reference's page of each module lists exactly those names."""
 
 from __future__ import annotations
 
 import ast
 import importlib
+import re
 from pathlib import Path
 
 import pytest
@@ -27,7 +28,7 @@ API_MODULES = (
     "respondeoqa_eval.io",
     "respondeoqa_eval.jsonl",
 )
-"""The evaluator's public modules (docs/api.md lists their names)."""
+"""The evaluator's public modules (the API reference, docs/api.md, lists their names)."""
 
 MODULE_ATTRIBUTES = frozenset({"__name__", "__file__", "__doc__"})
 """What any module has; reading it uses no name of the API."""
@@ -132,13 +133,27 @@ def test_every_api_module_documents_and_exports_its_names(module):
         assert name in dir(imported), name
 
 
-def test_docs_api_lists_every_public_name():
-    text = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
-    for module in API_MODULES:
-        assert f"## `{module}`" in text, module
-        section = text.split(f"## `{module}`", 1)[1].split("\n## ", 1)[0]
-        for name in declared_all(module):
-            assert f"`{name}`" in section, f"docs/api.md: {module}.{name}"
+def reference_pages(index: Path = ROOT / "docs" / "api.md") -> dict[str, Path]:
+    """Module -> its page of the API reference, as the reference's index links them."""
+    links = re.findall(r"\[`([\w.]+)`\]\((api/[\w.-]+\.md)\)", index.read_text(encoding="utf-8"))
+    return {module: index.parent / page for module, page in links}
+
+
+def listed_members(page: Path, module: str) -> list[str]:
+    """The `members` option of the page's mkdocstrings directive for `module` (`::: module`)."""
+    text = page.read_text(encoding="utf-8")
+    directive = re.search(rf"^::: {re.escape(module)}\n((?:    .*\n)+)", text, flags=re.M)
+    assert directive, f"{page}: no `::: {module}`"
+    options = directive.group(1)
+    listed = options.split("members:\n", 1)[1] if "members:\n" in options else ""
+    return re.findall(r"^ +- (\w+)$", listed, flags=re.M)
+
+
+def test_the_api_reference_lists_every_public_name():
+    pages = reference_pages()
+    assert sorted(pages) == sorted(API_MODULES)
+    for module, page in pages.items():
+        assert listed_members(page, module) == declared_all(module), f"{page}: {module}"
 
 
 @pytest.mark.parametrize(

@@ -67,7 +67,7 @@ MC_OPTIONS = 4
 
 @dataclass(frozen=True)
 class Thresholds:
-    """The analysis's rules of thumb (README: Item analysis)."""
+    """The analysis's rules of thumb (docs/item-analysis.md, "Method")."""
 
     strong_share: float = 0.5  # strong entries: the better half by score (ties included)
     min_entries: int = 3  # entries an item needs for a discrimination

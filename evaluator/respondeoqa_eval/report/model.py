@@ -338,7 +338,7 @@ class RuleCounts:
 
 @dataclass(frozen=True)
 class FormatCompliance:
-    """`format_compliance` (beyond the paper; README: Format compliance): how much of the error
+    """`format_compliance` (beyond the paper; docs/format-compliance.md): how much of the error
     is the answer format. `accuracy_lenient` has the shape of `accuracy`."""
 
     accuracy_lenient: Accuracy
