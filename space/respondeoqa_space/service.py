@@ -108,6 +108,7 @@ class CompareOutcome:
     drawn: bool = False  # the charts
     paired: bool = False  # the paired difference and the disagreements
     format_gaps: pd.DataFrame = field(default_factory=lambda: compare.format_gap_frame([]))
+    keys: tuple[str, ...] = ()  # the paired entries' keys (the disagreements' answers links)
 
 
 EMPTY_BREAKDOWN = pd.DataFrame(columns=["Group", "Key", "Metric", "Score", "95% CI", "Items"])
@@ -727,4 +728,5 @@ class Space:
             drawn,
             paired,
             gaps,
+            (key_of(a), key_of(b)),
         )

@@ -192,10 +192,18 @@ def _serving_app(space: Space, demo: gr.Blocks) -> Any:
     from starlette.middleware import Middleware
     from starlette.routing import Mount, Route
 
-    from .board_page import BoardPage
+    from .answers_page import AnswersPage
+    from .board_page import BoardPage, font_stack
     from .pagecache import AssetCache, CompressedAnswers, PageCache
 
     page = BoardPage(space, static=static, sans=SANS, mono=MONO, api_href="gradio_api/info")
+    answers = AnswersPage(
+        space,
+        static=static,
+        sans=font_stack(SANS),
+        mono=font_stack(MONO),
+        api_href="gradio_api/info",
+    )
     middleware = [
         Middleware(
             clients.UploadGuard,
@@ -207,7 +215,7 @@ def _serving_app(space: Space, demo: gr.Blocks) -> Any:
         Middleware(AssetCache),
         Middleware(CompressedAnswers),
     ]
-    routes = [Route("/", page, methods=["GET", "HEAD"]), *read_routes(space)]
+    routes = [Route("/", page, methods=["GET", "HEAD"]), *read_routes(space), *answers.routes()]
     app = FastAPI(routes=routes, middleware=middleware, openapi_url=None, docs_url=None)
     app.state.board_page = page
     with warnings.catch_warnings():
