@@ -13,24 +13,25 @@ from pathlib import Path
 
 import pytest
 from markupsafe import Markup, escape
-from respondeoqa_eval.data.gold import GoldSet
 from respondeoqa_space.config import Limits
 from respondeoqa_space.service import Space, SpaceConfig
 from respondeoqa_space.views.answers import href, shown, view_html, view_json
 from respondeoqa_space.web.answers_page import AnswersPage
 from respondeoqa_space.web.app import MONO, SANS, static
 from respondeoqa_space.web.board_page import font_stack
-from synthetic import SECRET_MARKER
 
-from .helpers import WRONG, _normalizes_nonempty, file_records, write_jsonl
-
-SHORT = "junior_scholarship_short_answer.json"
-FEET = "prosody_feet_questions_english.json"
-TRANSLATION = "junior_scholarship_translation_long.json"
-FORMAT_FAILURES = 40
-HOSTILE = "<script>window.__x=1</script> & \u202egnp.exe \u200b"
-PRIVATE_RESPONSE = "PRIVRESPONSE"
-"""In every response to a private item: any answer that shows a private response shows it."""
+from .answerskit import (
+    FEET,
+    FORMAT_FAILURES,
+    PRIVATE_RESPONSE,
+    SHORT,
+    TRANSLATION,
+    gold_of,
+    private_rows,
+    private_strings,
+    two_entries,
+)
+from .helpers import _normalizes_nonempty, file_records, write_jsonl
 
 
 @pytest.fixture
@@ -47,57 +48,6 @@ def _page(space: Space) -> AnswersPage:
     )
 
 
-def _gold(record) -> str:
-    return record.answers[0]
-
-
-def _private_rows(gold: GoldSet) -> list[dict[str, str]]:
-    """Responses to every private item that quote its question and its gold (which carries
-    SECRET_MARKER), as a model's response may."""
-    return [
-        {"id": r.id, "response": f"{PRIVATE_RESPONSE} {r.question}\nAnswer: {_gold(r)}"}
-        for r in gold.records
-        if r.is_private
-    ]
-
-
-def _entries(gold: GoldSet) -> tuple[list[dict], list[dict], set[str], str]:
-    """Entry A: the first half of the short answers right in the paper's format, the rest
-    wrong; B: the same, but FORMAT_FAILURES of A's right items behind a lowercase marker (the
-    paper's rules read nothing, the lenient marker rule reads the gold). Both: the feet and the
-    translations, and every private item. A's first short answer is hostile text."""
-    short = file_records(gold, SHORT)
-    right = {r.id for r in short[: len(short) // 2] if _normalizes_nonempty(_gold(r))}
-    failures = set(sorted(right, key=[r.id for r in short].index)[:FORMAT_FAILURES])
-    hostile_item = short[0].id
-    rows_a, rows_b = [], []
-    for r in short:
-        answer = _gold(r) if r.id in right else WRONG
-        a = f"Let me think.\nAnswer: {answer}"
-        if r.id == hostile_item:
-            a = f"{HOSTILE}\n" + "a long line of reasoning. " * 40 + f"\nAnswer: {answer}"
-        rows_a.append({"id": r.id, "response": a})
-        b = (
-            f"I think.\nanswer: {answer}"
-            if r.id in failures
-            else f"Let me think.\nAnswer: {answer}"
-        )
-        rows_b.append({"id": r.id, "response": b})
-    for r in file_records(gold, FEET) + file_records(gold, TRANSLATION):
-        rows_a.append({"id": r.id, "response": f"Answer: {_gold(r)}"})
-        rows_b.append({"id": r.id, "response": f"Answer: {WRONG}"})
-    private = _private_rows(gold)
-    return rows_a + private, rows_b + private, failures, hostile_item
-
-
-def _private_strings(gold: GoldSet) -> list[str]:
-    out = [SECRET_MARKER, PRIVATE_RESPONSE]
-    for r in gold.records:
-        if r.is_private:
-            out += [r.id, r.question]
-    return out
-
-
 def _submit(space: Space, tmp_path: Path, name: str, rows: list[dict]) -> int:
     out = space.submit(write_jsonl(tmp_path / f"{name}.jsonl", rows), name, client=name)
     assert out.ok, out.message
@@ -105,7 +55,7 @@ def _submit(space: Space, tmp_path: Path, name: str, rows: list[dict]) -> int:
 
 
 def test_the_walk_filters_and_answers_as_submitted(space, private_gold, tmp_path):
-    rows_a, rows_b, failures, hostile = _entries(private_gold)
+    rows_a, rows_b, failures, hostile = two_entries(private_gold)
     a = _submit(space, tmp_path, "model-a", rows_a)
     b = _submit(space, tmp_path, "model-b", rows_b)
     page = _page(space)
@@ -143,10 +93,10 @@ def test_the_walk_filters_and_answers_as_submitted(space, private_gold, tmp_path
     got_a, got_b = (e["answer"] for e in data["entries"])
     assert [e["key"] for e in data["entries"]] == [f"e:{a}", f"e:{b}"]
     assert got_a["response"] == sent_a and got_b["response"] == sent_b
-    assert got_a["extracted"] == _gold(record) and got_a["score"] == 1.0
+    assert got_a["extracted"] == gold_of(record) and got_a["score"] == 1.0
     assert got_b["extracted"] is None and got_b["score"] == 0.0 and got_b["format_cost"]
-    assert got_b["lenient"] == {"answer": _gold(record), "rule": "short:marker", "score": 1.0}
-    assert data["item"]["gold"] == [_gold(record)] and data["item"]["question"] == record.question
+    assert got_b["lenient"] == {"answer": gold_of(record), "rule": "short:marker", "score": 1.0}
+    assert data["item"]["gold"] == [gold_of(record)] and data["item"]["question"] == record.question
     # the entries' per-item scores are the board's (the stored ones)
     stored = space.store.item_scores(b)
     sheet = page.sheets.sheet(space.store.get(b))
@@ -156,12 +106,12 @@ def test_the_walk_filters_and_answers_as_submitted(space, private_gold, tmp_path
     translation = file_records(private_gold, TRANSLATION)[0]
     data = view_json(page.view({"entries": entries, "item": translation.id}))
     assert data["entries"][0]["answer"]["score"] is None
-    assert data["entries"][0]["answer"]["response"] == f"Answer: {_gold(translation)}"
+    assert data["entries"][0]["answer"]["response"] == f"Answer: {gold_of(translation)}"
     assert data["item"]["gold"] == translation.answers
 
 
 def test_every_character_is_escaped_and_long_responses_fold(space, private_gold, tmp_path):
-    rows_a, rows_b, _, hostile = _entries(private_gold)
+    rows_a, rows_b, _, hostile = two_entries(private_gold)
     a = _submit(space, tmp_path, "model-a", rows_a)
     page = _page(space)
     view = page.view({"entries": f"e:{a}", "item": hostile})
@@ -180,7 +130,7 @@ def test_every_character_is_escaped_and_long_responses_fold(space, private_gold,
 
 
 def test_the_url_holds_the_choice_and_bad_parts_are_not_echoed(space, private_gold, tmp_path):
-    rows_a, rows_b, _, _ = _entries(private_gold)
+    rows_a, rows_b, _, _ = two_entries(private_gold)
     a = _submit(space, tmp_path, "model-a", rows_a)
     b = _submit(space, tmp_path, "model-b", rows_b)
     space.store.set_hidden(b, True)
@@ -215,7 +165,7 @@ def test_the_url_holds_the_choice_and_bad_parts_are_not_echoed(space, private_go
 
 
 def test_without_entries_the_boards_best_are_shown(space, private_gold, tmp_path):
-    rows_a, rows_b, _, _ = _entries(private_gold)
+    rows_a, rows_b, _, _ = two_entries(private_gold)
     a = _submit(space, tmp_path, "model-a", rows_a)
     b = _submit(space, tmp_path, "model-b", rows_b)
     view = _page(space).view({"item": file_records(private_gold, FEET)[0].id})
@@ -225,7 +175,7 @@ def test_without_entries_the_boards_best_are_shown(space, private_gold, tmp_path
 
 
 def test_no_private_item_in_any_answer(space, private_gold, tmp_path):
-    rows_a, rows_b, _, _ = _entries(private_gold)
+    rows_a, rows_b, _, _ = two_entries(private_gold)
     a = _submit(space, tmp_path, "model-a", rows_a)
     b = _submit(space, tmp_path, "model-b", rows_b)
     page = _page(space)
@@ -248,7 +198,7 @@ def test_no_private_item_in_any_answer(space, private_gold, tmp_path):
         texts += [view_html(view, page.options), json.dumps(view_json(view), ensure_ascii=False)]
         view = page.view({"entries": f"e:{a},e:{b}", "item": view.next}) if view.next else None
     assert len(texts) > 1000
-    leaks = [s for s in _private_strings(private_gold) for t in texts if s in t]
+    leaks = [s for s in private_strings(private_gold) for t in texts if s in t]
     assert leaks == []
     # the sheets hold no private item: nothing built on them can show one
     for entry in (a, b):
@@ -262,17 +212,17 @@ def test_no_private_item_in_any_answer(space, private_gold, tmp_path):
 def _planted(records, planted_id: str, right: int, wrong: str, planted: str) -> list[dict]:
     """Answers given already extracted: the first `right` items with their gold, the planted
     item `planted`, the others `wrong`."""
-    ok = {r.id for r in [r for r in records if _normalizes_nonempty(_gold(r))][:right]}
+    ok = {r.id for r in [r for r in records if _normalizes_nonempty(gold_of(r))][:right]}
     rows = []
     for r in records:
-        answer = _gold(r) if r.id in ok else wrong
+        answer = gold_of(r) if r.id in ok else wrong
         rows.append({"id": r.id, "answer": planted if r.id == planted_id else answer})
     return rows
 
 
 def test_suspected_gold_errors_and_more_than_six_entries(space, private_gold, tmp_path):
     short = file_records(private_gold, SHORT)
-    planted = [r for r in short if _normalizes_nonempty(_gold(r))][-1]
+    planted = [r for r in short if _normalizes_nonempty(gold_of(r))][-1]
     # graded entries: the three strongest agree on the planted item (test_format_items)
     graded = [
         ("strong-a", 500, "wronga", "plantedwrong"),
@@ -285,7 +235,7 @@ def test_suspected_gold_errors_and_more_than_six_entries(space, private_gold, tm
     ]
     ids = []
     for model, right, wrong, answer in graded:
-        rows = _planted(short, planted.id, right, wrong, answer) + _private_rows(private_gold)
+        rows = _planted(short, planted.id, right, wrong, answer) + private_rows(private_gold)
         ids.append(_submit(space, tmp_path, model, rows))
     page = _page(space)
     every = ",".join(f"e:{i}" for i in ids)

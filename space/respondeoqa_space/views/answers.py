@@ -302,8 +302,11 @@ def response_text(text: str) -> ResponseText:
     folded = len(text) > FOLD_CHARS or len(lines) > FOLD_LINES
     tail = None
     if folded:
-        last = [line for line in lines if line.strip()][-TAIL_LINES:]
-        tail = shown("\n".join(last)[-TAIL_CHARS:])
+        end = "\n".join([line for line in lines if line.strip()][-TAIL_LINES:])
+        if len(end) > TAIL_CHARS:  # from the first word that begins in the last TAIL_CHARS
+            end = end[-TAIL_CHARS:]
+            end = "\u2026 " + end[end.find(" ") + 1 :] if " " in end else "\u2026" + end
+        tail = shown(end)
     return ResponseText(shown(kept), tail, len(text), len(lines), len(text) - len(kept))
 
 

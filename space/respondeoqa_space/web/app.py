@@ -237,6 +237,7 @@ def _mount(app: Any, demo: gr.Blocks, space: Space) -> None:
         server_port=space.config.port,
         footer_links=["api"],
         css=static("board.css"),  # Gradio 6 takes page CSS and theme here, not in Blocks()
+        js=static("table_links.js"),  # links in table cells follow a click
         theme=theme(),
         max_file_size=space.limits.max_file_bytes,
         ssr_mode=False,
