@@ -98,7 +98,11 @@ def build_app(space: Space) -> gr.Blocks:
         SUBMIT_PAGE: lambda: submit_page(space),
         REQUEST_PAGE: lambda: request_page(space, demo, READ),
         # anchors: "#h-the-bound"
-        ABOUT_PAGE: lambda: gr.Markdown(copy.ABOUT, header_links=True, elem_id="about"),
+        ABOUT_PAGE: lambda: gr.Markdown(
+            copy.ABOUT + copy.details_note(space.config.details_url),
+            header_links=True,
+            elem_id="about",
+        ),
     }
     for name, path in PAGES:
         with demo.route(name, path):
@@ -196,7 +200,14 @@ def _serving_app(space: Space, demo: gr.Blocks) -> Any:
     from .board_page import BoardPage, font_stack
     from .pagecache import AssetCache, CompressedAnswers, PageCache
 
-    page = BoardPage(space, static=static, sans=SANS, mono=MONO, api_href="gradio_api/info")
+    page = BoardPage(
+        space,
+        static=static,
+        sans=SANS,
+        mono=MONO,
+        api_href="gradio_api/info",
+        details_href=space.config.details_url,
+    )
     answers = AnswersPage(
         space,
         static=static,

@@ -52,11 +52,17 @@ def font_stack(families: list[str]) -> Markup:
 
 
 def page_html(
-    board: str, *, static: Callable[[str], str], sans: list[str], mono: list[str], api_href: str
+    board: str,
+    *,
+    static: Callable[[str], str],
+    sans: list[str],
+    mono: list[str],
+    api_href: str,
+    details_href: str = "",
 ) -> str:
     """The whole page around `board` (the board route's HTML of the default view and
     coverage); `static(name)` reads a file of static/, `api_href` is the footer's link to the
-    API's description."""
+    API's description and `details_href` to the details dataset (none when "")."""
     props = {
         "board_src": f"{BOARD_ROUTE}?{board_query(OVERVIEW, MOST_ENTRIES)}",
         "board_error": copy.BOARD_ERROR,
@@ -74,6 +80,7 @@ def page_html(
         mono=font_stack(mono),
         css=Markup(static("page.css") + static("board.css")),
         api_href=api_href,
+        details_href=details_href,
         scripts=Markup(static("board_page.js")),
         # each component's root (its element id) and its script
         components={

@@ -122,3 +122,16 @@ in the board's *Entry* column) or *failed* with the reason."""
 
 BOARD_ERROR = '<p class="board-caption">The leaderboard could not be loaded: reload the page.</p>'
 DETAIL_ERROR = '<p class="detail-msg">The entry could not be loaded: try again.</p>'
+
+
+def details_note(url: str) -> str:
+    """The About page's words on the details dataset ("" when the Space names none)."""
+    if not url:
+        return ""
+    return (
+        "\n\n## Every answer, as a dataset\n\nWhat each entry wrote on every public item (its "
+        "raw response, the answer the paper's rules read, its score, the lenient reading) is a "
+        f"dataset on the Hub, one config per entry: [{url.rsplit('/datasets/', 1)[-1]}]({url}) "
+        '(`load_dataset(repo, "entry_12", split="latest")`). Certamen and NLE items are never '
+        "in it. The [answers](answers) page reads the same, item by item."
+    )
