@@ -16,7 +16,14 @@ from conftest import require
 from gradio_client import Client
 
 from .answerskit import FEET, FORMAT_FAILURES, SHORT, private_strings, two_entries
-from .helpers import assert_laid_out, file_records, open_page, submit, write_jsonl
+from .helpers import (
+    assert_laid_out,
+    compare_entries,
+    file_records,
+    open_page,
+    submit,
+    write_jsonl,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -51,16 +58,6 @@ def _assert_whole(page, where: str) -> None:
         ".answer h3, .answer dt, .answer dd, .answers-facts, .answers-walk, .answers-form label",
     )
     assert broken == [], (where, broken)
-
-
-def _compare(page, ids: list[int]) -> None:
-    pick = page.locator("#compare-pick input").first
-    for ident in ids:
-        pick.click()
-        pick.fill(f"#{ident} ")
-        page.get_by_role("option").filter(has_text=f"#{ident} ").first.click()
-    page.keyboard.press("Escape")
-    page.locator("#compare-btn").click()
 
 
 def test_browser_answers(browser, server, private_gold, tmp_path: Path, screenshot_dir: Path):
@@ -116,7 +113,7 @@ def test_browser_answers(browser, server, private_gold, tmp_path: Path, screensh
 
         # Compare: a disagreement row opens both entries' answers on its item
         open_page(page, "Compare")
-        _compare(page, [a, b])
+        compare_entries(page, [a, b])
         rows = page.locator("#disagreements [role=gridcell] a[href*='answers?item=']")
         sync_api.expect(rows.first).to_be_visible(timeout=60_000)
         page.screenshot(path=str(shots / f"{width}-compare.png"), full_page=True)

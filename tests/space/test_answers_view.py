@@ -31,7 +31,7 @@ from .answerskit import (
     private_strings,
     two_entries,
 )
-from .helpers import _normalizes_nonempty, file_records, write_jsonl
+from .helpers import GRADED, _normalizes_nonempty, file_records, planted_rows, write_jsonl
 
 
 @pytest.fixture
@@ -209,33 +209,14 @@ def test_no_private_item_in_any_answer(space, private_gold, tmp_path):
     assert any(PRIVATE_RESPONSE in row.get("response", "") for row in kept)
 
 
-def _planted(records, planted_id: str, right: int, wrong: str, planted: str) -> list[dict]:
-    """Answers given already extracted: the first `right` items with their gold, the planted
-    item `planted`, the others `wrong`."""
-    ok = {r.id for r in [r for r in records if _normalizes_nonempty(gold_of(r))][:right]}
-    rows = []
-    for r in records:
-        answer = gold_of(r) if r.id in ok else wrong
-        rows.append({"id": r.id, "answer": planted if r.id == planted_id else answer})
-    return rows
-
-
 def test_suspected_gold_errors_and_more_than_six_entries(space, private_gold, tmp_path):
     short = file_records(private_gold, SHORT)
     planted = [r for r in short if _normalizes_nonempty(gold_of(r))][-1]
-    # graded entries: the three strongest agree on the planted item (test_format_items)
-    graded = [
-        ("strong-a", 500, "wronga", "plantedwrong"),
-        ("strong-b", 450, "wrongb", "plantedwrong"),
-        ("strong-c", 400, "wrongc", "plantedwrong"),
-        ("weak-a", 300, "wrongd", "wrongd"),
-        ("weak-b", 150, "wronge", "wronge"),
-        ("weak-c", 50, "wrongf", "wrongf"),
-        ("weak-d", 20, "wrongg", "wrongg"),
-    ]
+    # graded entries: the three strongest agree on the planted item; a seventh, weak
+    graded = [*GRADED, ("weak-d", 20, "wrongg", "wrongg")]
     ids = []
     for model, right, wrong, answer in graded:
-        rows = _planted(short, planted.id, right, wrong, answer) + private_rows(private_gold)
+        rows = planted_rows(short, planted.id, right, wrong, answer) + private_rows(private_gold)
         ids.append(_submit(space, tmp_path, model, rows))
     page = _page(space)
     every = ",".join(f"e:{i}" for i in ids)

@@ -19,11 +19,9 @@ import logging
 import re
 import traceback
 from collections.abc import Callable, Mapping
-from functools import cache
 from pathlib import Path
 from typing import Any
 
-import jinja2
 from markupsafe import Markup
 
 from ..answers import AnswerSheets
@@ -44,6 +42,7 @@ from ..views.answers import (
     view_html,
     view_json,
 )
+from .board_page import page_template
 from .routes import BOARD_NAME, NO_STORE, PAGES
 
 log = logging.getLogger(__name__)
@@ -51,16 +50,6 @@ log = logging.getLogger(__name__)
 NOT_FOUND = "No such public item (Certamen and NLE items are never shown)."
 MAX_QUERY_CHARS = 2000  # a longer query string is not read
 _TOKEN = re.compile(r"[\s,]+")
-
-
-@cache
-def _template() -> jinja2.Template:
-    env = jinja2.Environment(
-        loader=jinja2.PackageLoader(__package__, "static"),
-        autoescape=True,
-        undefined=jinja2.StrictUndefined,
-    )
-    return env.get_template("answers_page.html")
 
 
 def entry_keys(text: str) -> tuple[list[str], list[str]]:
@@ -184,7 +173,7 @@ class AnswersPage:
         return dict(request.query_params.items())
 
     def _page(self, body: str, self_href: str) -> str:
-        return _template().render(
+        return page_template("answers_page.html").render(
             title="Answers · RespondeoQA leaderboard",
             board_name=BOARD_NAME,
             pages=PAGES,

@@ -36,13 +36,14 @@ NO_CACHE = (b"cache-control", b"no-cache")  # a browser asks again: a new entry 
 
 
 @cache
-def _template() -> jinja2.Template:
+def page_template(name: str) -> jinja2.Template:
+    """A whole page's template of static/ (autoescaped): the board's, the answers page's."""
     env = jinja2.Environment(
         loader=jinja2.PackageLoader(__package__, "static"),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
     )
-    return env.get_template("board_page.html")
+    return env.get_template(name)
 
 
 def font_stack(families: list[str]) -> Markup:
@@ -67,7 +68,7 @@ def page_html(
         "board_src": f"{BOARD_ROUTE}?{board_query(OVERVIEW, MOST_ENTRIES)}",
         "board_error": copy.BOARD_ERROR,
     }
-    return _template().render(
+    return page_template("board_page.html").render(
         title="RespondeoQA leaderboard",
         board_name=BOARD_NAME,
         pages=PAGES,
