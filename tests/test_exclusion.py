@@ -54,10 +54,16 @@ def _without(report: Report) -> Report:
     return replace(report, excluded=None)
 
 
-@pytest.mark.parametrize("covered", [False, True])
-def test_equal_to_a_rescore_without_the_items(public_gold, covered):
+@pytest.mark.parametrize(("covered", "translations"), [(False, True), (True, True), (False, False)])
+def test_equal_to_a_rescore_without_the_items(public_gold, covered, translations):
+    """Translations among the items left out (BLEU computed again), or not (the report's BLEU
+    kept: the same numbers)."""
     rows = _rows(public_gold)
-    gone = _excluded(public_gold)
+    gone = {
+        i
+        for i in _excluded(public_gold)
+        if translations or public_gold.by_id[i].task != "translation"
+    }
     full = evaluate(rows, public_gold, bootstrap=200, restrict_to_covered=covered)
     without = rescore_without(full, gone, public_gold, source="a test list")
     again = evaluate(
@@ -70,7 +76,7 @@ def test_equal_to_a_rescore_without_the_items(public_gold, covered):
     assert without.to_dict() == {**again.to_dict(), "excluded": without.excluded.to_dict()}
     # and the items did change them: the test can fail
     assert without.accuracy.overall != full.accuracy.overall
-    assert without.bleu_score("latin") != full.bleu_score("latin")
+    assert (without.bleu_score("latin") != full.bleu_score("latin")) is translations
     assert without.extra != full.extra
     assert without.format_compliance != full.format_compliance
     scored = {it.id for it in full.items}
@@ -231,3 +237,21 @@ def test_cli_bad_exclusions_are_one_line(tmp_path, public_dir, args, message):
     assert done.returncode == 2
     assert message in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_report_of_another_version_gets_its_bleu_computed_again(public_gold):
+    rows = _rows(public_gold)
+    gone = {i for i in _excluded(public_gold) if public_gold.by_id[i].task != "translation"}
+    full = evaluate(rows, public_gold, bootstrap=100)
+    older = replace(full, evaluator=replace(full.evaluator, version="0.0.1"))
+    doctored = replace(older, bleu={})  # were it kept, it would show
+    without = rescore_without(doctored, gone, public_gold)
+    again = evaluate(
+        [row for row in rows if row["id"] not in gone],
+        public_gold.subset(lambda r: r.id not in gone),
+        bootstrap=100,
+    )
+    assert _without(without) == again and without.bleu == full.bleu
+    # and this evaluator's report keeps its own (the doctored part shows it was kept)
+    kept = rescore_without(replace(full, bleu={}), gone, public_gold)
+    assert kept.bleu == {}

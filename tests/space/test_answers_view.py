@@ -220,6 +220,8 @@ def test_suspected_gold_errors_and_more_than_six_entries(space, private_gold, tm
         ids.append(_submit(space, tmp_path, model, rows))
     page = _page(space)
     every = ",".join(f"e:{i}" for i in ids)
+    # before the board's item analysis is made, only the flagged walk waits for it
+    assert page.view({"entries": every, "item": planted.id}).flag == ""
     view = page.view({"entries": every, "filter": "flagged"})
     assert len(view.columns) == 6 and view.choice.entries == tuple(f"e:{i}" for i in ids[:6])
     assert f"At most 6 entries side by side: #{ids[6]} left out." in view.notes
@@ -229,6 +231,7 @@ def test_suspected_gold_errors_and_more_than_six_entries(space, private_gold, tm
     at = page.view({"entries": every, "filter": "flagged", "item": planted.id})
     why = flagged.set_index("Item").loc[planted.id, "Suspected gold error"]
     assert at.record.id == planted.id and at.flag == why and why.startswith("3 of 7 entries")
+    assert page.view({"entries": every, "item": planted.id}).flag == why  # made: shown
     data = view_json(at)
     assert data["item"]["suspected_gold_error"] == why
     assert [e["answer"]["extracted"] for e in data["entries"][:3]] == ["plantedwrong"] * 3

@@ -16,6 +16,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 
+from sacrebleu import __version__ as sacrebleu_version
+
+from .._version import __version__
 from ..data.gold import GoldSet
 from ..data.records import PRIVATE_SOURCES, Record
 from ..errors import InputError
@@ -114,7 +117,19 @@ def rescore_without(
         unnamed=len(left_out) - len(named),
         not_scored=len(wanted) - len(left_out),
     )
-    new = build_report(kept, gold, _bootstrap(report), report.predictions, report.provenance)
+    # BLEU rests on the translation items alone: when none is left out, the report's is the
+    # re-score's, to the last bit, if this evaluator and sacreBLEU computed it (most of the time)
+    same = all(it.task != "translation" for it in left_out) and (
+        (report.evaluator.version, report.evaluator.sacrebleu) == (__version__, sacrebleu_version)
+    )
+    new = build_report(
+        kept,
+        gold,
+        _bootstrap(report),
+        report.predictions,
+        report.provenance,
+        translations=report.bleu if same else None,
+    )
     return replace(
         new,
         gold=replace(new.gold, unknown_files=report.gold.unknown_files),

@@ -583,8 +583,13 @@ def build_report(
     boot: Bootstrap,
     origin: str = "",
     provenance: Provenance | None = None,
+    *,
+    translations: BleuTable | None = None,
 ) -> Report:
-    """The report of per-item scores (pure): aggregates, BLEU, signatures, per-item results."""
+    """The report of per-item scores (pure): aggregates, BLEU, signatures, per-item results.
+    `translations`: the `bleu` part when it is known already, of these same translation items
+    scored by this evaluator with `boot` (it depends on them alone: `exclusion.py` keeps it
+    when it leaves out accuracy items only)."""
     # items of the same groups share one (read-only) mapping: a few hundred, not one per item
     shared: dict[tuple, Mapping[str, str]] = {}
     groups = [
@@ -597,7 +602,7 @@ def build_report(
     return Report(
         accuracy=Accuracy.from_dict(acc),
         extra={k: Score.from_dict(v) for k, v in extra.items()},
-        bleu=_bleu_table(bleu(items, boot)),
+        bleu=_bleu_table(bleu(items, boot)) if translations is None else translations,
         gold=GoldInfo(
             files=tuple(sorted({r.file for r in records})),
             n_items=len(records),

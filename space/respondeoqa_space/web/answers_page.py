@@ -26,7 +26,7 @@ from markupsafe import Markup
 
 from ..answers import AnswerSheets
 from ..rows import is_scored, key_of, parse_entry_id, parse_key, short_label
-from ..service import Space
+from ..service import ITEM_ANALYSIS, Space
 from ..store import Entry
 from ..views.answers import (
     FILTERS,
@@ -132,9 +132,18 @@ class AnswersPage:
 
         return self.space.reads.cached(snap, ("answers default", source), build)
 
-    def _flagged(self) -> dict[str, str]:
-        """The public suspected gold errors of the board's item analysis (id -> why)."""
-        analysis = self.space.item_analysis()
+    def _flagged(self, needed: bool) -> dict[str, str]:
+        """The public suspected gold errors of the board's item analysis (id -> why). The
+        analysis is made once per data version (the Items page makes it too); it takes
+        minutes on a board of thousands of entries, so only the flagged walk (`needed`) waits
+        for it: the other walks show an item's flag when the analysis of this version is
+        there, and none before."""
+        if needed:
+            analysis = self.space.item_analysis()
+        else:
+            analysis = self.space.reads.peek(self.space.snapshot(), ITEM_ANALYSIS)
+            if analysis is None:
+                return {}
         return {it.id: it.why for it in analysis.flagged if not it.is_private}
 
     def view(self, query: Mapping[str, str] | None) -> AnswersView | None:
@@ -162,7 +171,8 @@ class AnswersPage:
             filter=query.get("filter") if query.get("filter") in FILTERS else None,
         )
         columns = [(key_of(e), short_label(e), self.sheets.sheet(e)) for e in entries]
-        return build_view(self.public, chosen, columns, self._flagged(), notes)
+        flagged = self._flagged(chosen.filter == "flagged")
+        return build_view(self.public, chosen, columns, flagged, notes)
 
     # -- the routes ------------------------------------------------------------------------
 
