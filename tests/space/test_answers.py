@@ -52,6 +52,16 @@ def _assert_whole(page, where: str) -> None:
     for box in page.locator(".answer").all():
         right = box.bounding_box()
         assert right["x"] >= 0 and right["x"] + right["width"] <= width + 1, (where, right)
+    # nothing inside an entry's column reaches past it (a long rule name, a long word)
+    out = page.evaluate(
+        """() => [...document.querySelectorAll(".answer")].flatMap((col) => {
+            const edge = col.getBoundingClientRect().right;
+            return [...col.querySelectorAll("*")]
+                .filter((el) => [...el.getClientRects()].some((r) => r.right > edge + 1))
+                .map((el) => `${el.tagName.toLowerCase()}.${el.className}: ${el.textContent.slice(0, 40)}`);
+        })"""
+    )
+    assert out == [], (where, out)
     broken = page.evaluate(
         f"(s) => ({Path(__file__).parents[1].joinpath('kit', 'layout.js').read_text()})"
         ".brokenWords(s)",

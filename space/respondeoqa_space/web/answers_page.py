@@ -16,6 +16,7 @@ thread pool. A failure is logged by its type and place only, never its message.
 from __future__ import annotations
 
 import logging
+import math
 import re
 import traceback
 from collections.abc import Callable, Mapping
@@ -124,11 +125,14 @@ class AnswersPage:
         `source` (any public source when None): what a link without entries shows."""
         snap = self.space.snapshot()
 
+        def best_first(entry: Entry) -> tuple[float, int]:
+            score = entry.report.accuracy.overall.score  # NaN: withheld (privacy.py)
+            return (-score if score is not None and not math.isnan(score) else 1.0, entry.id)
+
         def build() -> list[Entry]:
             wanted = {source} if source else {r.source for r in self.public}
             found = [e for e in snap.entries if wanted & set(e.sources)]
-            found.sort(key=lambda e: (-(e.report.accuracy.overall.score or 0.0), e.id))
-            return found[:MAX_ENTRIES]
+            return sorted(found, key=best_first)[:MAX_ENTRIES]
 
         return self.space.reads.cached(snap, ("answers default", source), build)
 
