@@ -7,8 +7,8 @@ lenient readings. A sheet is both, for the entry's public items only: each item'
 response, the answer the paper's rules extract, its score, and the lenient reading beside it
 (README: Format compliance), scored anew from the kept rows with this Space's evaluator and
 gold (as `respondeoqa-space admin rescore` would score them). Rows of private items (Certamen,
-NLE) are dropped as the blob is read: a sheet never holds one, so nothing built on a sheet can
-show one.
+NLE) are dropped once the blob is decoded, before anything is scored: a sheet never holds
+one, so nothing built on a sheet can show one.
 
 `AnswerSheets` keeps recently read sheets in memory (cachetools, bounded in bytes) by entry id
 and file hash: a request reads the sheets of the entries it shows (six at most), never those of
