@@ -19,7 +19,10 @@ Where things live:
 - `worker/`: the operator's worker (`respondeoqa-space worker`): claims requests, serves each model on an
   engine it starts or one it is given, answers every item with the runner, and stores the run
   as verified entries through `submission.py`.
-- `readmodel.py`: what every read serves, built once per data version.
+- `readmodel.py`: what every read serves, built once per data version; `answers.py`: each
+  entry's answer sheet on the public items (raw responses, paper and lenient answers,
+  scores), for the answers page and `details.py`, the public details dataset
+  (`respondeoqa-space admin details`).
 - `views/`: pure functions from rows to tables, board HTML, legend, charts, comparisons, the
   Items view of the item analysis.
 - `service.py`: the composition and the user-facing workflows, without UI.
@@ -27,8 +30,9 @@ Where things live:
   `board_page.py`, with the Gradio app mounted on it for every other page; each page beyond
   the board in its own module: Compare, Items, Submit, Request an evaluation; what their
   events share in `events.py`), its routes (the board, an entry's detail, the downloads),
-  client identity and upload guards, the caches (`pagecache.py`: Gradio's pages and frontend
-  files and the board compressed once, from memory), page copy, static files.
+  the answers page (`answers_page.py`: server-rendered, like the board's), client identity
+  and upload guards, the caches (`pagecache.py`: Gradio's pages and frontend files and the
+  board compressed once, from memory), page copy, static files.
 - `admin.py` and `cli.py`: the command line, `respondeoqa-space` (`notify.py`: asking a running
   Space to read its record now); `deploy.py`: uploading the Space repository (the `space/`
   folder this package sits in) to a Hub Space.

@@ -1,5 +1,6 @@
 """Operator tools on the leaderboard database (and its record when configured): list, add, hide,
-unhide, flag, unflag, delete, rescore, items, export. Every change is written to the audit log
+unhide, flag, unflag, delete, rescore, items, export, details (the public details dataset:
+`details.py`). Every change is written to the audit log
 and, with a record, committed at once: `add` stores an entry only once the record holds it (as a
 submission); the other changes are pushed at once, and when the push fails the answer says the
 change is NOT in the record yet (this copy keeps it for the next run). `space/cli.py` is the
@@ -18,20 +19,23 @@ import builtins  # `list` is also a method of Admin
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from respondeoqa_eval import InputError, jsonl
 from respondeoqa_eval.analysis import TOP_ITEMS, analyze_items, csv_text, summary_text
 from respondeoqa_eval.io import write_text_atomic
 from respondeoqa_eval.report import ItemResult, percent_text
 
+from .answers import sheet_of
 from .config import Limits
+from .details import stream, sync_details
 from .metadata import clean_metadata
 from .requests.desk import describe
 from .requests.ledger import RequestLedger
 from .requests.model import FINISHED, REQUEST_ID, RUNNING
 from .rows import MAX_ENTRY_ID
 from .store import Entry, RecordProblem, Store
-from .store.hub import HubUnavailable
+from .store.hub import HubRepo, HubUnavailable
 from .store.sync import Syncer
 from .submission import Intake
 
@@ -173,6 +177,42 @@ class Admin:
                 f"{', '.join(f'#{i}' for i in without)}"
             )
         return text + f"\n{len(analysis.items)} rows written to {output}"
+
+    def details(
+        self,
+        repo: HubRepo,
+        *,
+        dry_run: bool = False,
+        board_url: str = "",
+        echo: Callable[[str], None] = print,
+    ) -> str:
+        """Make the details dataset `repo` hold one config per shown entry, its public
+        per-item results with raw responses (details.py); one line on what changed. Hidden
+        and withdrawn entries' configs are deleted; unchanged ones are not uploaded again."""
+        gold = self.intake.gold
+        entries = self.store.entries()  # the shown ones, oldest first
+
+        def sheet(entry: Entry) -> Any:
+            items = self.store.item_scores(entry.id)  # public items only
+            return sheet_of(entry.id, items, self.store.predictions(entry.id), gold)
+
+        try:
+            plan = sync_details(
+                repo,
+                lambda: stream(entries, sheet),
+                gold,
+                board_url=board_url,
+                dry_run=dry_run,
+                echo=echo,
+            )
+        except HubUnavailable as exc:
+            raise InputError(f"details: {exc}") from None
+        if dry_run:
+            return f"dry run, nothing written to {repo.repo_id}: {plan.summary()}"
+        if not plan.nothing:
+            self.store.audit(self.actor, "details", None, f"{repo.repo_id}: {plan.summary()}")
+        commits = f" ({len(plan.commits)} commit{'s' if len(plan.commits) != 1 else ''})"
+        return f"details {repo.repo_id}: {plan.summary()}" + (commits if plan.commits else "")
 
     def export(self, output: Path) -> int:
         """Every entry (hidden ones too) as JSONL, one record file's content a line; how many."""

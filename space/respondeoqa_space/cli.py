@@ -125,7 +125,7 @@ def _register_admin(sub: argparse._SubParsersAction) -> None:
     a = sub.add_parser(
         "admin",
         help="operator tools: list, add, hide, unhide, flag, unflag, delete, rescore, items, "
-        "export, requests",
+        "export, details, requests",
         description="Act on the leaderboard database (and its record on the Hub when one is "
         "configured: read first, each change pushed at once). Every action is written to the "
         "audit log.",
@@ -173,6 +173,27 @@ def _register_admin(sub: argparse._SubParsersAction) -> None:
     items.add_argument("--top", type=int, default=None, help="items listed in the summary (10)")
     exp = acts.add_parser("export", help="every entry as JSONL")
     exp.add_argument("--output", type=Path, required=True)
+    det = acts.add_parser(
+        "details",
+        help="write every shown entry's public per-item results, raw responses included, to "
+        "the public details dataset (one config per entry; only what changed goes up)",
+    )
+    det.add_argument(
+        "--details-repo",
+        default=None,
+        help="the details dataset, ORG/NAME (default: $RESPONDEOQA_SPACE_DETAILS)",
+    )
+    det.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="say what would be uploaded and deleted; write nothing",
+    )
+    det.add_argument(
+        "--board-url",
+        default=None,
+        type=url_option,
+        help="the leaderboard's address, named in the dataset card",
+    )
     rec = acts.add_parser(
         "record",
         help="when the record diverged (deleted and made again, force-pushed, another repo): "
@@ -202,7 +223,12 @@ def run_admin(args: argparse.Namespace) -> int:
     from .store.sync import RecordDiverged, Syncer
     from .submission import Intake
 
-    config = SpaceConfig.from_env(db=args.db, data_dir=args.data_dir, mirror_repo=args.repo)
+    config = SpaceConfig.from_env(
+        db=args.db,
+        data_dir=args.data_dir,
+        mirror_repo=args.repo,
+        details_repo=getattr(args, "details_repo", None),
+    )
     if args.action == "requests":
         return _run_requests(args, config)
     if not config.db.exists() and not (args.create or config.mirror_repo):
@@ -283,11 +309,34 @@ def run_admin(args: argparse.Namespace) -> int:
         print(admin.items(args.output, args.top))
     elif args.action == "export":
         print(f"exported {admin.export(args.output)} entries to {args.output}")
-    if args.space_url and args.action not in ("list", "items", "export"):
+    elif args.action == "details":
+        print(
+            admin.details(
+                _details_repo(config), dry_run=args.dry_run, board_url=args.board_url or ""
+            )
+        )
+    if args.space_url and args.action not in ("list", "items", "export", "details"):
         note += notify_space(args.space_url, config.hub_token)
     if note:
         print(note.lstrip("; ").strip())
     return 0
+
+
+def _details_repo(config):
+    """The details dataset `admin details` writes: --details-repo, else the setting; never the
+    record's or the gold's repository (private data lives there)."""
+    from .config import ENV_DETAILS
+    from .store.hub import HubRepo
+
+    repo_id = config.details_repo  # --details-repo, else the setting
+    if not repo_id:
+        raise InputError(f"details: give --details-repo ORG/NAME (or set ${ENV_DETAILS})")
+    if repo_id in (config.mirror_repo, config.gold_repo):
+        raise InputError(
+            f"details: {repo_id} is the record's or the gold's repository; the public details "
+            "go to a repository of their own"
+        )
+    return HubRepo(repo_id, token=config.hub_token, endpoint=config.hub_endpoint)
 
 
 def _record_choice(args: argparse.Namespace, token: str | None, syncer) -> str:

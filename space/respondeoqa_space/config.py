@@ -27,6 +27,7 @@ from respondeoqa_eval.data import ENV_DATA_DIR, GoldSet
 
 DEFAULT_DB = Path("space_data") / "leaderboard.sqlite3"
 DEFAULT_PORT = 7860
+HUB_URL = "https://huggingface.co"  # huggingface_hub's default endpoint
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,7 @@ class SpaceConfig:
     min_coverage: float = 0.9
     gold_repo: str | None = None
     gold_token: str | None = field(default=None, repr=False)  # None: hub_token reads the gold
+    details_repo: str | None = None  # the public details dataset (admin details); board links
     oauth: bool = False  # on a Space with hf_oauth: submitting needs a login
 
     @classmethod
@@ -105,6 +107,13 @@ class SpaceConfig:
             raise InputError(f"--port {config.port}: not a TCP port (1 to 65535)")
         return config
 
+    @property
+    def details_url(self) -> str:
+        """The details dataset's page on the Hub ("" when there is none): what the board links."""
+        if not self.details_repo:
+            return ""
+        return f"{(self.hub_endpoint or HUB_URL).rstrip('/')}/datasets/{self.details_repo}"
+
     def check_host(self) -> None:
         """InputError unless the host to listen on is an address (or a name that resolves):
         asked only by the command that listens."""
@@ -117,7 +126,12 @@ class SpaceConfig:
             ) from None
 
 
-_OPTIONS = {"mirror_repo": "--mirror / --repo", "host": "--host", "db": "--db"}
+_OPTIONS = {
+    "mirror_repo": "--mirror / --repo",
+    "host": "--host",
+    "db": "--db",
+    "details_repo": "--details-repo",
+}
 
 
 def _option(target: str, value: Any) -> Any:
@@ -247,6 +261,7 @@ ENV_DB = "RESPONDEOQA_SPACE_DB"
 ENV_MIRROR = "RESPONDEOQA_SPACE_MIRROR"
 ENV_GOLD_REPO = "RESPONDEOQA_GOLD_REPO"
 ENV_GOLD_TOKEN = "RESPONDEOQA_GOLD_TOKEN"
+ENV_DETAILS = "RESPONDEOQA_SPACE_DETAILS"
 ENV_TOKEN = "HF_TOKEN"
 ENV_ENDPOINT = "HF_ENDPOINT"
 ENV_SPACE_ID = "SPACE_ID"  # set by the Hub on a Space
@@ -423,6 +438,15 @@ SETTINGS: tuple[Setting, ...] = (
         "gold_repo",
         None,
         "private Hub dataset repo with the Certamen / NLE files, downloaded at start-up",
+        _repo_id,
+        shown_default="\u2014 (off)",
+    ),
+    Setting(
+        ENV_DETAILS,
+        "details_repo",
+        None,
+        "public Hub dataset repo of every entry's per-item details on the public items, raw "
+        "responses included (`respondeoqa-space admin details` writes it; the board links it)",
         _repo_id,
         shown_default="\u2014 (off)",
     ),

@@ -296,6 +296,12 @@ class ReadModel:
             self._snapshot = Snapshot(version, entries, stale, version[1], self._legend)
             return self._snapshot
 
+    def peek(self, snapshot: Snapshot, key: Hashable) -> Any:
+        """What `cached` keeps for `key` in this snapshot, or None: never built here (a page
+        that can do without a costly value does not wait for it)."""
+        with self._cache_lock:
+            return self._cache.get((snapshot.version, key))
+
     def cached(self, snapshot: Snapshot, key: Hashable, build: Callable[[], T]) -> T:
         """`build()` for `key` in this snapshot, from the byte-bounded cache when it is there
         (a value larger than the whole cache is built and not kept)."""

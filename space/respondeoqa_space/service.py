@@ -108,8 +108,10 @@ class CompareOutcome:
     drawn: bool = False  # the charts
     paired: bool = False  # the paired difference and the disagreements
     format_gaps: pd.DataFrame = field(default_factory=lambda: compare.format_gap_frame([]))
+    keys: tuple[str, ...] = ()  # the paired entries' keys (the disagreements' answers links)
 
 
+ITEM_ANALYSIS = "item analysis"  # its key in the read model's cache (one per data version)
 EMPTY_BREAKDOWN = pd.DataFrame(columns=["Group", "Key", "Metric", "Score", "95% CI", "Items"])
 SUBMIT_REFUSED = "Not accepted"  # how every refused submission's message starts
 NOT_STORED = "Not stored"  # accepted and scored, but it could not be stored
@@ -410,7 +412,7 @@ class Space:
             analysis = analyze_items(entries, self.gold.by_id)
             return replace(analysis, private_items=len(private))
 
-        return self.reads.cached(snap, "item analysis", build)
+        return self.reads.cached(snap, ITEM_ANALYSIS, build)
 
     def items_view(
         self, picks: Sequence[object] = (), flagged_only: object = False, chart: object = None
@@ -727,4 +729,5 @@ class Space:
             drawn,
             paired,
             gaps,
+            (key_of(a), key_of(b)),
         )

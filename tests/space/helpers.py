@@ -115,6 +115,34 @@ def k_correct_predictions(records: list[Record], k: int) -> tuple[list[dict[str,
     return rows, correct
 
 
+def planted_rows(
+    records: list[Record], planted_id: str, right: int, wrong: str, planted: str
+) -> list[dict[str, str]]:
+    """Answers given already extracted: the first `right` items whose gold can be hit with
+    their gold, the planted item with `planted`, every other item with `wrong` (an answer of
+    this entry's own)."""
+    ok = {r.id for r in [r for r in records if _normalizes_nonempty(r.answers[0])][:right]}
+    rows = []
+    for r in records:
+        answer = r.answers[0] if r.id in ok else wrong
+        rows.append({"id": r.id, "answer": planted if r.id == planted_id else answer})
+    return rows
+
+
+GRADED = (
+    ("strong-a", 500, "wronga", "plantedwrong"),
+    ("strong-b", 450, "wrongb", "plantedwrong"),
+    ("strong-c", 400, "wrongc", "plantedwrong"),
+    ("weak-a", 300, "wrongd", "wrongd"),
+    ("weak-b", 150, "wronge", "wronge"),
+    ("weak-c", 50, "wrongf", "wrongf"),
+)
+"""Six entries of graded strength on the short answers (model, items right, its own wrong
+answer, its answer to the planted item): the three strongest agree on the planted item, the
+three weak ones give their own word (one entry giving the key's string is, at key_weight 0.1,
+evidence enough to keep the posterior under 0.7): the item analysis flags the planted item."""
+
+
 def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
     return path
@@ -321,6 +349,17 @@ def open_page(page: Any, name: str) -> None:
     # page with a login button keeps a connection open, and a loaded machine never idles)
     page.locator("nav a.active").filter(has_text=name).wait_for(timeout=30_000)
     page.wait_for_load_state("load")
+
+
+def compare_entries(page: Any, ids: list[Any]) -> None:
+    """On the Compare page: pick the entries `ids` (typed as "#12 ") and press Compare."""
+    pick = page.locator("#compare-pick input").first
+    for ident in ids:
+        pick.click()
+        pick.fill(f"#{ident} ")
+        page.get_by_role("option").filter(has_text=f"#{ident} ").first.click()
+    page.keyboard.press("Escape")
+    page.locator("#compare-btn").click()
 
 
 def choose(page: Any, picker: str, text: str) -> None:

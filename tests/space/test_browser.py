@@ -24,6 +24,7 @@ from .helpers import (
     assert_laid_out,
     assert_message_whole,
     choose,
+    compare_entries,
     file_records,
     k_correct_predictions,
     leaderboard,
@@ -54,17 +55,6 @@ def _pick(page, elem: str, name: str) -> None:
     box.fill(name)
     page.get_by_role("option", name=name, exact=True).first.click()
     sync_api.expect(box).to_have_value(name)
-
-
-def _compare(page, ids: list[str]) -> None:
-    """On the Compare page: pick the entries `ids` (typed as "#12 ") and press Compare."""
-    pick = page.locator("#compare-pick input").first
-    for ident in ids:
-        pick.click()
-        pick.fill(f"#{ident} ")
-        page.get_by_role("option").filter(has_text=f"#{ident} ").first.click()
-    page.keyboard.press("Escape")
-    page.locator("#compare-btn").click()
 
 
 def test_browser_submit_view_compare_escape(
@@ -153,7 +143,7 @@ def test_browser_submit_view_compare_escape(
     page.screenshot(path=str(screenshot_dir / "04-language-pair-view.png"), full_page=True)
 
     open_page(page, "Compare")
-    _compare(page, [my_id, base_id])
+    compare_entries(page, [my_id, base_id])
     sync_api.expect(page.locator("#compare-msg .msg")).to_have_text(
         re.compile(rf"^A = #{my_id} "), timeout=60_000
     )
@@ -561,7 +551,7 @@ def test_browser_leaderboard_at_a_glance(
 
         # Compare: a warning that matches what is drawn, n under each group, stable colours
         open_page(page, "Compare")
-        _compare(page, [ids[0], ids[2]])
+        compare_entries(page, [ids[0], ids[2]])
         sync_api.expect(page.locator("#compare-warning .msg")).to_have_text(
             re.compile("^Different coverage"), timeout=60_000
         )

@@ -41,6 +41,7 @@ def test_every_variable_of_the_table_is_read_and_none_elsewhere() -> None:
         "RESPONDEOQA_DATA_DIR": "/elsewhere/gold",
         "RESPONDEOQA_SPACE_MIRROR": "org/record",
         "RESPONDEOQA_GOLD_REPO": "org/gold",
+        "RESPONDEOQA_SPACE_DETAILS": "org/details",
         "HF_TOKEN": "hf_x",
         "RESPONDEOQA_GOLD_TOKEN": "hf_gold",
         "HF_ENDPOINT": "http://127.0.0.1:9",
@@ -207,3 +208,24 @@ def test_deploy_to_a_bad_repo_id_is_one_line(capsys) -> None:
     assert main(["deploy", "--repo-id", "no-slash", "--dry-run"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--repo-id 'no-slash': expected ORG/NAME" in err
+
+
+def test_the_board_links_the_details_dataset_when_one_is_named() -> None:
+    from respondeoqa_space.web import copy
+    from respondeoqa_space.web.app import MONO, SANS, static
+    from respondeoqa_space.web.board_page import page_html
+
+    assert SpaceConfig.from_env({}).details_url == ""
+    config = SpaceConfig.from_env({"RESPONDEOQA_SPACE_DETAILS": "org/details"})
+    url = "https://huggingface.co/datasets/org/details"
+    assert config.details_url == url
+    on_stand_in = SpaceConfig.from_env(
+        {"RESPONDEOQA_SPACE_DETAILS": "org/details", "HF_ENDPOINT": "http://127.0.0.1:9/"}
+    )
+    assert on_stand_in.details_url == "http://127.0.0.1:9/datasets/org/details"
+    page = dict(static=static, sans=SANS, mono=MONO, api_href="info")
+    assert f'<a href="{url}" id="details-link">' in page_html("", **page, details_href=url)
+    assert 'id="details-link"' not in page_html("", **page)
+    assert f"[org/details]({url})" in copy.details_note(url) and copy.details_note("") == ""
+    with pytest.raises(InputError, match="RESPONDEOQA_SPACE_DETAILS"):
+        SpaceConfig.from_env({"RESPONDEOQA_SPACE_DETAILS": "no such repo"})

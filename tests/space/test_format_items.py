@@ -19,7 +19,14 @@ from respondeoqa_space.views.columns import LENIENT_GAP, UNANSWERED
 from respondeoqa_space.views.frames import ALL_COVERAGES
 from synthetic import SECRET_MARKER
 
-from .helpers import WRONG, _normalizes_nonempty, file_records, write_jsonl
+from .helpers import (
+    GRADED,
+    WRONG,
+    _normalizes_nonempty,
+    file_records,
+    planted_rows,
+    write_jsonl,
+)
 
 SHORT = "junior_scholarship_short_answer.json"
 PAPER_RIGHT, FORMAT_FAILURES = 40, 30
@@ -109,19 +116,6 @@ def test_overview_detail_and_compare_show_what_the_format_cost(
     assert (gaps.iloc[:, 2] == "\u2014").all()  # the paper's row: no format part
 
 
-def _planted(records, planted_id: str, right: int, wrong: str, planted: str) -> list[dict]:
-    """The first `right` eligible items answered with their gold, the planted item with
-    `planted`, every other item with `wrong` (an answer of this entry's own)."""
-    ok = {r.id for r in _eligible(records)[:right]}
-    rows = []
-    for r in records:
-        answer = r.answers[0] if r.id in ok else wrong
-        if r.id == planted_id:
-            answer = planted
-        rows.append({"id": r.id, "answer": answer})
-    return rows
-
-
 def _private_rows(private_gold) -> list[dict]:
     rows = []
     for name in sorted({r.file for r in private_gold.records if r.is_private}):
@@ -134,20 +128,9 @@ def test_items_view_flags_a_planted_gold_error_and_lists_public_items_only(
 ) -> None:
     records = file_records(private_gold, SHORT)
     planted = _eligible(records)[-1]  # past every entry's right items: only the gold's answer
-    # six entries of graded strength, each with its own wrong answer: the three strongest
-    # agree on the planted item, the three weak ones their own word (one entry giving the
-    # key's string is, at key_weight 0.1, evidence enough to keep the posterior under 0.7)
-    entries = [
-        ("strong-a", 500, "wronga", "plantedwrong"),
-        ("strong-b", 450, "wrongb", "plantedwrong"),
-        ("strong-c", 400, "wrongc", "plantedwrong"),
-        ("weak-a", 300, "wrongd", "wrongd"),
-        ("weak-b", 150, "wronge", "wronge"),
-        ("weak-c", 50, "wrongf", "wrongf"),
-    ]
     private = _private_rows(private_gold)
-    for model, right, wrong, answer in entries:
-        rows = _planted(records, planted.id, right, wrong, answer) + private
+    for model, right, wrong, answer in GRADED:  # graded: the strong ones agree on the planted
+        rows = planted_rows(records, planted.id, right, wrong, answer) + private
         out = space.submit(write_jsonl(tmp_path / f"{model}.jsonl", rows), model, client=model)
         assert out.ok, out.message
 

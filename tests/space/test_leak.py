@@ -14,7 +14,8 @@ import pytest
 from gradio_client import Client
 from synthetic import SECRET_MARKER
 
-from .helpers import WRONG, submit, write_jsonl
+from .answerskit import private_rows, private_strings
+from .helpers import WRONG, file_records, submit, write_jsonl
 
 pytestmark = pytest.mark.slow
 
@@ -108,7 +109,7 @@ def test_private_gold_never_leaves(server, private_gold, tmp_path: Path) -> None
         assert status == 200, (ident, status)
         outputs.append(body.decode("utf-8", "replace"))
     # raw HTTP: every page, its config, the API description, and files that must not be served
-    pages = ("", "compare", "items", "size", "submit", "request", "about")
+    pages = ("", "compare", "items", "size", "submit", "request", "about", "answers")
     for url in (*pages, "config", "gradio_api/info", "gradio_api/openapi.json"):
         status, body = fetch(server.url + url)
         outputs.append(body.decode("utf-8", "replace"))
@@ -130,3 +131,79 @@ def test_private_gold_never_leaves(server, private_gold, tmp_path: Path) -> None
 
     kept = Store(server.db).predictions(int(ids[0])) or []
     assert any(SECRET_MARKER in row.get("response", row.get("answer", "")) for row in kept)
+
+
+def _crawl(url: str) -> tuple[int, str]:
+    status, body = fetch(url)
+    return status, body.decode("utf-8", "replace")
+
+
+def test_the_answers_pages_never_show_a_private_item(server, private_gold, tmp_path: Path) -> None:
+    """The answers page and its JSON, crawled as a visitor would and as a prober would: every
+    walk (each source, task, content type and language pair the pages offer, and the private
+    sources they do not), every filter, every public item the entries answered, and every
+    private item's id asked by name. Two entries answer every private item with a response
+    quoting its question and its gold; no private id, question, gold, passage or response is in
+    any answer or in the server's log, and a private id gets the unknown id's answer."""
+    client = Client(server.url, verbose=False)
+    public = file_records(private_gold, "prosody_feet_questions_english.json")
+    ids = []
+    for tag in ("leak-answers-a", "leak-answers-b"):
+        rows = private_rows(private_gold) + [
+            {
+                "id": r.id,
+                "response": f"I read it.\nAnswer: {r.answers[0] if tag.endswith('a') else WRONG}",
+            }
+            for r in public
+        ]
+        out = submit(client, write_jsonl(tmp_path / f"{tag}.jsonl", rows), tag)
+        assert out[0].startswith("Stored as entry #"), out[0]
+        ids.append(out[0].split()[3].rstrip(":").lstrip("#"))
+    entries = ",".join(f"e:{i}" for i in ids)
+    seen: list[str] = []
+
+    def get(route: str, **query: str) -> tuple[int, str]:
+        status, text = _crawl(f"{server.url}{route}?{urllib.parse.urlencode(query)}")
+        seen.append(text)
+        return status, text
+
+    groups = {
+        "source": ["jun-schol", "lat-pros", "certamen", "nle"],
+        "task": ["short_answer", "feet", "meter", "translation", "multiple_choice"],
+        "content": ["grammar", "scansion", "translation", "history", "reading_comprehension"],
+        "pair": ["english-english", "english-latin", "latin-english", "latin-latin"],
+    }
+    for route in ("answers", "answers.json"):
+        for chosen in ("", entries, ids[0]):
+            for flt in ("", "disagree", "format", "flagged"):
+                for param, values in groups.items():
+                    for value in values:
+                        status, _ = get(route, entries=chosen, filter=flt, **{param: value})
+                        assert status == 200, (route, param, value, status)
+    # every item the two entries answered, through the walk's own links
+    item, walked = "", 0
+    while True:
+        status, text = get("answers.json", entries=entries, **({"item": item} if item else {}))
+        assert status == 200
+        data = json.loads(text)
+        walked += 1
+        if not data["next"]:
+            break
+        item = data["next"]
+    assert walked == len(public)
+    # private items asked by name: the unknown item's answer, byte for byte
+    unknown = {
+        route: get(route, item="no-such-item", entries=entries)
+        for route in ("answers", "answers.json")
+    }
+    assert {s for s, _ in unknown.values()} == {404}
+    for r in private_gold.records:
+        if r.is_private:
+            for route in ("answers", "answers.json"):
+                assert get(route, item=r.id, entries=entries) == unknown[route], r.id
+    seen.append(server.log_text())
+    secrets = private_strings(private_gold)
+    leaks = [s for s in secrets for text in seen if s in text]
+    assert leaks == []
+    # and the check can fail: the answers to the public items are there, whole
+    assert any("I read it.\nAnswer: " in text for text in seen)

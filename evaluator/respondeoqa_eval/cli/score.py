@@ -14,8 +14,10 @@ from ..io import write_bytes_atomic, write_text_atomic
 from ..metrics.bleu import keep_references
 from ..predictions.example import example_predictions
 from ..predictions.load import load_predictions
+from ..report.exclusion import rescore_without
 from ..report.summary import MOSTLY, mostly_unanswered
 from ..scoring.aggregate import keep_counts
+from .exclude import exclusion_of
 
 
 def add_gold_options(p: argparse.ArgumentParser) -> None:
@@ -44,6 +46,12 @@ def _score_now(args: argparse.Namespace) -> int:
         raise InputError("--eval-results needs --eval-dataset ORG/NAME (the benchmark's Hub id)")
     if args.indent is not None and args.indent < 0:
         raise InputError(f"--indent {args.indent}: give a number of spaces, 0 or more")
+    exclusion = exclusion_of(args.exclude, args.exclude_ids)
+    if exclusion is not None and (args.eval_results or args.eee):
+        raise InputError(
+            "--eval-results and --eee publish the paper's numbers: score without --exclude / "
+            "--exclude-ids for them"
+        )
     gold = load_gold(args.data_dir)
     source = args.predictions if len(args.predictions) > 1 else args.predictions[0]
     predictions = load_predictions(source, gold)
@@ -55,6 +63,9 @@ def _score_now(args: argparse.Namespace) -> int:
         bootstrap=args.bootstrap,
         seed=args.seed,
     )
+    if exclusion is not None:  # beyond the paper: the same numbers without these items
+        ids, source = exclusion
+        report = rescore_without(report, ids, gold, source=source)
     clear_caches()  # scored: what the process kept for another evaluation is not needed
     if gold.unknown_files:
         print(
@@ -154,6 +165,21 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="score only the items that have a prediction (a `run --limit N` trial); not "
         "comparable with full runs",
+    )
+    left_out = p.add_argument_group(
+        "Without disputed items (beyond the paper; its numbers stay the default)"
+    )
+    left_out.add_argument(
+        "--exclude",
+        metavar="FILE",
+        help="compute every number without these items: an item analysis CSV (`items`, or the "
+        "leaderboard's item_analysis.csv: its suspected gold errors) or a file of item ids, one "
+        "a line; the summary and the report's `excluded` name them",
+    )
+    left_out.add_argument(
+        "--exclude-ids",
+        metavar="ID,ID",
+        help="the same for item ids given here, separated by commas (with --exclude: both)",
     )
     p.add_argument(
         "--strict",

@@ -2,6 +2,8 @@
 
 - `model.py`: the typed report (`Report`, to_dict / from_dict: docs/report.md) and
   `build_report`, from per-item scores.
+- `exclusion.py`: a report's numbers without some items (`rescore_without`, beyond the
+  paper: e.g. without the suspected gold errors), exactly as a re-score without them.
 - `summary.py`: the report as the tables `score` prints; it registers itself as the renderer
   behind `Report.summary()`, so the model never imports it.
 - `published.py`: the paper's published results (PROTOCOL 6) as typed reports.
@@ -12,11 +14,13 @@ API (docs/api.md).
 """
 
 from . import summary as _summary  # noqa: F401  (registers the renderer of Report.summary())
+from .exclusion import rescore_without
 from .model import (
     SCHEMA_VERSION,
     Accuracy,
     BleuScore,
     EvaluatorInfo,
+    Exclusion,
     FormatCompliance,
     FormatCounts,
     GoldInfo,
@@ -50,6 +54,7 @@ __all__ = [
     "Accuracy",
     "BleuScore",
     "EvaluatorInfo",
+    "Exclusion",
     "FormatCompliance",
     "FormatCounts",
     "GoldInfo",
@@ -63,6 +68,7 @@ __all__ = [
     "interval_text",
     "is_small",
     "percent_text",
+    "rescore_without",
     "round1",
     "score_text",
     "signed_text",

@@ -367,6 +367,44 @@ class FormatCompliance:
         )
 
 
+@dataclass(frozen=True)
+class Exclusion:
+    """Items left out of a report's numbers (beyond the paper: `report.exclusion.rescore_without`,
+    e.g. suspected gold errors): every number of the report is computed without them. `items`
+    names the excluded items, in report order; `unnamed` counts those left unnamed (the
+    leaderboard names no Certamen / NLE item); `source` says where the list came from, in
+    words; `not_scored`: listed ids that are not among the report's items (nothing to leave
+    out)."""
+
+    items: tuple[str, ...] = ()
+    source: str = ""
+    unnamed: int = 0
+    not_scored: int = 0
+
+    @property
+    def n(self) -> int:
+        """How many items were left out."""
+        return len(self.items) + self.unnamed
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "n": self.n,
+            "items": list(self.items),
+            "unnamed": self.unnamed,
+            "source": self.source,
+            "not_scored": self.not_scored,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Exclusion:
+        return cls(
+            items=tuple(str(i) for i in data.get("items") or ()),
+            source=str(data.get("source") or ""),
+            unnamed=int(data.get("unnamed") or 0),
+            not_scored=int(data.get("not_scored") or 0),
+        )
+
+
 BleuTable = Mapping[str, Mapping[str, "BleuScore | None"]]
 
 
@@ -387,6 +425,7 @@ class Report:
     items: tuple[ItemResult, ...] = ()
     schema_version: int = SCHEMA_VERSION
     format_compliance: FormatCompliance | None = None  # beyond the paper; None in older reports
+    excluded: Exclusion | None = None  # items left out (beyond the paper); None: the paper's
 
     # -- reading -----------------------------------------------------------------------
 
@@ -432,8 +471,9 @@ class Report:
     # -- the JSON contract -------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
-        """The report as docs/report.md documents it."""
-        return {
+        """The report as docs/report.md documents it (`excluded` only when items were left
+        out: a report of the paper's protocol is the same JSON as before it existed)."""
+        out: dict[str, Any] = {
             "schema_version": self.schema_version,
             "evaluator": self.evaluator.to_dict(),
             "predictions": self.predictions,
@@ -453,6 +493,9 @@ class Report:
             ),
             "items": [it.to_dict() for it in self.items],
         }
+        if self.excluded is not None:
+            out["excluded"] = self.excluded.to_dict()
+        return out
 
     def to_json(self, indent: int | None = None) -> str:
         """The report as JSON text (`json_bytes`)."""
@@ -492,6 +535,11 @@ class Report:
             format_compliance=(
                 FormatCompliance.from_dict(data["format_compliance"])
                 if isinstance(data.get("format_compliance"), Mapping)
+                else None
+            ),
+            excluded=(
+                Exclusion.from_dict(data["excluded"])
+                if isinstance(data.get("excluded"), Mapping)
                 else None
             ),
         )
@@ -535,8 +583,13 @@ def build_report(
     boot: Bootstrap,
     origin: str = "",
     provenance: Provenance | None = None,
+    *,
+    translations: BleuTable | None = None,
 ) -> Report:
-    """The report of per-item scores (pure): aggregates, BLEU, signatures, per-item results."""
+    """The report of per-item scores (pure): aggregates, BLEU, signatures, per-item results.
+    `translations`: the `bleu` part when it is known already, of these same translation items
+    scored by this evaluator with `boot` (it depends on them alone: `exclusion.py` keeps it
+    when it leaves out accuracy items only)."""
     # items of the same groups share one (read-only) mapping: a few hundred, not one per item
     shared: dict[tuple, Mapping[str, str]] = {}
     groups = [
@@ -549,7 +602,7 @@ def build_report(
     return Report(
         accuracy=Accuracy.from_dict(acc),
         extra={k: Score.from_dict(v) for k, v in extra.items()},
-        bleu=_bleu_table(bleu(items, boot)),
+        bleu=_bleu_table(bleu(items, boot)) if translations is None else translations,
         gold=GoldInfo(
             files=tuple(sorted({r.file for r in records})),
             n_items=len(records),

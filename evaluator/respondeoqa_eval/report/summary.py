@@ -7,8 +7,9 @@ signature per target language and metric; after the accuracy table, a Format sec
 the paper: answered items, format failures, lenient accuracy per task). Two banners come first
 when they apply: most items have no prediction or no extractable answer (`mostly_unanswered`,
 what `score --strict` refuses), and the scored gold is only a part of the benchmark, whose
-numbers do not compare with the paper's headline (over all four sources). A table with no rows
-is not printed.
+numbers do not compare with the paper's headline (over all four sources). A report computed
+without some items (`score --exclude`, beyond the paper) says so first, with the items. A table
+with no rows is not printed.
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ from .numbers import (
 )
 from .published import PUBLISHED
 
+SHOWN_EXCLUDED = 20
+"""Excluded items the summary names (the report's `excluded` lists every one)."""
 MOSTLY = 0.5
 """Share of items without an answer (no prediction, or none extractable) above which the summary
 warns loudly and `score --strict` exits with status 1."""
@@ -85,6 +88,33 @@ def warning_text(report: Report) -> str:
         "missing. For a --limit trial, score with --predicted-only; --strict makes this exit "
         "with status 1."
     )
+
+
+def exclusion_text(report: Report) -> str | None:
+    """What was left out of a report computed without some items (one paragraph), else None."""
+    ex = report.excluded
+    if ex is None:
+        return None
+    text = (
+        f"WITHOUT {_count(ex.n, 'ITEM').upper()}"
+        + (f" ({ex.source})" if ex.source else "")
+        + ": every number below is computed without them, beyond the paper's protocol (its "
+        "numbers count every item)."
+    )
+    if ex.items:
+        shown = ", ".join(ex.items[:SHOWN_EXCLUDED])
+        more = len(ex.items) - SHOWN_EXCLUDED
+        text += f" Left out: {shown}" + (
+            f" and {more} more (the report's `excluded` lists them all)." if more > 0 else "."
+        )
+    if ex.unnamed:
+        text += f" {_count(ex.unnamed, 'Certamen / NLE item')} left out, counted, not named."
+    if ex.not_scored:
+        text += (
+            f" {_count(ex.not_scored, 'listed item')} {'is' if ex.not_scored == 1 else 'are'} "
+            "not among the scored items: nothing to leave out."
+        )
+    return text
 
 
 def _headline() -> str:
@@ -362,8 +392,10 @@ def summarize(report: Report) -> str:
     with_ci = bool(report.evaluator.bootstrap.get("resamples"))
     given = report.n_items - report.missing
     sources = ", ".join(SOURCE_LABELS.get(s, s) for s in report.sources)
+    without = "" if report.excluded is None else f", without {_count(report.excluded.n, 'item')}"
     lines = [
-        f"RespondeoQA evaluation, paper protocol (respondeoqa-eval {report.evaluator.version})",
+        f"RespondeoQA evaluation, paper protocol{without} (respondeoqa-eval "
+        f"{report.evaluator.version})",
         f"Predictions: {report.predictions or '-'} ({given} of {report.n_items} items; "
         f"{report.missing} missing, {report.unanswered} unanswered)",
     ]
@@ -376,6 +408,11 @@ def summarize(report: Report) -> str:
     )
     if gold.unknown_files:
         lines.append(f"Ignored unknown files in the gold folder: {', '.join(gold.unknown_files)}")
+    excluded = exclusion_text(report)
+    if excluded:
+        # item ids whole: "latin-grammar-junior-scholarship_2.4.3" is not cut at a hyphen
+        whole = textwrap.wrap(excluded, WIDTH, break_on_hyphens=False, break_long_words=False)
+        lines += ["", "=" * WIDTH, *whole, "=" * WIDTH]
     if mostly_unanswered(report):
         lines += ["", "=" * WIDTH, *_wrap(warning_text(report)), "=" * WIDTH]
     subset = subset_text(report)

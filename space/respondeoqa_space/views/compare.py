@@ -27,6 +27,7 @@ from respondeoqa_eval.report import (
 )
 from respondeoqa_eval.scoring import Bootstrap, Difference, paired_differences
 
+from .answers import link_formatters
 from .cells import ColumnType, Width
 from .html import gold_markdown
 
@@ -138,7 +139,7 @@ DISAGREEMENT_DATATYPES: list[ColumnType] = [
     "str",
     "str",
     "str",
-    "str",
+    "markdown",  # the item's id, a link to both entries' answers
 ]
 
 
@@ -194,12 +195,17 @@ def disagreements(
     return pd.DataFrame(rows, columns=DISAGREEMENT_COLUMNS)
 
 
-def disagreements_display(df: pd.DataFrame) -> Styler:
+def disagreements_display(df: pd.DataFrame, entries: Sequence[str] = ()) -> Styler:
     """`disagreements` as the page shows it: the question and the gold as escaped Markdown
-    (their emphasis in italics), the scores as written ("1", "0.8", not the table's
-    "1.000000", which a narrow column breaks); API clients get the plain text and numbers."""
-    return df.style.format(gold_markdown, subset=["Question", "Gold"]).format(
-        lambda v: "" if pd.isna(v) else f"{v:g}", subset=["A score", "B score"]
+    (their emphasis in italics), the question and the item's id as links to the `entries`'
+    answers on the item, the scores as written ("1", "0.8", not the table's "1.000000", which a
+    narrow column breaks); API clients get the plain text and numbers."""
+    question, item = link_formatters(list(df["Question"]), list(df["Item"]), entries)
+    return (
+        df.style.format(question, subset=["Question"])
+        .format(gold_markdown, subset=["Gold"])
+        .format(item, subset=["Item"])
+        .format(lambda v: "" if pd.isna(v) else f"{v:g}", subset=["A score", "B score"])
     )
 
 

@@ -53,10 +53,10 @@ def entry_detail(
     return EntryDetail(message, metadata, breakdown, to_csv(frame).encode("utf-8"))
 
 
-def detail_html(found: EntryDetail | None, csv_href: str = "") -> str:
+def detail_html(found: EntryDetail | None, csv_href: str = "", answers_href: str = "") -> str:
     """The entry detail panel's HTML (templates/detail.html): its message, its metadata, its
-    full breakdown and, when `csv_href` is given, the link to its public per-item results;
-    for None (no such shown entry) one line saying so."""
+    full breakdown and, when `csv_href` is given, the link to its public per-item results (and
+    `answers_href`, to its answers page); for None (no such shown entry) one line saying so."""
     if found is None:
         return render("detail.html", found=False)
     shown = breakdown_text(found.breakdown)
@@ -69,6 +69,7 @@ def detail_html(found: EntryDetail | None, csv_href: str = "") -> str:
         headers=list(shown.columns),
         rows=[tuple("" if v is None else str(v) for v in r) for r in shown.itertuples(index=False)],
         csv_href=csv_href,
+        answers_href=answers_href,
     )
 
 

@@ -59,3 +59,9 @@ def gold_markdown(text: str) -> str:
         at = match.end()
     out.append(_escaped(text[at:]))
     return " ".join("".join(out).split())
+
+
+def markdown_text(text: str) -> str:
+    """A user's text (a model's name) as Markdown that shows it as written: every character
+    Markdown or HTML would read escaped, its whitespace one space."""
+    return " ".join(_escaped(text).split())

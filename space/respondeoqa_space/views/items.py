@@ -18,6 +18,7 @@ from respondeoqa_eval.analysis import ItemAnalysis, ItemStats
 from respondeoqa_eval.data import DIMENSIONS
 from respondeoqa_eval.report import MISSING, round1, score_text
 
+from .answers import link_formatters
 from .cells import ColumnType, Width
 from .html import gold_markdown
 
@@ -56,7 +57,7 @@ DATATYPES: list[ColumnType] = [
     "str",
     "str",
     "str",
-    "str",
+    "markdown",  # the item's id, a link to its answers
 ]
 # pixels: on a phone the table scrolls sideways instead of squeezing the question; each
 # column as wide as its longest word (the browser tests check that no word breaks)
@@ -145,10 +146,14 @@ def item_table(items: Sequence[ItemStats]) -> pd.DataFrame:
 
 def items_display(df: pd.DataFrame) -> Styler:
     """`item_table` as the page shows it: the question and the gold as escaped Markdown (their
-    emphasis in italics), one decimal for the share right, two for the discrimination with its
-    sign, "—" where it is undefined."""
+    emphasis in italics), the question and the item's id as links to the item's answers, one
+    decimal for the share right, two for the discrimination with its sign, "—" where it is
+    undefined."""
+    question, item = link_formatters(list(df["Question"]), list(df["Item"]))
     return (
-        df.style.format(gold_markdown, subset=["Question", "Gold"])
+        df.style.format(question, subset=["Question"])
+        .format(gold_markdown, subset=["Gold"])
+        .format(item, subset=["Item"])
         .format(score_text, subset=["Right %"])
         .format(
             lambda v: MISSING if v is None or pd.isna(v) else f"{v:+.2f}",

@@ -98,7 +98,11 @@ def build_app(space: Space) -> gr.Blocks:
         SUBMIT_PAGE: lambda: submit_page(space),
         REQUEST_PAGE: lambda: request_page(space, demo, READ),
         # anchors: "#h-the-bound"
-        ABOUT_PAGE: lambda: gr.Markdown(copy.ABOUT, header_links=True, elem_id="about"),
+        ABOUT_PAGE: lambda: gr.Markdown(
+            copy.ABOUT + copy.details_note(space.config.details_url),
+            header_links=True,
+            elem_id="about",
+        ),
     }
     for name, path in PAGES:
         with demo.route(name, path):
@@ -192,10 +196,25 @@ def _serving_app(space: Space, demo: gr.Blocks) -> Any:
     from starlette.middleware import Middleware
     from starlette.routing import Mount, Route
 
-    from .board_page import BoardPage
+    from .answers_page import AnswersPage
+    from .board_page import BoardPage, font_stack
     from .pagecache import AssetCache, CompressedAnswers, PageCache
 
-    page = BoardPage(space, static=static, sans=SANS, mono=MONO, api_href="gradio_api/info")
+    page = BoardPage(
+        space,
+        static=static,
+        sans=SANS,
+        mono=MONO,
+        api_href="gradio_api/info",
+        details_href=space.config.details_url,
+    )
+    answers = AnswersPage(
+        space,
+        static=static,
+        sans=font_stack(SANS),
+        mono=font_stack(MONO),
+        api_href="gradio_api/info",
+    )
     middleware = [
         Middleware(
             clients.UploadGuard,
@@ -207,7 +226,7 @@ def _serving_app(space: Space, demo: gr.Blocks) -> Any:
         Middleware(AssetCache),
         Middleware(CompressedAnswers),
     ]
-    routes = [Route("/", page, methods=["GET", "HEAD"]), *read_routes(space)]
+    routes = [Route("/", page, methods=["GET", "HEAD"]), *read_routes(space), *answers.routes()]
     app = FastAPI(routes=routes, middleware=middleware, openapi_url=None, docs_url=None)
     app.state.board_page = page
     with warnings.catch_warnings():
@@ -229,6 +248,7 @@ def _mount(app: Any, demo: gr.Blocks, space: Space) -> None:
         server_port=space.config.port,
         footer_links=["api"],
         css=static("board.css"),  # Gradio 6 takes page CSS and theme here, not in Blocks()
+        js=static("table_links.js"),  # links in table cells follow a click
         theme=theme(),
         max_file_size=space.limits.max_file_bytes,
         ssr_mode=False,

@@ -36,13 +36,14 @@ NO_CACHE = (b"cache-control", b"no-cache")  # a browser asks again: a new entry 
 
 
 @cache
-def _template() -> jinja2.Template:
+def page_template(name: str) -> jinja2.Template:
+    """A whole page's template of static/ (autoescaped): the board's, the answers page's."""
     env = jinja2.Environment(
         loader=jinja2.PackageLoader(__package__, "static"),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
     )
-    return env.get_template("board_page.html")
+    return env.get_template(name)
 
 
 def font_stack(families: list[str]) -> Markup:
@@ -52,16 +53,22 @@ def font_stack(families: list[str]) -> Markup:
 
 
 def page_html(
-    board: str, *, static: Callable[[str], str], sans: list[str], mono: list[str], api_href: str
+    board: str,
+    *,
+    static: Callable[[str], str],
+    sans: list[str],
+    mono: list[str],
+    api_href: str,
+    details_href: str = "",
 ) -> str:
     """The whole page around `board` (the board route's HTML of the default view and
     coverage); `static(name)` reads a file of static/, `api_href` is the footer's link to the
-    API's description."""
+    API's description and `details_href` to the details dataset (none when "")."""
     props = {
         "board_src": f"{BOARD_ROUTE}?{board_query(OVERVIEW, MOST_ENTRIES)}",
         "board_error": copy.BOARD_ERROR,
     }
-    return _template().render(
+    return page_template("board_page.html").render(
         title="RespondeoQA leaderboard",
         board_name=BOARD_NAME,
         pages=PAGES,
@@ -74,6 +81,7 @@ def page_html(
         mono=font_stack(mono),
         css=Markup(static("page.css") + static("board.css")),
         api_href=api_href,
+        details_href=details_href,
         scripts=Markup(static("board_page.js")),
         # each component's root (its element id) and its script
         components={

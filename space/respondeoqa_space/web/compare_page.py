@@ -71,7 +71,7 @@ def compare_page(space: Space, read: dict[str, Any]) -> None:
             out.by_pair,
             out.difference,
             compare.differences_display(out.differences),
-            compare.disagreements_display(out.disagreements),
+            compare.disagreements_display(out.disagreements, out.keys),
             out.format_gaps,
         )
 

@@ -90,7 +90,8 @@ COMPARE_HELP = """Pick two or more entries (at most six) and press Compare: bars
 and by language pair (95% intervals as error bars, item counts under the groups and on hover;
 each entry keeps its colour), and what the answer format cost each of them per category (lenient
 minus paper accuracy). For exactly two scored submissions, also the paired difference per
-category and the public items where they disagree."""
+category and the public items where they disagree: click a question (or an item's id) to
+read both entries' raw responses on it."""
 
 ITEMS_HELP = """The board's entries item by item, on the public items (Junior Scholarship, Latin
 Prosody): which questions are hard, which separate strong models from weak ones, and which look
@@ -98,7 +99,8 @@ like **gold errors** (with 5 or more entries: more of them, and the stronger one
 one other answer than chance explains, for feet also on one foot or a line one foot off the
 gold; or the gold breaks the item's own answer format). Filter by source, content and language pair; click a header to sort.
 Certamen and NLE items are only counted here. The [whole analysis](item_analysis.csv) is a CSV
-(the columns of `respondeoqa-eval items`)."""
+(the columns of `respondeoqa-eval items`). Click a question (or an item's id) to read what the
+entries wrote on it: the [answers](answers) page."""
 
 SIZE_HELP = """**Accuracy against model size**: one point per entry that states its parameter
 count (log scale), coloured by coverage; entries of one coverage are comparable with each other
@@ -120,3 +122,16 @@ in the board's *Entry* column) or *failed* with the reason."""
 
 BOARD_ERROR = '<p class="board-caption">The leaderboard could not be loaded: reload the page.</p>'
 DETAIL_ERROR = '<p class="detail-msg">The entry could not be loaded: try again.</p>'
+
+
+def details_note(url: str) -> str:
+    """The About page's words on the details dataset ("" when the Space names none)."""
+    if not url:
+        return ""
+    return (
+        "\n\n## Every answer, as a dataset\n\nWhat each entry wrote on every public item (its "
+        "raw response, the answer the paper's rules read, its score, the lenient reading) is a "
+        f"dataset on the Hub, one config per entry: [{url.rsplit('/datasets/', 1)[-1]}]({url}) "
+        '(`load_dataset(repo, "entry_12", split="latest")`). Certamen and NLE items are never '
+        "in it. The [answers](answers) page reads the same, item by item."
+    )

@@ -4,7 +4,8 @@
   (`verified=1`: entries the leaderboard evaluated itself only);
 - `GET /board.csv?view=&coverage=[&verified=1]`: the same table as CSV, every entry;
 - `GET /entry?entry=e:12`: an entry's detail as HTML, what a row click fetches (404 with one
-  line of HTML for an entry that is not shown);
+  line of HTML for an entry that is not shown), with links to its per-item results and to its
+  answers (`/answers?entries=e:12`, web/answers_page.py);
 - `GET /entry.csv?entry=e:12`: an entry's public per-item results, decided at request time (a
   hidden or withdrawn entry's download answers 404);
 - `GET /item_analysis.csv`: the item analysis of the board's entries on the public items;
@@ -25,8 +26,10 @@ from typing import Any
 from urllib.parse import urlencode
 
 from ..readmodel import BOARD_ROUTE, CSV_ROUTE
-from ..rows import key_of
+from ..rows import is_scored, key_of
 from ..service import Space
+from ..views.answers import Choice
+from ..views.answers import href as answers_link
 from ..views.detail import detail_html
 
 # the pages beside the board (Gradio's multipage routes, app.py)
@@ -76,8 +79,13 @@ def read_routes(space: Space) -> list[Any]:
             if found is not None and found.items_csv is not None and row is not None
             else ""
         )
+        answers_href = (
+            answers_link(Choice(entries=(key_of(row),)))
+            if found is not None and row is not None and is_scored(row)
+            else ""
+        )
         return HTMLResponse(
-            detail_html(found, csv_href),
+            detail_html(found, csv_href, answers_href),
             status_code=200 if found is not None else 404,
             headers=NO_STORE,
         )
