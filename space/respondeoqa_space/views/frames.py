@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Collection, Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from respondeoqa_eval.predictions import LIGHTEVAL, LM_EVAL, RUNNER
 from respondeoqa_eval.report import round1
@@ -143,31 +144,127 @@ def _row(row: Row, view: View, stale: bool) -> dict[str, Any]:
     return out
 
 
-def _rank_ranges(df: pd.DataFrame) -> tuple[list[int], list[int]]:
+def rank_ranges(
+    coverage: Sequence[object],
+    score: np.ndarray,
+    low: np.ndarray,
+    high: np.ndarray,
+    rank: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
     """The ranks each row could take given the 95% intervals, within its coverage: a row ranks
     surely below another only when their intervals do not overlap. A row without an interval
-    (the paper's published numbers) counts as its value alone, and gets its rank itself."""
-    low, high = list(df[RANK]), list(df[RANK])
-    at = {pos: i for i, pos in enumerate(df.index)}
-    for _, idx in df.groupby("Coverage").groups.items():
-        part = df.loc[idx]
-        spans = []
-        for pos, score, lo, hi in zip(
-            part.index, part["_score"], part["_low"], part["_high"], strict=True
-        ):
-            if score is None or math.isnan(score):
-                continue
-            has_ci = lo is not None and hi is not None and not (math.isnan(lo) or math.isnan(hi))
-            spans.append((pos, lo if has_ci else score, hi if has_ci else score, has_ci))
-        for pos, lo, hi, has_ci in spans:
-            if not has_ci:
-                continue
-            others = [(lo2, hi2) for p2, lo2, hi2, _ in spans if p2 != pos]
-            surely_above = sum(1 for lo2, _ in others if lo2 > hi)
-            maybe_above = sum(1 for _, hi2 in others if hi2 >= lo)
-            low[at[pos]] = 1 + surely_above
-            high[at[pos]] = 1 + maybe_above
-    return low, high
+    (the paper's published numbers) counts as its value alone, and gets its rank itself (`rank`,
+    as do rows without a score, which count for nothing).
+
+    For each row with an interval [lo, hi]: 1 + the other rows whose low end is above hi
+    (surely above it), and 1 + those whose high end reaches lo (maybe above it). Each
+    coverage's ends are sorted once and each row's counts found by bisection: n log n, not
+    the n^2 of comparing every pair (issue 40)."""
+    out_low, out_high = rank.copy(), rank.copy()
+    scored = ~np.isnan(score)
+    has_ci = scored & ~np.isnan(low) & ~np.isnan(high)
+    lo = np.where(has_ci, low, score)
+    hi = np.where(has_ci, high, score)
+    for rows in pd.Series(range(len(score))).groupby(list(coverage)).indices.values():
+        rows = rows[scored[rows]]
+        lows, highs = np.sort(lo[rows]), np.sort(hi[rows])
+        at = rows[has_ci[rows]]
+        n = len(rows)
+        # a row is not above itself: its own ends are in the sorted arrays too
+        surely = n - np.searchsorted(lows, hi[at], side="right") - (lo[at] > hi[at])
+        maybe = n - np.searchsorted(highs, lo[at], side="left") - (hi[at] >= lo[at])
+        out_low[at], out_high[at] = 1 + surely, 1 + maybe
+    return out_low, out_high
+
+
+ORDER = "_order"
+"""A record table's column of each row's place among the rows (ties in score keep it)."""
+_RANKING = ["_score", "_low", "_high", "_verified", ORDER]
+"""A record table's own columns beside a view's data columns (what `ranked` ranks by)."""
+
+
+def _counts(cols: Sequence[str]) -> list[str]:
+    return [c for c in cols if c == "Items" or c.endswith(N_SUFFIX)]
+
+
+def record_table(
+    rows: Sequence[Row],
+    view: str,
+    stale: Collection[int] = (),
+    order: Sequence[int] | None = None,
+) -> pd.DataFrame:
+    """One unranked record per row of a view (`_row`), indexed by row key: the data columns
+    typed as the board's frame has them, and the ranking's own (`_RANKING`; `order` gives each
+    row's place, by default its position in `rows`). What `ranked` ranks; a reader keeps it
+    across data versions and re-reads only the rows that changed (`updated_table`)."""
+    if view not in VIEWS:
+        raise ValueError(f"unknown view {view!r}; one of {', '.join(VIEWS)}")
+    spec = VIEWS[view]
+    records = [_row(r, spec, r.kind == SCORED and getattr(r, "id", None) in stale) for r in rows]
+    cols = columns(view)
+    df = pd.DataFrame(records, columns=[*cols, "_score", "_low", "_high", "_key"])
+    df["_verified"] = np.array([is_verified(r) for r in rows], dtype=bool)
+    df[ORDER] = np.arange(len(rows)) if order is None else np.asarray(order, dtype=np.int64)
+    for col in ("_score", "_low", "_high", "Params (B)"):
+        df[col] = pd.to_numeric(df[col], errors="coerce").astype("float64")
+    for col in _counts(cols):
+        df[col] = pd.array(df[col].tolist(), dtype="Int64")
+    keys = pd.Index(df["_key"].tolist(), name="key")
+    return df.drop(columns=["_key", RANK, RANK_LOW, RANK_HIGH]).set_axis(keys)
+
+
+def updated_table(
+    table: pd.DataFrame,
+    drop: Collection[str],
+    rows: Sequence[Row],
+    view: str,
+    stale: Collection[int] = (),
+    order: Sequence[int] | None = None,
+) -> pd.DataFrame:
+    """`table` (a `record_table` of `view`) without the rows whose keys are in `drop`, with the
+    records of `rows` added (their `order` given): the next data version's table at the cost
+    of the rows that changed."""
+    kept = table.drop(index=list(drop)) if drop else table
+    if not rows:
+        return kept
+    return pd.concat([kept, record_table(rows, view, stale, order)])
+
+
+def ranked(
+    table: pd.DataFrame, view: str, coverage: str | None = None, verified_only: bool = False
+) -> pd.DataFrame:
+    """The leaderboard frame of a record table (`leaderboard_frame` says what it holds)."""
+    cols = columns(view)
+    df = table
+    if verified_only:
+        df = df[df["_verified"]]
+    if coverage and coverage != ALL_COVERAGES:
+        df = df[df["Coverage"] == coverage]
+    if df.empty:
+        empty = pd.DataFrame([], columns=cols).astype({RANK: "int64", "Items": "Int64"})
+        return empty.set_axis(pd.Index([], name="key", dtype=object))
+    by_coverage = df.groupby("Coverage", sort=False)
+    rank = by_coverage["_score"].rank(method="min", ascending=False)
+    paper = df["Type"] == PAPER_LABEL
+    order = df.assign(
+        _submitted=(~paper).groupby(df["Coverage"]).transform("sum"),
+        _size=by_coverage["Model"].transform("size"),
+        _paper=paper,
+    ).sort_values(
+        ["_size", "_submitted", "Coverage", "_score", "_paper", ORDER],
+        ascending=[False, False, True, False, False, True],
+        na_position="last",
+    )
+    df = df.loc[order.index]
+    rank = rank.loc[order.index].fillna(0).to_numpy(dtype=np.int64)
+    score = df["_score"].to_numpy()
+    low, high = rank_ranges(
+        df["Coverage"], score, df["_low"].to_numpy(), df["_high"].to_numpy(), rank
+    )
+    unscored = np.isnan(score)  # nothing to rank by
+    data = {RANK: rank, RANK_LOW: low, RANK_HIGH: high}
+    out = df.assign(**{k: np.where(unscored, 0, v) for k, v in data.items()})[cols]
+    return out.copy()
 
 
 def leaderboard_frame(
@@ -189,41 +286,7 @@ def leaderboard_frame(
     `stale` are marked in their Type. `verified_only` keeps only the entries the leaderboard
     evaluated itself (ranked among themselves).
     """
-    if view not in VIEWS:
-        raise ValueError(f"unknown view {view!r}; one of {', '.join(VIEWS)}")
-    if verified_only:
-        rows = [r for r in rows if is_verified(r)]
-    spec = VIEWS[view]
-    records = [_row(r, spec, r.kind == SCORED and getattr(r, "id", None) in stale) for r in rows]
-    if coverage and coverage != ALL_COVERAGES:
-        records = [r for r in records if r["Coverage"] == coverage]
-    cols = columns(view)
-    df = pd.DataFrame(records, columns=[*cols, "_score", "_low", "_high", "_key"])
-    if df.empty:
-        empty = df[cols].astype({RANK: "int64", "Items": "Int64"})
-        return empty.set_axis(pd.Index([], name="key", dtype=object))
-    df[RANK] = df.groupby("Coverage")["_score"].rank(method="min", ascending=False)
-    paper = df["Type"] == PAPER_LABEL
-    submitted = (~paper).groupby(df["Coverage"]).transform("sum")
-    size = df.groupby("Coverage")["Model"].transform("size")
-    order = df.assign(_submitted=submitted, _size=size, _paper=paper)
-    order = order.sort_values(
-        ["_size", "_submitted", "Coverage", "_score", "_paper"],
-        ascending=[False, False, True, False, False],
-        na_position="last",
-        kind="stable",
-    )
-    df = df.loc[order.index].reset_index(drop=True)
-    df[RANK] = df[RANK].fillna(0).astype("int64")
-    df[RANK_LOW], df[RANK_HIGH] = _rank_ranges(df)
-    df.loc[df["_score"].isna(), [RANK, RANK_LOW, RANK_HIGH]] = 0  # nothing to rank by
-    keys = pd.Index(df["_key"].tolist(), name="key")
-    df = df[cols].set_axis(keys)
-    for col in (RANK, RANK_LOW, RANK_HIGH):
-        df[col] = df[col].astype("int64")
-    for col in [c for c in cols if c == "Items" or c.endswith(N_SUFFIX)]:
-        df[col] = pd.array(df[col].tolist(), dtype="Int64")
-    return df
+    return ranked(record_table(rows, view, stale), view, coverage, verified_only)
 
 
 def default_coverage(rows: Sequence[Row]) -> str:
