@@ -12,7 +12,7 @@ key and model facts in `data-` attributes for the entry detail and the page's fi
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -98,13 +98,24 @@ def _best(df: pd.DataFrame, column: str) -> set[Any]:
     out: set[Any] = set()
     for _, part in df.groupby("Coverage", sort=False):
         values = pd.to_numeric(part[column], errors="coerce")
-        if n_col in part:
-            small = [is_small(None if _missing(n) else int(n)) for n in part[n_col]]
-            values = values.mask(pd.Series(small, index=part.index))
+        if n_col in part:  # is_small, for a whole column at once (a missing n is not small)
+            n = pd.to_numeric(part[n_col], errors="coerce")
+            values = values.mask((n < SMALL_GROUP).fillna(False).astype(bool))
         values = values.dropna()
         if len(values) >= 2 and values.nunique() > 1:
             out |= set(values.index[values == values.max()])
     return out
+
+
+def best_keys(df: pd.DataFrame, view: str) -> dict[str, set[Any]]:
+    """Per shaded column of `view`, the row keys holding its best value in their coverage
+    (`_best`): of a whole frame, for a board that shows a page of it."""
+    spec = VIEWS[view]
+    return {col: _best(df, col) for col in [spec.score_header, *_shaded(spec)]}
+
+
+def _shaded(spec: Any) -> list[str]:
+    return [c.header for c in spec.columns if c.shade]
 
 
 def _info_text(name: str, value: Any) -> str:
@@ -127,20 +138,29 @@ def board_html(
     coverage: str = "",
     coverages: Sequence[tuple[str, str]] = (),
     legend: str = "",
+    pager: Any = None,
+    totals: Mapping[str, int] | None = None,
+    query: str = "",
+    best: Mapping[str, set[Any]] | None = None,
 ) -> str:
-    """`df` (a `leaderboard_frame` of `view`) as the page's table, under its caption, the CSV
-    link and `status` (a notice about the record, when there is one). Above it the board's own
-    pickers: the breakdown (`view`) and the coverage (`coverages`: (value, label), `coverage`
-    picked); under it `legend` (markup: `html.own_markdown`)."""
+    """`df` (a `leaderboard_frame` of `view`, or the part of one on this page) as the page's
+    table, under its caption, the CSV link and `status` (a notice about the record, when there
+    is one). Above it the board's own pickers: the breakdown (`view`) and the coverage
+    (`coverages`: (value, label), `coverage` picked); under it `legend` (markup:
+    `html.own_markdown`). `pager` (readmodel.Pager) says where this page is among the pages
+    of the rows; `totals` how many rows each coverage has in all (a section showing fewer
+    offers to page through them); `query` the search the rows answer; `best` the keys shaded
+    best per column (`best_keys` of the whole frame; default: of `df`)."""
     spec = VIEWS[view]
     empty = {c.header for c in spec.columns if df[c.header].isna().all()}
     heads = _heads(view, empty)
-    score_cols = [spec.score_header, *(c.header for c in spec.columns if c.shade)]
-    best = {col: _best(df, col) for col in score_cols}
+    if best is None:
+        best = best_keys(df, view)
     sections = []
     for section_coverage, part in df.groupby("Coverage", sort=False):
         rows = []
-        for key, rec in part.iterrows():
+        # records, not iterrows: a Series per row costs milliseconds on a view of a large frame
+        for key, rec in zip(part.index, part.to_dict("records"), strict=True):
             cells = []
             rank = int(rec[RANK])
             lo, hi = int(rec[RANK_LOW]), int(rec[RANK_HIGH])
@@ -213,7 +233,16 @@ def board_html(
                     "cells": cells,
                 }
             )
-        sections.append({"coverage": section_coverage, "count": len(part), "rows": rows})
+        total = (totals or {}).get(str(section_coverage), len(part))
+        sections.append(
+            {
+                "coverage": section_coverage,
+                "count": len(part),
+                "total": total,
+                "more": not query and pager is None and len(part) < total,
+                "rows": rows,
+            }
+        )
     return render(
         "board.html",
         heads=heads,
@@ -226,6 +255,8 @@ def board_html(
         coverage=coverage,
         coverages=coverages,
         legend=legend,
+        pager=pager,
+        query=query,
         weights=WEIGHTS,
         small=SMALL_GROUP,
         small_mark=SMALL_MARK,

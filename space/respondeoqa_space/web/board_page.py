@@ -3,8 +3,9 @@
 The page (static/board_page.html) holds the navigation bar as plain links, the header, the
 board's default table (the `board` route's HTML, inline), the entry detail's form, the page's
 stylesheets and its scripts: board.js and detail.js, run by board_page.js with what Gradio's
-HTML component would give them. It is rendered once per data version (a new snapshot of the
-read model), compressed once (pagecache.Kept: brotli, else gzip) and then served from memory
+HTML component would give them. It is rendered once per board the read model serves (a new
+data version's, built before a write made here is acknowledged, or in the background after
+another's), compressed once (pagecache.Kept: brotli, else gzip) and then served from memory
 to every visitor: the page holds no per-visitor data, so one copy fits all. A query string
 (`/?entry=e:12`) is read by the page's script, not by the server: the same bytes.
 
@@ -84,33 +85,43 @@ def page_html(
 
 
 class BoardPage:
-    """The ASGI app of `/` (GET and HEAD): the page of the current data version, from memory."""
+    """The ASGI app of `/` (GET and HEAD): the page around the board the read model serves
+    (`ReadModel.board`: the current version's, or the last one built while the current one is
+    built in the background), rendered and compressed once per board, from memory."""
 
     def __init__(self, space: Space, **page: Any) -> None:
         self.space = space
         self.page = page  # page_html's keywords
-        self._kept: tuple[Any, Kept] | None = None
+        self._kept: tuple[Any, str, Kept] | None = None  # (version, board, page)
         self._lock = threading.Lock()
+        space.reads.warmers.append(self._warm)
+
+    def _warm(self, snapshot: Any) -> None:
+        """The page of a snapshot the read model refreshed, made before anyone asks."""
+        self._page(snapshot.version, snapshot.board(OVERVIEW, MOST_ENTRIES))
 
     def current(self) -> Kept:
-        """The page of the store's current data version: rendered and compressed when the
-        version moved (one thread renders; the others wait for it), else as kept."""
-        snapshot = self.space.snapshot()
+        """The page of the board the read model serves now: rendered and compressed when the
+        board is new (one thread renders; the others wait for it), else as kept."""
+        version, board = self.space.reads.served_board(OVERVIEW, MOST_ENTRIES)
+        return self._page(version, board)
+
+    def _page(self, version: Any, board: str) -> Kept:
         kept = self._kept
-        if kept is not None and kept[0] == snapshot.version:
-            return kept[1]
+        if kept is not None and kept[1] is board:
+            return kept[2]
         with self._lock:
             kept = self._kept
-            if kept is None or kept[0] != snapshot.version:
-                html = page_html(snapshot.board(OVERVIEW, MOST_ENTRIES), **self.page)
+            if kept is None or kept[1] is not board:
+                html = page_html(board, **self.page)
                 headers = [(b"content-type", b"text/html; charset=utf-8"), NO_CACHE]
-                kept = self._kept = (snapshot.version, Kept.of(headers, html.encode("utf-8")))
-            return kept[1]
+                kept = self._kept = (version, board, Kept.of(headers, html.encode("utf-8")))
+            return kept[2]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         # the version is one small query (WAL: a reader waits for no writer), asked here; a new
-        # version's snapshot and page are built in the thread pool, never on the event loop
+        # version's page is found (or built) in the thread pool, never on the event loop
         kept = self._kept
         if kept is not None and kept[0] == self.space.reads.version():
-            return await kept[1].send(scope, send)
+            return await kept[2].send(scope, send)
         await (await run_in_threadpool(self.current)).send(scope, send)
