@@ -43,9 +43,17 @@ class Analyst(Generic[T]):
     """Makes `analyse()` of the data version `version()` names in a background thread, one at
     a time, and keeps the last result (module docstring)."""
 
-    def __init__(self, analyse: Callable[[], tuple[int, T]], version: Callable[[], int]) -> None:
+    def __init__(
+        self,
+        analyse: Callable[[], tuple[int, T]],
+        version: Callable[[], int],
+        settle: float = 0.0,
+    ) -> None:
         self._analyse = analyse  # -> (the data version it analysed, the analysis)
         self._version = version
+        self.settle = settle
+        """Seconds a run asked for in the background waits before it starts: the pages a
+        write made are built first, and a burst of writes is one run."""
         self._latest: Analysed[T] | None = None
         self._wanted = False
         self._running: threading.Thread | None = None
@@ -74,7 +82,7 @@ class Analyst(Generic[T]):
             self._wanted = True
             if self._running is None:
                 self._running = threading.Thread(
-                    target=self._loop, name="item-analysis", daemon=True
+                    target=self._loop, args=(self.settle,), name="item-analysis", daemon=True
                 )
                 self._running.start()
 
@@ -102,7 +110,9 @@ class Analyst(Generic[T]):
                     return latest
                 self._changed.wait(left)
 
-    def _loop(self) -> None:
+    def _loop(self, settle: float = 0.0) -> None:
+        if settle:
+            time.sleep(settle)  # (a thread of its own: no reader waits on it)
         while True:
             with self._changed:
                 if not self._wanted:

@@ -191,11 +191,16 @@ class Snapshot:
         with self._lock:
             return key in self._memo
 
-    def hides_nothing_of(self, keys: Mapping[int, EntryKey]) -> bool:
-        """Whether every entry of `keys` (an older snapshot's) is here unchanged: this version
-        only adds entries to it (or moves the record's status)."""
-        mine = self.keys
-        return len(mine) >= len(keys) and all(mine.get(i) == k for i, k in keys.items())
+    def adds_to(self, version: Version, keys: Mapping[int, EntryKey]) -> bool:
+        """Whether every entry of `keys` (the snapshot of `version`'s) is here unchanged: this
+        version only adds entries to that one (or moves the record's status). Once per
+        version asked about."""
+
+        def check() -> bool:
+            mine = self.keys
+            return len(mine) >= len(keys) and all(mine.get(i) == k for i, k in keys.items())
+
+        return self._once(("adds to", version), check)
 
     # -- rows ----------------------------------------------------------------------------
 
@@ -503,9 +508,9 @@ class ReadModel:
         # built again by `refresh`
         self._built: OrderedDict[BoardKey, _Built] = OrderedDict()
         self._built_lock = threading.Lock()
-        self._refresh_lock = threading.Lock()
+        self._refresher_lock = threading.Lock()
         self._acknowledged = 0  # the data version of the last write made here and told done
-        self._wanted = threading.Event()  # a background refresh was asked for
+        self._wanted = False  # a background refresh was asked for
         self._refresher: threading.Thread | None = None
         self.warmers: list[Callable[[Snapshot], None]] = []
         """Called with each snapshot `refresh` built (the main page renders itself)."""
@@ -588,7 +593,7 @@ class ReadModel:
                 last is not None
                 and last.version != snap.version
                 and last.version[0] >= self._acknowledged
-                and snap.hides_nothing_of(last.keys)
+                and snap.adds_to(last.version, last.keys)
             ):
                 self._mark(key, last)
                 self._wake()
@@ -612,18 +617,22 @@ class ReadModel:
 
     def refresh(self, every: bool = True) -> Snapshot:
         """Build the current version's snapshot, the main page's board and (`every`) the
-        other boards read lately (the last HOT_BOARDS), and run the warmers. One at a time: a
-        caller that waited for another's finds the boards built and returns."""
-        with self._refresh_lock:
-            snap = self.snapshot()
-            main = (OVERVIEW, snap.default_coverage(), False)
-            with self._built_lock:
-                hot = list(self._built)[-HOT_BOARDS:] if every else []
-            for key in dict.fromkeys([main, *hot]):
-                self._build(snap, key)
-            for warm in self.warmers:
-                warm(snap)
-            return snap
+        other boards read lately (the last HOT_BOARDS), and run the warmers. A board another
+        caller is building for the same version is waited for, not built twice; a pass that
+        sees the data version move stops (the next pass builds the newer one)."""
+        snap = self.snapshot()
+        main = (OVERVIEW, snap.default_coverage(), False)
+        self._build(snap, main)
+        for warm in self.warmers:
+            warm(snap)
+        with self._built_lock:
+            hot = list(self._built)[-HOT_BOARDS:] if every else []
+        for key in hot:
+            if self.version()[0] != snap.version[0]:
+                self._wake()  # the newer one next
+                break
+            self._build(snap, key)
+        return snap
 
     def written(self) -> Snapshot:
         """A write made here is about to be acknowledged: the main page's board is built now,
@@ -639,23 +648,27 @@ class ReadModel:
     def _wake(self) -> None:
         """Ask for a refresh in the background (one thread; requests made while it runs are
         one more run)."""
-        self._wanted.set()
-        with self._lock:
-            if self._refresher is None or not self._refresher.is_alive():
+        with self._refresher_lock:
+            self._wanted = True
+            if self._refresher is None:
                 self._refresher = threading.Thread(
                     target=self._refresh_loop, name="board-refresh", daemon=True
                 )
                 self._refresher.start()
 
     def _refresh_loop(self) -> None:
-        while self._wanted.is_set():
-            self._wanted.clear()
+        while True:
+            with self._refresher_lock:
+                if not self._wanted:
+                    self._refresher = None
+                    return
+                self._wanted = False
             started = time.perf_counter()
             try:
                 snap = self.refresh()
             except Exception:  # a read builds what it needs itself
                 log.exception("the background refresh of the boards failed")
-                return
+                continue
             log.info(
                 "boards of data version %d built in the background in %.2f s",
                 snap.version[0],

@@ -113,6 +113,9 @@ class CompareOutcome:
     format_gaps: pd.DataFrame = field(default_factory=lambda: compare.format_gap_frame([]))
 
 
+ANALYSIS_SETTLE = 2.0
+"""Seconds after a write before its item analysis starts (the pages it changed are built
+first; writes in a burst make one analysis)."""
 EMPTY_BREAKDOWN = pd.DataFrame(columns=["Group", "Key", "Metric", "Score", "95% CI", "Items"])
 SUBMIT_REFUSED = "Not accepted"  # how every refused submission's message starts
 NOT_STORED = "Not stored"  # accepted and scored, but it could not be stored
@@ -209,7 +212,9 @@ class Space:
             cache_bytes=self.limits.compare_cache_mb * 1024 * 1024,
         )
         # the item analysis takes tens of seconds: made in the background, served as last made
-        self.analyst: Analyst[ItemAnalysis] = Analyst(self._analyse, self.store.data_version)
+        self.analyst: Analyst[ItemAnalysis] = Analyst(
+            self._analyse, self.store.data_version, settle=ANALYSIS_SETTLE
+        )
         log.info(
             "gold: %d items from %d files (private sources: %s); db: %s",
             len(self.gold),

@@ -6,9 +6,9 @@ A pool of distinct prediction files is scored and stored through the Space's own
 public gold only (the six upstream files, 1,147 items). Each pool file is
 `respondeoqa-eval example`'s generator (`example_predictions`) with its own seed and its own
 share of right answers (spread over 0.15 to 0.95 by a golden-ratio walk), on one of three
-coverages: every public file (8 in 10 files), the Junior Scholarship files only, or the Latin
-Prosody files only (1 in 10 each), so the board has three sections and the default coverage
-holds most rows.
+coverages: every public file (38 in 40 files by default), the Junior Scholarship files only,
+or the Latin Prosody files only (1 in 40 each), so the board has three sections and the
+default coverage holds most rows.
 
 A store of N entries holds N rows copied in SQL from the pool's rows (report, per-item scores,
 kept predictions: the bytes the Space stored), entry i from pool file i mod P, each with its
@@ -43,24 +43,29 @@ SIZES_B = [0.5, 1, 1.5, 3, 7, 8, 13, 14, 32, 70, 72, 110, 405]
 GOLDEN = 0.6180339887498949
 
 
-def pool_coverage(p: int) -> str:
-    return "public" if p % 10 < 8 else ("junior" if p % 10 == 8 else "prosody")
+def pool_coverage(p: int, every: int) -> str:
+    """Pool file p's coverage: of each `every` files, one covers the Junior Scholarship files,
+    one the Latin Prosody files, the others every public file."""
+    return {every - 2: "junior", every - 1: "prosody"}.get(p % every, "public")
 
 
 def pool_accuracy(p: int) -> float:
     return round(0.15 + 0.8 * ((p * GOLDEN) % 1.0), 4)
 
 
-def score_pool(db: Path, gold: GoldSet, work: Path, size: int, bootstrap: int = 1000) -> float:
+def score_pool(
+    db: Path, gold: GoldSet, work: Path, size: int, bootstrap: int = 1000, every: int = 40
+) -> float:
     """Score and store `size` distinct files into the pool store `db` (resumed: files already
-    stored are skipped); seconds spent scoring."""
+    stored are skipped), the coverages as `pool_coverage(p, every)` says; seconds spent
+    scoring."""
     store = Store(db)
     intake = Intake(store, gold, limits=Limits(), bootstrap=bootstrap)
     have = store.count()
     work.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     for p in range(have, size):
-        prefix = COVERAGES[pool_coverage(p)]
+        prefix = COVERAGES[pool_coverage(p, every)]
         records = [r for r in gold.records if prefix is None or r.file.startswith(prefix)]
         rows = example_predictions(records, accuracy=pool_accuracy(p), seed=p)
         path = work / f"pool-{p:05d}.jsonl"

@@ -86,11 +86,12 @@ def test_rank_ranges_agree_with_every_pair_compared(seed: int) -> None:
 
 @pytest.fixture(scope="session")
 def pool(public_gold, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Twelve really scored files of the three public coverages (kit/scale_store.py)."""
+    """Twelve really scored files of the three public coverages, half of them covering every
+    public file (kit/scale_store.py)."""
     from kit.scale_store import score_pool
 
     folder = tmp_path_factory.mktemp("scale-pool")
-    score_pool(folder / "pool.sqlite3", public_gold, folder / "work", 12, bootstrap=100)
+    score_pool(folder / "pool.sqlite3", public_gold, folder / "work", 12, bootstrap=100, every=4)
     return folder / "pool.sqlite3"
 
 

@@ -125,6 +125,8 @@ def compare_page(space: Space, demo: gr.Blocks, read: dict[str, Any]) -> None:
         [pick],
         api_visibility="private",
         show_progress="hidden",
-        trigger_mode="always_last",  # keys typed while one is asked: the last text is asked next
+        # every key asks ("always_last" sent the first key's text again in Gradio 6.31; "once"
+        # drops the keys typed while one is asked)
+        trigger_mode="multiple",
         **read,
     )
