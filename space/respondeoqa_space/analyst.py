@@ -11,6 +11,7 @@ it was made (`Analysed.made`). Only a caller that asks for the current version's
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -37,6 +38,20 @@ class Analysed(Generic[T]):
     def age(self, now: float | None = None) -> float:
         """Seconds since it was made."""
         return max(0.0, (time.time() if now is None else now) - self.made)
+
+
+NICE = 10
+"""How much lower the analysing thread's scheduling priority is than the server's: on a busy
+machine the cores go to the threads answering readers first."""
+
+
+def _yield_to_readers() -> None:
+    """Lower the calling thread's priority (Linux: a thread is a task of its own; elsewhere,
+    or when not allowed, nothing changes)."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICE)
+    except (AttributeError, OSError):
+        pass
 
 
 class Analyst(Generic[T]):
@@ -111,6 +126,7 @@ class Analyst(Generic[T]):
                 self._changed.wait(left)
 
     def _loop(self, settle: float = 0.0) -> None:
+        _yield_to_readers()
         if settle:
             time.sleep(settle)  # (a thread of its own: no reader waits on it)
         while True:

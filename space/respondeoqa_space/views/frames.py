@@ -9,6 +9,7 @@ The CSV (`to_csv`) and the API (`records`) are made from it; the board's HTML (`
 
 from __future__ import annotations
 
+import functools
 import io
 import math
 from collections import Counter
@@ -95,7 +96,16 @@ def columns(view: str) -> list[str]:
 
 
 def _number(value: float | None) -> float:
-    return math.nan if value is None else round1(value)
+    if value is None or value != value:
+        return math.nan
+    return _rounded(value) if value else round1(value)  # (0.0 == -0.0: not one key)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _rounded(value: float) -> float:
+    # scores are shares of a coverage's n items (and their intervals): thousands of entries
+    # repeat a few thousand values, and round1's exact decimal rounding is the costly part
+    return round1(value)
 
 
 def _put(out: dict[str, Any], header: str, cell: Cell, interval: bool) -> None:
@@ -289,6 +299,12 @@ def leaderboard_frame(
     return ranked(record_table(rows, view, stale), view, coverage, verified_only)
 
 
+def _by_sources(rows: Sequence[Row]) -> Counter[tuple[tuple[str, ...], bool]]:
+    """How many rows have each (sources, submitted) pair, in the order first seen: one pass
+    over the rows, then a handful of coverages."""
+    return Counter((tuple(r.sources), r.kind == SCORED) for r in rows)
+
+
 def default_coverage(rows: Sequence[Row]) -> str:
     """The coverage most entries share, the paper's rows counted (ties: more submitted
     entries, then more sources, then by name); all sources when there are no rows.
@@ -296,21 +312,22 @@ def default_coverage(rows: Sequence[Row]) -> str:
     The paper's rows count as entries: what the board shows first, with the caption "the
     coverage most entries share", has the most rows, so one early public upload does not
     hide the paper's three rows behind a section of one entry."""
-    counts = Counter(coverage_label(r.sources) for r in rows)
+    counts: Counter[str] = Counter()
+    submitted: Counter[str] = Counter()
+    sizes: dict[str, int] = {}
+    for (sources, scored), n in _by_sources(rows).items():
+        label = coverage_label(sources)
+        counts[label] += n
+        submitted[label] += n if scored else 0
+        sizes[label] = len(sources)
     if not counts:
         return ALL_SOURCES
-    submitted = Counter(coverage_label(r.sources) for r in rows if r.kind == SCORED)
-    sizes = {coverage_label(r.sources): len(r.sources) for r in rows}
     return min(counts, key=lambda c: (-counts[c], -submitted[c], -sizes.get(c, 0), c))
 
 
 def coverage_choices(rows: Sequence[Row]) -> list[str]:
     """The coverage filter's choices: the default, all, then each coverage present."""
-    seen: list[str] = []
-    for r in rows:
-        label = coverage_label(r.sources)
-        if label not in seen:
-            seen.append(label)
+    seen = dict.fromkeys(coverage_label(sources) for sources, _ in _by_sources(rows))
     return [MOST_ENTRIES, ALL_COVERAGES, *sorted(seen, key=lambda s: (s != ALL_SOURCES, s))]
 
 
