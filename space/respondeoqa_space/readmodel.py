@@ -15,13 +15,13 @@ Nothing a read or a write does costs more than n log n in the entries (issue 40)
 - the boards served are kept per request (`ReadModel.board`). A write made here
   (`ReadModel.written`, called before the write is acknowledged) builds the main page's board
   at once, so the page shows it to every reader after the acknowledgement without making one
-  wait, and the other boards read lately in the background; a reader of one of those before
-  it is built builds it (or waits for the build under way): no board older than a write made
-  here is served once the write is acknowledged. After a write this process did not make
-  (another process, the record's sync), a reader is served the last board built while the
-  new one is built in the background, as long as the new version only adds rows (or moves
-  the record's status); a version that hides, withdraws or changes a row that board shows is
-  built for the reader at once: what must disappear never shows after its write committed.
+  wait; another board is built by its first reader after the write (a few tenths of a second
+  at 10,000 entries): no board older than a write made here is served once the write is
+  acknowledged. After a write this process did not make (another process, the record's
+  sync), a reader is served the last board built while the new one is built in the
+  background, as long as the new version only adds rows (or moves the record's status); a
+  version that hides, withdraws or changes a row that board shows is built for the reader at
+  once: what must disappear never shows after its write committed.
 
 A board shows a coverage a page of `BOARD_MAX_ROWS` rows at a time; search runs over every
 row of the coverage (`Snapshot.board(query=...)`) and each match keeps its rank.
@@ -78,7 +78,7 @@ BOARD_LABEL = "Leaderboard"
 MAX_PICKS_SENT = 200  # more keys than any picker offers: refused before they are read
 MAX_QUERY = 100  # characters of a search a board reads (a longer one is cut)
 FIND_LIMIT = 50  # choices the Compare picker offers for what is typed
-HOT_BOARDS = 8  # boards built again after a write made here (the ones read lately)
+KEPT_BOARDS = 64  # boards (first pages) whose last build is kept to be served meanwhile
 BOARD_ROUTE, CSV_ROUTE = "board", "board.csv"  # GET ?view=...&coverage=... (web/routes.py)
 SEARCHED = ("Model", "Submitter", "Entry", "Coverage", "Type", "Made with")
 """The columns a board search reads (each row shows them as text)."""
@@ -156,6 +156,7 @@ class Snapshot:
         keys: Mapping[int, EntryKey] | None = None,
         tables: _Tables | None = None,
         cached: Callable[[Snapshot, Hashable, Callable[[], Any]], Any] | None = None,
+        counted: frames.Sources | None = None,
     ) -> None:
         self.version = version
         self._legend = legend
@@ -167,6 +168,7 @@ class Snapshot:
         self.stale = stale
         self.status = status
         self.rows: tuple[Row, ...] = (*PAPER_ROWS, *entries)
+        self._counted = counted if counted is not None else frames.by_sources(self.rows)
         self._tables = tables or _Tables()
         self._cached = cached or (lambda snap, key, build: build())
         self._memo: dict[Hashable, Any] = {}
@@ -231,10 +233,10 @@ class Snapshot:
         return tuple(seen)
 
     def coverages(self) -> list[str]:
-        return self._once("coverages", lambda: frames.coverage_choices(self.rows))
+        return self._once("coverages", lambda: frames.coverage_choices_of(self._counted))
 
     def default_coverage(self) -> str:
-        return self._once("default coverage", lambda: frames.default_coverage(self.rows))
+        return self._once("default coverage", lambda: frames.default_coverage_of(self._counted))
 
     def coverage_options(self) -> list[tuple[str, str]]:
         """The board's coverage picker: (value, label), every coverage by its name alone (the
@@ -499,18 +501,20 @@ class ReadModel:
         # decoded, shown entries by id with the (version, hash) they were read at: a write
         # costs one decode (the changed row), not one per stored entry
         self._decoded: dict[int, tuple[EntryKey, Entry]] = {}
+        # and what they count (the coverages' sizes) and which are stale, kept the same way
+        self._counted = frames.by_sources(PAPER_ROWS)
+        self._stale: set[int] = set()
         self._tables = _Tables()
         self._cache: cachetools.LRUCache = cachetools.LRUCache(
             maxsize=cache_bytes, getsizeof=approx_size
         )
         self._cache_lock = threading.Lock()
-        # the boards served (first pages), most recently read last: those read lately are
-        # built again by `refresh`
+        # the boards served (first pages) as last built, most recently read last
         self._built: OrderedDict[BoardKey, _Built] = OrderedDict()
         self._built_lock = threading.Lock()
         self._refresher_lock = threading.Lock()
         self._acknowledged = 0  # the data version of the last write made here and told done
-        self._wanted = False  # a background refresh was asked for
+        self._pending: set[BoardKey] = set()  # boards to build in the background
         self._refresher: threading.Thread | None = None
         self.warmers: list[Callable[[Snapshot], None]] = []
         """Called with each snapshot `refresh` built (the main page renders itself)."""
@@ -539,18 +543,29 @@ class ReadModel:
                 elif i in self._decoded and i not in fresh and self._decoded[i][0] == k:
                     decoded[i] = self._decoded[i]
                 # else: hidden or deleted between the two reads; the next version has it
+            # what the rows that left or changed counted, out; what the new ones count, in
+            for i in (self._decoded.keys() - decoded.keys()) | (
+                fresh.keys() & self._decoded.keys()
+            ):
+                self._counted[tuple(self._decoded[i][1].sources), True] -= 1
+                self._stale.discard(i)
+            for i in fresh:
+                if i in decoded:
+                    entry = decoded[i][1]
+                    self._counted[tuple(entry.sources), True] += 1
+                    if self._is_stale(entry):
+                        self._stale.add(i)
             self._decoded = decoded
-            entries = [e for _, e in decoded.values()]
-            stale = frozenset(e.id for e in entries if self._is_stale(e))
             snap = Snapshot(
                 version,
-                entries,
-                stale,
+                [e for _, e in decoded.values()],
+                frozenset(self._stale),
                 version[1],
                 self._legend,
                 keys={i: k for i, (k, _) in decoded.items()},
                 tables=self._tables,
                 cached=self.cached,
+                counted=frames.Sources(self._counted),
             )
             self._snapshot = snap
         for listener in self.listeners:
@@ -596,7 +611,7 @@ class ReadModel:
                 and snap.adds_to(last.version, last.keys)
             ):
                 self._mark(key, last)
-                self._wake()
+                self._wake(key)
                 return last.version, last.html
         return snap.version, self._build(snap, key)
 
@@ -612,44 +627,33 @@ class ReadModel:
             if held is None or held.version[0] <= built.version[0]:
                 self._built[key] = built
             self._built.move_to_end(key)
-            while len(self._built) > HOT_BOARDS * 4:  # the others are built when read
+            while len(self._built) > KEPT_BOARDS:  # the others are built when read
                 self._built.popitem(last=False)
 
-    def refresh(self, every: bool = True) -> Snapshot:
-        """Build the current version's snapshot, the main page's board and (`every`) the
-        other boards read lately (the last HOT_BOARDS), and run the warmers. A board another
-        caller is building for the same version is waited for, not built twice; a pass that
-        sees the data version move stops (the next pass builds the newer one)."""
+    def refresh(self) -> Snapshot:
+        """Build the current version's snapshot and the main page's board, and run the
+        warmers (the main page renders itself). A board another caller is building for the
+        same version is waited for, not built twice."""
         snap = self.snapshot()
-        main = (OVERVIEW, snap.default_coverage(), False)
-        self._build(snap, main)
+        self._build(snap, (OVERVIEW, snap.default_coverage(), False))
         for warm in self.warmers:
             warm(snap)
-        with self._built_lock:
-            hot = list(self._built)[-HOT_BOARDS:] if every else []
-        for key in hot:
-            if self.version()[0] != snap.version[0]:
-                self._wake()  # the newer one next
-                break
-            self._build(snap, key)
         return snap
 
     def written(self) -> Snapshot:
         """A write made here is about to be acknowledged: the main page's board is built now,
-        the other boards read lately in the background, and no board older than this write
-        is served after it (a reader of one not built yet builds it, or waits for the
-        background's build of it)."""
-        snap = self.refresh(every=False)
+        and no board older than this write is served after it (a reader of another board
+        not built since builds it, or waits for the build under way)."""
+        snap = self.refresh()
         with self._built_lock:
             self._acknowledged = max(self._acknowledged, snap.version[0])
-        self._wake()
         return snap
 
-    def _wake(self) -> None:
-        """Ask for a refresh in the background (one thread; requests made while it runs are
-        one more run)."""
+    def _wake(self, key: BoardKey) -> None:
+        """Build `key`'s board of the current version in the background (one thread; keys
+        asked for while it runs are built in its next pass)."""
         with self._refresher_lock:
-            self._wanted = True
+            self._pending.add(key)
             if self._refresher is None:
                 self._refresher = threading.Thread(
                     target=self._refresh_loop, name="board-refresh", daemon=True
@@ -659,18 +663,25 @@ class ReadModel:
     def _refresh_loop(self) -> None:
         while True:
             with self._refresher_lock:
-                if not self._wanted:
+                keys, self._pending = self._pending, set()
+                if not keys:
                     self._refresher = None
                     return
-                self._wanted = False
             started = time.perf_counter()
             try:
-                snap = self.refresh()
+                snap = self.snapshot()
+                main = (OVERVIEW, snap.default_coverage(), False)
+                for key in keys:
+                    self._build(snap, key)
+                if main in keys:
+                    for warm in self.warmers:
+                        warm(snap)
             except Exception:  # a read builds what it needs itself
-                log.exception("the background refresh of the boards failed")
+                log.exception("the background build of the boards failed")
                 continue
             log.info(
-                "boards of data version %d built in the background in %.2f s",
+                "%d board(s) of data version %d built in the background in %.2f s",
+                len(keys),
                 snap.version[0],
                 time.perf_counter() - started,
             )

@@ -113,7 +113,7 @@ class CompareOutcome:
     format_gaps: pd.DataFrame = field(default_factory=lambda: compare.format_gap_frame([]))
 
 
-ANALYSIS_SETTLE = 2.0
+ANALYSIS_SETTLE = 5.0
 """Seconds after a write before its item analysis starts (the pages it changed are built
 first; writes in a burst make one analysis)."""
 EMPTY_BREAKDOWN = pd.DataFrame(columns=["Group", "Key", "Metric", "Score", "95% CI", "Items"])

@@ -18,7 +18,13 @@ from respondeoqa_space import readmodel
 from respondeoqa_space.service import Space, SpaceConfig
 from respondeoqa_space.store import Store
 from respondeoqa_space.views.columns import OVERVIEW, TRANSLATION_VIEW
-from respondeoqa_space.views.frames import ALL_COVERAGES, leaderboard_frame, rank_ranges
+from respondeoqa_space.views.frames import (
+    ALL_COVERAGES,
+    coverage_choices,
+    default_coverage,
+    leaderboard_frame,
+    rank_ranges,
+)
 
 from .helpers import file_records, k_correct_predictions, parse_board, write_jsonl
 
@@ -104,8 +110,12 @@ def _space(pool: Path, public_gold, db: Path, entries: int) -> Space:
 
 def _same_frames(space: Space) -> None:
     """Every frame of the snapshot (kept tables, updated by the rows that changed) is the
-    frame a fresh build of its rows gives."""
+    frame a fresh build of its rows gives; so are its coverages and stale marks (counted as
+    rows come and go)."""
     snap = space.snapshot()
+    assert snap.default_coverage() == default_coverage(snap.rows)
+    assert snap.coverages() == coverage_choices(snap.rows)
+    assert snap.stale == frozenset(e.id for e in snap.entries if space.is_stale(e))
     for view in (OVERVIEW, "Content type", TRANSLATION_VIEW):
         for coverage in (ALL_COVERAGES, snap.default_coverage(), "Latin Prosody"):
             for verified in (False, True):

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from respondeoqa_eval.report import (
     SMALL_GROUP,
@@ -91,19 +92,24 @@ def _score_cell(value: Any, n: Any, low: Any, high: Any) -> dict[str, str]:
     return {"text": text, "title": " \u00b7 ".join(parts), "small": "s" if small else ""}
 
 
+def _numbers(column: pd.Series) -> np.ndarray:
+    return pd.to_numeric(column, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+
+
 def _best(df: pd.DataFrame, column: str) -> set[Any]:
     """Row keys holding the best value of `column` in their coverage: two values at least, not
     all equal, and never a value resting on fewer than SMALL_GROUP items."""
     n_col = column + N_SUFFIX
+    values = _numbers(df[column])
+    if n_col in df:  # is_small, for a whole column at once (a missing n is not small)
+        values = np.where(_numbers(df[n_col]) < SMALL_GROUP, np.nan, values)
+    codes = pd.factorize(df["Coverage"])[0]
     out: set[Any] = set()
-    for _, part in df.groupby("Coverage", sort=False):
-        values = pd.to_numeric(part[column], errors="coerce")
-        if n_col in part:  # is_small, for a whole column at once (a missing n is not small)
-            n = pd.to_numeric(part[n_col], errors="coerce")
-            values = values.mask((n < SMALL_GROUP).fillna(False).astype(bool))
-        values = values.dropna()
-        if len(values) >= 2 and values.nunique() > 1:
-            out |= set(values.index[values == values.max()])
+    for code in np.unique(codes):
+        kept = (codes == code) & ~np.isnan(values)
+        part = values[kept]
+        if len(part) >= 2 and np.unique(part).size > 1:
+            out |= set(df.index[kept][part == part.max()])
     return out
 
 

@@ -253,28 +253,31 @@ def ranked(
     if df.empty:
         empty = pd.DataFrame([], columns=cols).astype({RANK: "int64", "Items": "Int64"})
         return empty.set_axis(pd.Index([], name="key", dtype=object))
-    by_coverage = df.groupby("Coverage", sort=False)
-    rank = by_coverage["_score"].rank(method="min", ascending=False)
-    paper = df["Type"] == PAPER_LABEL
-    order = df.assign(
-        _submitted=(~paper).groupby(df["Coverage"]).transform("sum"),
-        _size=by_coverage["Model"].transform("size"),
-        _paper=paper,
-    ).sort_values(
-        ["_size", "_submitted", "Coverage", "_score", "_paper", ORDER],
-        ascending=[False, False, True, False, False, True],
-        na_position="last",
+    rank = df.groupby("Coverage", sort=False)["_score"].rank(method="min", ascending=False)
+    # coverages with more rows first, then more submitted entries, then by name; within one,
+    # by score (none last), the paper's rows first among equals, then each row's place
+    codes, names = pd.factorize(df["Coverage"])
+    paper = (df["Type"] == PAPER_LABEL).to_numpy()
+    score = df["_score"].to_numpy(dtype=float)
+    by_name = np.argsort(np.argsort(np.asarray(names, dtype=object), kind="stable"))
+    keys = (
+        df[ORDER].to_numpy(),
+        ~paper,
+        np.where(np.isnan(score), np.inf, -score),
+        by_name[codes],
+        -np.bincount(codes, weights=~paper)[codes],
+        -np.bincount(codes)[codes],
     )
-    df = df.loc[order.index]
-    rank = rank.loc[order.index].fillna(0).to_numpy(dtype=np.int64)
-    score = df["_score"].to_numpy()
+    at = np.lexsort(keys)
+    df = df.iloc[at]
+    rank = rank.iloc[at].fillna(0).to_numpy(dtype=np.int64)
+    score = score[at]
     low, high = rank_ranges(
         df["Coverage"], score, df["_low"].to_numpy(), df["_high"].to_numpy(), rank
     )
     unscored = np.isnan(score)  # nothing to rank by
     data = {RANK: rank, RANK_LOW: low, RANK_HIGH: high}
-    out = df.assign(**{k: np.where(unscored, 0, v) for k, v in data.items()})[cols]
-    return out.copy()
+    return df.assign(**{k: np.where(unscored, 0, v) for k, v in data.items()})[cols]
 
 
 def leaderboard_frame(
@@ -299,9 +302,13 @@ def leaderboard_frame(
     return ranked(record_table(rows, view, stale), view, coverage, verified_only)
 
 
-def _by_sources(rows: Sequence[Row]) -> Counter[tuple[tuple[str, ...], bool]]:
-    """How many rows have each (sources, submitted) pair, in the order first seen: one pass
-    over the rows, then a handful of coverages."""
+Sources = Counter[tuple[tuple[str, ...], bool]]
+"""How many rows have each (sources, submitted) pair, in the order first seen (`by_sources`)."""
+
+
+def by_sources(rows: Sequence[Row]) -> Sources:
+    """The rows counted by (sources, submitted): one pass over the rows, then a handful of
+    coverages (a reader keeps it across data versions, counting only the rows that change)."""
     return Counter((tuple(r.sources), r.kind == SCORED) for r in rows)
 
 
@@ -312,10 +319,17 @@ def default_coverage(rows: Sequence[Row]) -> str:
     The paper's rows count as entries: what the board shows first, with the caption "the
     coverage most entries share", has the most rows, so one early public upload does not
     hide the paper's three rows behind a section of one entry."""
+    return default_coverage_of(by_sources(rows))
+
+
+def default_coverage_of(counted: Sources) -> str:
+    """`default_coverage` of rows counted by `by_sources`."""
     counts: Counter[str] = Counter()
     submitted: Counter[str] = Counter()
     sizes: dict[str, int] = {}
-    for (sources, scored), n in _by_sources(rows).items():
+    for (sources, scored), n in counted.items():
+        if n <= 0:
+            continue
         label = coverage_label(sources)
         counts[label] += n
         submitted[label] += n if scored else 0
@@ -327,7 +341,12 @@ def default_coverage(rows: Sequence[Row]) -> str:
 
 def coverage_choices(rows: Sequence[Row]) -> list[str]:
     """The coverage filter's choices: the default, all, then each coverage present."""
-    seen = dict.fromkeys(coverage_label(sources) for sources, _ in _by_sources(rows))
+    return coverage_choices_of(by_sources(rows))
+
+
+def coverage_choices_of(counted: Sources) -> list[str]:
+    """`coverage_choices` of rows counted by `by_sources`."""
+    seen = dict.fromkeys(coverage_label(sources) for (sources, _), n in counted.items() if n > 0)
     return [MOST_ENTRIES, ALL_COVERAGES, *sorted(seen, key=lambda s: (s != ALL_SOURCES, s))]
 
 
