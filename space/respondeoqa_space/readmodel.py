@@ -50,6 +50,7 @@ from dataclasses import dataclass, fields, is_dataclass
 from typing import Any, TypeVar
 
 import cachetools
+import numpy as np
 import pandas as pd
 
 from .paper import PAPER_ROWS
@@ -64,7 +65,7 @@ from .rows import (
 )
 from .store import Entry, Store
 from .views import frames
-from .views.board import best_keys, board_html
+from .views.board import best_columns, best_keys, board_html
 from .views.columns import OVERVIEW, view_of
 
 log = logging.getLogger(__name__)
@@ -259,24 +260,38 @@ class Snapshot:
         """The unranked records of a view (every row; `frames.record_table`)."""
         return self._once(("table", view), lambda: self._tables.table(self, view))
 
+    def ranking(self, view: str, coverage: str, verified: bool = False) -> frames.Ranking:
+        """Where the rows of a view and coverage rank (`frames.ranking`)."""
+        return self._once(
+            ("ranking", view, coverage, verified),
+            lambda: frames.ranking(self.table(view), coverage, verified),
+        )
+
     def frame(self, view: str, coverage: str, verified: bool = False) -> pd.DataFrame:
         """The leaderboard frame of a view and coverage, of verified entries only when asked
         (kept: callers must not change it)."""
         return self._once(
             ("frame", view, coverage, verified),
-            lambda: frames.ranked(self.table(view), view, coverage, verified),
+            lambda: frames.rows_of(self.table(view), view, self.ranking(view, coverage, verified)),
         )
 
-    def _first_rows(self, view: str, coverage: str, verified: bool = False) -> pd.DataFrame:
-        """The rows each coverage shows on the board's first page."""
-        df = self.frame(view, coverage, verified)
-        return df.groupby("Coverage", sort=False).head(BOARD_MAX_ROWS)
+    def _rows(self, view: str, coverage: str, verified: bool, at: Any) -> pd.DataFrame:
+        """Some rows of a ranking (`at`: a slice or positions), as the frame has them."""
+        return frames.rows_of(self.table(view), view, self.ranking(view, coverage, verified), at)
+
+    def _first(self, view: str, coverage: str, verified: bool = False) -> np.ndarray:
+        """The positions in a ranking of the rows each coverage shows on the board's first
+        page."""
+        names = self.ranking(view, coverage, verified).coverage
+        within = pd.Series(names).groupby(names, sort=False).cumcount().to_numpy()
+        return np.flatnonzero(within < BOARD_MAX_ROWS)
 
     def _haystack(self, view: str, coverage: str, verified: bool) -> pd.Series:
-        """Each row's searched text (SEARCHED), lower case, in the frame's order."""
+        """Each row's searched text (SEARCHED), lower case, in the ranking's order."""
 
         def build() -> pd.Series:
-            df = self.frame(view, coverage, verified)
+            order = self.ranking(view, coverage, verified).order
+            df = self.table(view)[list(SEARCHED)].iloc[order]
             text = df[SEARCHED[0]].astype(str)
             for col in SEARCHED[1:]:
                 text = text + "\n" + df[col].astype(str)
@@ -310,10 +325,10 @@ class Snapshot:
 
     def pages(self, view: str, coverage: str, verified: bool = False) -> int:
         """How many pages of BOARD_MAX_ROWS rows the board of a coverage has (at least 1)."""
-        return max(1, math.ceil(len(self.frame(view, coverage, verified)) / BOARD_MAX_ROWS))
+        return max(1, math.ceil(len(self.ranking(view, coverage, verified)) / BOARD_MAX_ROWS))
 
     def _board(self, view: str, coverage: str, verified: bool, page: int, text: str) -> str:
-        df = self.frame(view, coverage, verified)
+        ranked = self.ranking(view, coverage, verified)
         every = coverage == frames.ALL_COVERAGES
         shown = (
             "every coverage, one section each"
@@ -322,32 +337,34 @@ class Snapshot:
             + (" (the coverage most entries share)" if coverage == self.default_coverage() else "")
         )
         caption = f"{BOARD_LABEL}: {shown}."
-        rows = df
+        rows = np.arange(len(ranked))  # the rows of the ranking this board pages through
         if text:
             found = self._haystack(view, coverage, verified).str.contains(text, regex=False)
-            rows = df[found.to_numpy()]
+            rows = np.flatnonzero(found.to_numpy())
             caption += (
                 f" Search \u201c{text}\u201d (model, submitter, entry number, type): "
-                f"{len(rows):,} of {len(df):,} rows match, each with its rank in its coverage."
+                f"{len(rows):,} of {len(ranked):,} rows match, each with its rank in its "
+                "coverage."
             )
         pages = max(1, math.ceil(len(rows) / BOARD_MAX_ROWS))
         if every and not text:
-            top = self._first_rows(view, coverage, verified)
-            if len(top) < len(df):
+            top = self._first(view, coverage, verified)
+            if len(top) < len(ranked):
                 caption += (
                     f" The best {BOARD_MAX_ROWS} rows of each coverage ({len(top):,} of "
-                    f"{len(df):,}); pick a coverage to page through it, or search."
+                    f"{len(ranked):,}); pick a coverage to page through it, or search."
                 )
-            part, pager = top, None
+            part, pager = self._rows(view, coverage, verified, top), None
         else:
             page = min(page, pages)
             start = (page - 1) * BOARD_MAX_ROWS
-            part = rows.iloc[start : start + BOARD_MAX_ROWS]
+            shown_rows = rows[start : start + BOARD_MAX_ROWS]
+            part = self._rows(view, coverage, verified, shown_rows)
             pager = (
                 Pager(page, pages, start + 1, start + len(part), len(rows)) if pages > 1 else None
             )
-        totals = df.groupby("Coverage", sort=False).size().to_dict()
-        best = self._once(("best", view, coverage, verified), lambda: best_keys(df, view))
+        totals = pd.Series(ranked.coverage).value_counts(sort=False).to_dict()
+        best = self._once(("best", view, coverage, verified), lambda: self._best(view, ranked))
         return board_html(
             part,
             view,
@@ -362,6 +379,12 @@ class Snapshot:
             query=text,
             best=best,
         )
+
+    def _best(self, view: str, ranked: frames.Ranking) -> dict[str, set[Any]]:
+        """The keys holding each shaded column's best value in their coverage (the columns
+        it reads, of the ranking's rows)."""
+        needed = ["Coverage", *(c for c in self.table(view).columns if c in best_columns(view))]
+        return best_keys(self.table(view)[needed].iloc[ranked.order], view)
 
     def csv(self, view: object, coverage: object, verified: object = False) -> tuple[str, bytes]:
         """(file name, bytes) of the CSV of a view and coverage: every entry (verified ones
@@ -391,10 +414,13 @@ class Snapshot:
     def first_keys(self) -> frozenset[str]:
         """The keys of the rows on the first page of each coverage (the best BOARD_MAX_ROWS of
         each): what the board shows before anyone pages or searches."""
-        return self._once(
-            "first keys",
-            lambda: frozenset(self._first_rows(OVERVIEW, frames.ALL_COVERAGES).index),
-        )
+
+        def build() -> frozenset[str]:
+            order = self.ranking(OVERVIEW, frames.ALL_COVERAGES).order
+            top = order[self._first(OVERVIEW, frames.ALL_COVERAGES)]
+            return frozenset(self.table(OVERVIEW).index[top])
+
+        return self._once("first keys", build)
 
     def choices(self) -> list[tuple[str, str]]:
         """The Compare picker's (label, key) choices before anything is typed: the rows on the
@@ -427,7 +453,7 @@ class Snapshot:
 
     def _labels(self) -> list[tuple[str, str, str]]:
         """(label, key, label in lower case) of every row, in the Overview's order."""
-        order = self.frame(OVERVIEW, frames.ALL_COVERAGES).index
+        order = self.table(OVERVIEW).index[self.ranking(OVERVIEW, frames.ALL_COVERAGES).order]
         rows = {key_of(r): r for r in self.rows}
         labels = [(picker_label(rows[k]), k) for k in order if k in rows]
         return [(label, key, label.lower()) for label, key in labels]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -41,6 +41,31 @@ class _Head:
     title: str  # what it holds (tooltip)
     kind: str  # "num" or "text": how the page sorts it
     optional: bool  # hidden until picked in the Columns menu
+
+
+class _Cell(NamedTuple):
+    """A cell as the template reads it (attributes: Jinja finds them without a failed
+    lookup, which is most of a 300-row board's rendering time with dictionaries)."""
+
+    cls: str
+    text: str
+    sub: str
+    title: str
+
+
+class _Line(NamedTuple):
+    """A row as the template reads it: its key, the facts the page's filters read, its
+    cells."""
+
+    key: str
+    kind: str
+    made: str
+    verified: str
+    params: str
+    weights: str
+    reasoning: str
+    hub: str
+    cells: list[_Cell]
 
 
 def _heads(view: str, empty: set[str]) -> list[_Head]:
@@ -120,6 +145,13 @@ def best_keys(df: pd.DataFrame, view: str) -> dict[str, set[Any]]:
     return {col: _best(df, col) for col in [spec.score_header, *_shaded(spec)]}
 
 
+def best_columns(view: str) -> set[str]:
+    """The columns `best_keys` reads (each shaded column and its items)."""
+    spec = VIEWS[view]
+    shaded = [spec.score_header, *_shaded(spec)]
+    return {*shaded, *(c + N_SUFFIX for c in shaded)}
+
+
 def _shaded(spec: Any) -> list[str]:
     return [c.header for c in spec.columns if c.shade]
 
@@ -164,39 +196,31 @@ def board_html(
         best = best_keys(df, view)
     sections = []
     for section_coverage, part in df.groupby("Coverage", sort=False):
-        rows = []
+        total = (totals or {}).get(str(section_coverage), len(part))
+        rows: list[_Line] = []
         # records, not iterrows: a Series per row costs milliseconds on a view of a large frame
         for key, rec in zip(part.index, part.to_dict("records"), strict=True):
-            cells = []
+            cells: list[_Cell] = []
             rank = int(rec[RANK])
             lo, hi = int(rec[RANK_LOW]), int(rec[RANK_HIGH])
             if rank:
                 span = f"{lo}\u2013{hi}" if (lo, hi) != (rank, rank) else ""
-                title = f"rank {rank} of {len(part)} in this coverage" + (
+                title = f"rank {rank} of {total} in this coverage" + (
                     f"; {span} possible given the 95% intervals" if span else ""
                 )
-                cells.append({"cls": "n", "text": str(rank), "sub": span, "title": title})
+                cells.append(_Cell("n", str(rank), span, title))
             else:
-                cells.append({"cls": "n", "text": score_text(None), "sub": "", "title": ""})
-            cells.append({"cls": "m", "text": str(rec["Model"]), "sub": "", "title": ""})
+                cells.append(_Cell("n", score_text(None), "", ""))
+            cells.append(_Cell("m", str(rec["Model"]), "", ""))
             overall = _score_cell(rec[spec.score_header], rec["Items"], rec[CI_LOW], rec[CI_HIGH])
             ci = (
                 ""
                 if _missing(rec[CI_LOW])
                 else interval_text(rec[CI_LOW], rec[CI_HIGH], tight=True)
             )
+            marks = ["n", "b" if key in best[spec.score_header] else "", overall["small"]]
             cells.append(
-                {
-                    "cls": " ".join(
-                        filter(
-                            None,
-                            ["n", "b" if key in best[spec.score_header] else "", overall["small"]],
-                        )
-                    ),
-                    "text": overall["text"],
-                    "sub": ci,
-                    "title": overall["title"],
-                }
+                _Cell(" ".join(filter(None, marks)), overall["text"], ci, overall["title"])
             )
             for col in spec.columns:
                 lo_key, hi_key = f"{col.header} {CI_LOW}", f"{col.header} {CI_HIGH}"
@@ -208,14 +232,7 @@ def board_html(
                 )
                 marks = ["n", "b" if key in best.get(col.header, ()) else "", cell["small"]]
                 marks.append("o" if col.optional or col.header in empty else "")
-                cells.append(
-                    {
-                        "cls": " ".join(filter(None, marks)),
-                        "text": cell["text"],
-                        "sub": "",
-                        "title": cell["title"],
-                    }
-                )
+                cells.append(_Cell(" ".join(filter(None, marks)), cell["text"], "", cell["title"]))
             flag = str(rec["Flag"])
             for name, _short, shown in INFO_COLUMNS:
                 source = "Params (B)" if name == "Params" else name
@@ -224,22 +241,21 @@ def board_html(
                 if name == "Type" and flag:
                     text, title = f"{text} \u2691", f"flagged by the operator: {flag}"
                 cls = " ".join(filter(None, ["n" if name == "Items" else "", "" if shown else "o"]))
-                cells.append({"cls": cls, "text": text, "sub": "", "title": title})
+                cells.append(_Cell(cls, text, "", title))
             params = rec["Params (B)"]
             rows.append(
-                {
-                    "key": key,
-                    "kind": "paper" if str(rec["Entry"]) == "paper" else "scored",
-                    "made": str(rec["Made with"]),
-                    "verified": "1" if str(rec["Type"]).startswith(VERIFIED_LABEL) else "",
-                    "params": "" if _missing(params) else f"{float(params):g}",
-                    "weights": next((k for k, v in WEIGHTS.items() if v == rec["Weights"]), ""),
-                    "reasoning": str(rec["Reasoning"]),
-                    "hub": str(rec["Hub model"]),
-                    "cells": cells,
-                }
+                _Line(
+                    key=key,
+                    kind="paper" if str(rec["Entry"]) == "paper" else "scored",
+                    made=str(rec["Made with"]),
+                    verified="1" if str(rec["Type"]).startswith(VERIFIED_LABEL) else "",
+                    params="" if _missing(params) else f"{float(params):g}",
+                    weights=next((k for k, v in WEIGHTS.items() if v == rec["Weights"]), ""),
+                    reasoning=str(rec["Reasoning"]),
+                    hub=str(rec["Hub model"]),
+                    cells=cells,
+                )
             )
-        total = (totals or {}).get(str(section_coverage), len(part))
         sections.append(
             {
                 "coverage": section_coverage,

@@ -14,6 +14,7 @@ import io
 import math
 from collections import Counter
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -240,44 +241,87 @@ def updated_table(
     return pd.concat([kept, record_table(rows, view, stale, order)])
 
 
+@dataclass(frozen=True)
+class Ranking:
+    """A board's rows in their order, as positions into a record table, with each row's
+    rank and rank range (`ranked` says what they are): what a page of the board takes rows
+    from, without copying the table's every column for every row."""
+
+    order: np.ndarray  # positions into the table, best first (coverage by coverage)
+    rank: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    coverage: np.ndarray  # each row's coverage, in the same order
+
+    def __len__(self) -> int:
+        return len(self.order)
+
+
+def ranking(
+    table: pd.DataFrame, coverage: str | None = None, verified_only: bool = False
+) -> Ranking:
+    """Where the rows of a record table rank (`ranked`), of one coverage (None or
+    ALL_COVERAGES: all) and only verified entries when asked."""
+    keep = np.ones(len(table), dtype=bool)
+    if verified_only:
+        keep &= table["_verified"].to_numpy(dtype=bool)
+    if coverage and coverage != ALL_COVERAGES:
+        keep &= (table["Coverage"] == coverage).to_numpy(dtype=bool)
+    at = np.flatnonzero(keep)
+    names = table["Coverage"].to_numpy(dtype=object)[at]
+    score = table["_score"].to_numpy(dtype=float)[at]
+    rank = pd.Series(score).groupby(names, sort=False).rank(method="min", ascending=False)
+    # coverages with more rows first, then more submitted entries, then by name; within one,
+    # by score (none last), the paper's rows first among equals, then each row's place
+    codes, uniques = pd.factorize(names)
+    paper = (table["Type"].to_numpy(dtype=object)[at] == PAPER_LABEL).astype(bool)
+    by_name = np.argsort(np.argsort(np.asarray(uniques, dtype=object), kind="stable"))
+    keys = (
+        table[ORDER].to_numpy()[at],
+        ~paper,
+        np.where(np.isnan(score), np.inf, -score),
+        by_name[codes],
+        -np.bincount(codes, weights=~paper, minlength=len(uniques))[codes],
+        -np.bincount(codes, minlength=len(uniques))[codes],
+    )
+    sort = np.lexsort(keys) if len(at) else np.array([], dtype=np.int64)
+    names, score = names[sort], score[sort]
+    ranks = rank.to_numpy()[sort]
+    ranks = np.where(np.isnan(ranks), 0, ranks).astype(np.int64)
+    low, high = rank_ranges(
+        names,
+        score,
+        table["_low"].to_numpy(dtype=float)[at][sort],
+        table["_high"].to_numpy(dtype=float)[at][sort],
+        ranks,
+    )
+    unscored = np.isnan(score)  # nothing to rank by
+    zero = lambda v: np.where(unscored, 0, v).astype(np.int64)  # noqa: E731
+    return Ranking(at[sort], zero(ranks), zero(low), zero(high), names)
+
+
+def rows_of(table: pd.DataFrame, view: str, ranked_rows: Ranking, at: Any = None) -> pd.DataFrame:
+    """The rows of a ranking (`at`: a slice or positions of it; default all) as the leaderboard
+    frame has them (`ranked`)."""
+    cols = columns(view)
+    if not len(ranked_rows):
+        empty = pd.DataFrame([], columns=cols).astype({RANK: "int64", "Items": "Int64"})
+        return empty.set_axis(pd.Index([], name="key", dtype=object))
+    at = slice(None) if at is None else at
+    part = table.iloc[ranked_rows.order[at]]
+    data = {
+        RANK: ranked_rows.rank[at],
+        RANK_LOW: ranked_rows.low[at],
+        RANK_HIGH: ranked_rows.high[at],
+    }
+    return part.assign(**data)[cols]
+
+
 def ranked(
     table: pd.DataFrame, view: str, coverage: str | None = None, verified_only: bool = False
 ) -> pd.DataFrame:
     """The leaderboard frame of a record table (`leaderboard_frame` says what it holds)."""
-    cols = columns(view)
-    df = table
-    if verified_only:
-        df = df[df["_verified"]]
-    if coverage and coverage != ALL_COVERAGES:
-        df = df[df["Coverage"] == coverage]
-    if df.empty:
-        empty = pd.DataFrame([], columns=cols).astype({RANK: "int64", "Items": "Int64"})
-        return empty.set_axis(pd.Index([], name="key", dtype=object))
-    rank = df.groupby("Coverage", sort=False)["_score"].rank(method="min", ascending=False)
-    # coverages with more rows first, then more submitted entries, then by name; within one,
-    # by score (none last), the paper's rows first among equals, then each row's place
-    codes, names = pd.factorize(df["Coverage"])
-    paper = (df["Type"] == PAPER_LABEL).to_numpy()
-    score = df["_score"].to_numpy(dtype=float)
-    by_name = np.argsort(np.argsort(np.asarray(names, dtype=object), kind="stable"))
-    keys = (
-        df[ORDER].to_numpy(),
-        ~paper,
-        np.where(np.isnan(score), np.inf, -score),
-        by_name[codes],
-        -np.bincount(codes, weights=~paper)[codes],
-        -np.bincount(codes)[codes],
-    )
-    at = np.lexsort(keys)
-    df = df.iloc[at]
-    rank = rank.iloc[at].fillna(0).to_numpy(dtype=np.int64)
-    score = score[at]
-    low, high = rank_ranges(
-        df["Coverage"], score, df["_low"].to_numpy(), df["_high"].to_numpy(), rank
-    )
-    unscored = np.isnan(score)  # nothing to rank by
-    data = {RANK: rank, RANK_LOW: low, RANK_HIGH: high}
-    return df.assign(**{k: np.where(unscored, 0, v) for k, v in data.items()})[cols]
+    return rows_of(table, view, ranking(table, coverage, verified_only))
 
 
 def leaderboard_frame(
