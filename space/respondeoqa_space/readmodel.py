@@ -38,6 +38,7 @@ here changes.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import math
 import sys
@@ -546,6 +547,17 @@ class ReadModel:
         """Called with each snapshot `refresh` built (the main page renders itself)."""
         self.listeners: list[Callable[[Snapshot], None]] = []
         """Called with each new snapshot, outside any lock (the item analysis's trigger)."""
+
+    def content_key(self, *extra: str) -> str:
+        """A digest of what the boards show: every shown entry's (id, version, file hash) and
+        the record's status, with `extra` (what else a page rests on: the code's versions,
+        the gold, the limits). Equal digests, equal boards (a page kept across a restart)."""
+        digest = hashlib.sha256()
+        for part in (self._status(), *extra):
+            digest.update(part.encode("utf-8") + b"\0")
+        for i, (version, sha) in self.store.entry_versions().items():
+            digest.update(f"{i},{version},{sha};".encode())
+        return digest.hexdigest()
 
     def version(self) -> Version:
         """The store's current data version and the record's status: what a snapshot is of

@@ -270,3 +270,35 @@ def test_the_item_analysis_is_made_in_the_background_and_served_as_last_made(
     want = analyze_items(entries, public_gold.by_id)
     got = space.item_analysis()
     assert got.items == want.items and got.entries == want.entries and len(got.entries) == 31
+
+
+def test_the_main_page_kept_at_shutdown_answers_the_next_start(pool, public_gold, tmp_path):
+    """The page served at shutdown is served at the next start before any entry is decoded,
+    only when the store still holds what it shows (and the same code, gold and limits)."""
+    from respondeoqa_space.web.app import MONO, SANS, static
+    from respondeoqa_space.web.board_page import BoardPage
+
+    db = tmp_path / "lb.sqlite3"
+    saved = tmp_path / "lb.sqlite3.page"
+    space = _space(pool, public_gold, db, 30)
+
+    def page_of(space: Space) -> BoardPage:
+        return BoardPage(space, saved=saved, static=static, sans=SANS, mono=MONO, api_href="api")
+
+    first = page_of(space)
+    served = first.current()
+    first.save()
+    restarted = Space(SpaceConfig(db=db, gold=public_gold, bootstrap=50))
+    again = page_of(restarted)
+    assert again.restore()
+    assert again._kept is not None and again._kept[2].bodies == served.bodies
+    assert restarted.reads._snapshot is None  # nothing decoded to answer it
+    # the same page the restarted Space renders itself once it has decoded its entries
+    assert again.current().bodies["identity"] == served.bodies["identity"]
+
+    Store(db).set_flag(space.snapshot().entries[0].id, "a note")  # the store moved on
+    assert not page_of(Space(SpaceConfig(db=db, gold=public_gold, bootstrap=50))).restore()
+    first.save()  # not the current version's page any more: nothing kept
+    assert not page_of(Space(SpaceConfig(db=db, gold=public_gold, bootstrap=50))).restore()
+    saved.write_bytes(b'{"key": 1}\n')  # a broken file is not served
+    assert not page_of(Space(SpaceConfig(db=db, gold=public_gold, bootstrap=50))).restore()

@@ -142,7 +142,7 @@ def settle_gc() -> None:
     gc.set_threshold(max(first, GC_THRESHOLD), *older)
 
 
-def _warm(space: Space) -> None:
+def _warm(space: Space, page: Any) -> None:
     """The main board of the current data version built (every stored entry decoded, the
     cyclic collector paused meanwhile: its passes would walk the growing heap again and again,
     and decoded reports make no cycles) and every view's records, then the collector told they
@@ -159,6 +159,7 @@ def _warm(space: Space) -> None:
     finally:
         gc.enable()
     settle_gc()
+    page.save()  # (a restart after a crash finds it too, if nothing changed since)
     space.analyse_after_writes()
 
 
@@ -189,12 +190,16 @@ def launch(config: SpaceConfig | Space, *, prevent_thread_lock: bool = False) ->
     space.start()
     settle_gc()
     app = _serving_app(space, demo)
+    page = app.state.board_page
+    if page.restore():  # the page kept at the last shutdown shows what the store holds
+        log.info("the main page kept at the last shutdown is served until it is built again")
+    atexit.register(page.save)
     server = _server(app, space.config.host, space.config.port)
     server.run_in_thread()
     # the server listens as soon as the store is readable; the entries are decoded and the
     # main page built now, in the background (a visitor who comes first waits for that build,
-    # not for a second one), then the item analysis is made
-    threading.Thread(target=_warm, args=(space,), name="warm-boards", daemon=True).start()
+    # not for a second one, unless the kept page is served), then the item analysis is made
+    threading.Thread(target=_warm, args=(space, page), name="warm-boards", daemon=True).start()
     # what Blocks.launch() sets, so that demo.close() stops the queue and this server
     demo.server, demo.app = server, app.state.gradio_app
     demo.server_name, demo.server_port = space.config.host, space.config.port
@@ -206,6 +211,7 @@ def launch(config: SpaceConfig | Space, *, prevent_thread_lock: bool = False) ->
             pass
         finally:
             demo.close(verbose=False)
+            page.save()
             space.close()  # a second close (atexit) finds nothing waiting
     return demo
 
@@ -217,10 +223,17 @@ def _serving_app(space: Space, demo: gr.Blocks) -> Any:
     from starlette.middleware import Middleware
     from starlette.routing import Mount, Route
 
-    from .board_page import BoardPage
+    from .board_page import SAVED_PAGE, BoardPage
     from .pagecache import AssetCache, CompressedAnswers, PageCache
 
-    page = BoardPage(space, static=static, sans=SANS, mono=MONO, api_href="gradio_api/info")
+    page = BoardPage(
+        space,
+        saved=space.config.db.with_name(space.config.db.name + SAVED_PAGE),
+        static=static,
+        sans=SANS,
+        mono=MONO,
+        api_href="gradio_api/info",
+    )
     middleware = [
         Middleware(
             clients.UploadGuard,
