@@ -12,10 +12,16 @@ stores of 100 and 1,000 entries hold that many distinct scored files; in the sto
 each pool file backs ten entries with the same scores (ties) and different metadata.
 
 For each size, the real server (`python -m respondeoqa_space serve`, public gold, its own
-copy of the store) is started and measured from outside over loopback HTTP:
+copy of the store) is started and measured from outside over loopback HTTP, first alone
+(start-up, memory, the item analysis, page loads, each view's first build), then with the
+three servers running side by side: submissions in `--rounds` rounds, one to each size in
+turn, the order reversed every round (a burst of load on the shared machine falls on all);
+last, each server is started again in the reverse order of the first starts:
 
 - start-up: from starting the process until `GET /` answers with the board (and until the
-  server listens at all);
+  server listens at all), on a store the server never ran on (every entry decoded before the
+  board is built); and the restart at the end (the page kept at the last shutdown is served
+  while the entries are decoded);
 - memory: the server's resident set when `/` first answered, and its peak (VmHWM) at the end;
 - `GET /` from memory: the median of 30 page loads (Accept-Encoding: br, gzip);
 - the first build of each view: each breakdown's board on the default coverage and on every
@@ -23,7 +29,7 @@ copy of the store) is started and measured from outside over loopback HTTP:
   slowest is reported too);
 - a submission until it shows on `/`: `gradio_client` submits a file of raw responses for
   every public item (97% right: it ranks near the top), and `/` is asked until it shows the
-  entry; the median of `--submissions`;
+  entry; the median of the rounds;
 - pages while the item analysis is being made (it is made in the background after each write):
   the slowest `/` and board of another view asked meanwhile;
 - item analysis: the first `GET /item_analysis.csv` (it waits up to 30 s for the current
@@ -41,7 +47,7 @@ BOARD_MAX_ROWS rows of a coverage; the item analysis takes the first page of eac
 are marked so.
 
     python benchmarks/bench_scale.py [--sizes 100,1000,10000] [--pool 1000] [--work DIR]
-        [--submissions 3]
+        [--rounds 5]
 """
 
 from __future__ import annotations
@@ -142,36 +148,40 @@ def first_views(http: httpx.Client, url: str) -> dict[str, Any]:
     }
 
 
-def submissions(srv: Any, gold: Any, work: Path, n: int, size: int) -> dict[str, Any]:
-    """`n` submissions through the API; seconds until `/` shows each, and the slowest page
-    (`/`, and another view's board) asked while the item analysis the write asked for is
-    being made."""
-    client = Client(srv.url, verbose=False)
-    shown, answered, during = [], [], []
+def one_submission(srv: Any, client: Any, gold: Any, work: Path, size: int, r: int) -> dict:
+    """A submission through the API: seconds until its answer, and until `/` shows the entry;
+    then the pages (`/`, and another view's board) asked while the item analysis the write
+    asked for is being made."""
+    rows = example_predictions(gold.records, accuracy=0.97, seed=10_000 + 97 * size + r)
+    path = work / f"submit-{size}-{r}.jsonl"
+    path.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in rows))
+    name = f"scale submission {size}-{r}"
     with httpx.Client(timeout=600) as http:
-        for r in range(n):
-            rows = example_predictions(gold.records, accuracy=0.97, seed=10_000 + 97 * size + r)
-            path = work / f"submit-{size}-{r}.jsonl"
-            path.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in rows))
-            name = f"scale submission {size}-{r}"
-            t0 = time.perf_counter()
-            message = submit(client, path, name)[0]
-            answered.append(time.perf_counter() - t0)
-            assert message.startswith("Stored as entry"), message
-            while name not in http.get(srv.url, headers=BROWSER).text:
-                time.sleep(0.02)
-            shown.append(time.perf_counter() - t0)
-            # pages while the analysis this write asked for is made (the Source board was read
-            # before: the first read after the write builds its new version)
-            for _ in range(10):
-                for target in (srv.url, srv.url + "board?view=Source"):
-                    took, resp = timed_get(http, target, headers=BROWSER)
-                    assert resp.status_code == 200
-                    during.append(took)
+        t0 = time.perf_counter()
+        message = submit(client, path, name)[0]
+        answered = time.perf_counter() - t0
+        assert message.startswith("Stored as entry"), message
+        while name not in http.get(srv.url, headers=BROWSER).text:
+            time.sleep(0.02)
+        shown = time.perf_counter() - t0
+        # the Source board was read before the write: its first read after it builds its
+        # new version
+        during = []
+        for _ in range(10):
+            for target in (srv.url, srv.url + "board?view=Source"):
+                took, resp = timed_get(http, target, headers=BROWSER)
+                assert resp.status_code == 200
+                during.append(took)
+    return {"answered": answered, "shown": shown, "during": during}
+
+
+def summary(runs: list[dict]) -> dict[str, Any]:
+    shown = [r["shown"] for r in runs]
+    during = [t for r in runs for t in r["during"]]
     return {
         "shown_on_page_s": round(statistics.median(shown), 2),
         "each_shown_s": [round(t, 2) for t in shown],
-        "answered_s": [round(t, 2) for t in answered],
+        "answered_s": [round(r["answered"], 2) for r in runs],
         "pages_during_analysis_max_s": round(max(during), 3),
         "pages_during_analysis_median_s": round(statistics.median(during), 3),
     }
@@ -235,32 +245,72 @@ def search(http: httpx.Client, url: str, rank: int) -> dict[str, Any]:
     }
 
 
-def one_size(data_dir: Path, gold: Any, pool: Path, work: Path, size: int, args: Any) -> dict:
+def prepare(data_dir: Path, pool: Path, work: Path, size: int) -> tuple[Any, dict]:
+    """A store of `size` entries and its server, and what was measured of it alone: start-up,
+    memory, the item analysis asked for at start-up, `/` from memory, each view's first
+    build."""
     folder = work / f"space-{size}"
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     filled = fill(folder / "leaderboard.sqlite3", pool, size)
     out: dict[str, Any] = {"entries": size, "fill_s": round(filled, 1)}
     srv, started = start(data_dir, folder)
+    out["starts"] = [started]
+    out["memory_after_start"] = memory(srv.proc.pid)
+    with httpx.Client(timeout=600) as http:
+        # the analysis asked for at start-up first: the page figures then on a quiet server
+        out["item_analysis"] = item_analysis(http, srv.url, srv.log)
+        out["page_median_ms"] = round(1e3 * median_page(http, srv.url), 1)
+        out["first_views"] = first_views(http, srv.url)
+    out["load"] = load()
+    print(json.dumps(out), flush=True)
+    return srv, out
+
+
+def finish(srv: Any, out: dict, args: Any) -> None:
+    with httpx.Client(timeout=600) as http:
+        out["board_csv"] = csv_sizes(http, srv.url)
+        out["search"] = search(http, srv.url, args.rank)
+        out["page_median_ms_after"] = round(1e3 * median_page(http, srv.url), 1)
+    out["memory_end"] = memory(srv.proc.pid)
+
+
+def run(data_dir: Path, gold: Any, pool: Path, work: Path, sizes: list[int], args: Any) -> list:
+    """Every size's server, measured alone, then side by side: submissions in rounds, the
+    sizes in turn (the order reversed each round), the servers all running; last, each
+    server stopped and started again, in the reverse order (a restart: the main page kept at
+    shutdown answers as soon as the server listens)."""
+    servers, results = {}, {}
     try:
-        out |= started
-        out["memory_after_start"] = memory(srv.proc.pid)
-        with httpx.Client(timeout=600) as http:
-            # the analysis asked for at start-up first: the page figures then on a quiet server
-            out["item_analysis"] = item_analysis(http, srv.url, srv.log)
-            out["page_median_ms"] = round(1e3 * median_page(http, srv.url), 1)
-            out["first_views"] = first_views(http, srv.url)
-            print(json.dumps(out), flush=True)
-            out["submission"] = submissions(srv, gold, folder, args.submissions, size)
-            out["board_csv"] = csv_sizes(http, srv.url)
-            out["search"] = search(http, srv.url, args.rank)
-            out["page_median_ms_after"] = round(1e3 * median_page(http, srv.url), 1)
-        out["memory_end"] = memory(srv.proc.pid)
-        out["load"] = load()
-        print(json.dumps(out), flush=True)
-        return out
+        for size in sizes:
+            servers[size], results[size] = prepare(data_dir, pool, work, size)
+        clients = {size: Client(srv.url, verbose=False) for size, srv in servers.items()}
+        runs: dict[int, list[dict]] = {size: [] for size in sizes}
+        for r in range(args.rounds):
+            for size in sizes if r % 2 == 0 else sizes[::-1]:
+                folder = work / f"space-{size}"
+                runs[size].append(
+                    one_submission(servers[size], clients[size], gold, folder, size, r)
+                )
+            print(json.dumps({"round": r, "load": load()}), flush=True)
+        for size in sizes:
+            results[size]["submission"] = summary(runs[size])
+            finish(servers[size], results[size], args)
+        for size in reversed(sizes):  # started again, the other way round
+            servers.pop(size).stop()
+            srv, started = start(data_dir, work / f"space-{size}")
+            servers[size] = srv
+            results[size]["starts"].append(started)
+        for size in sizes:
+            cold, again = results[size]["starts"]
+            results[size]["listening_s"] = cold["listening_s"]
+            results[size]["startup_s"] = cold["startup_s"]
+            results[size]["restart_s"] = again["startup_s"]
+            results[size]["load"] = load()
     finally:
-        srv.stop()
+        for srv in servers.values():
+            srv.stop()
+    return [results[size] for size in sizes]
 
 
 ROWS = [
@@ -270,7 +320,8 @@ ROWS = [
     ("first build of a view: slowest of all (s)", lambda r: r["first_views"]["slowest_s"], False),
     ("a submission, until it shows on / (s)", lambda r: r["submission"]["shown_on_page_s"], False),
     ("start-up until the server listens (s)", lambda r: r["listening_s"], False),
-    ("start-up until / shows the board (s)", lambda r: r["startup_s"], False),
+    ("start-up until / shows the board, nothing kept (s)", lambda r: r["startup_s"], False),
+    ("restart until / shows the board, the page kept (s)", lambda r: r["restart_s"], False),
     ("item analysis, /item_analysis.csv first load (s)", lambda r: r["item_analysis"]["first_load_s"], True),
     ("item analysis, made in (s, first)", lambda r: (r["item_analysis"]["made_in_s"] or [math.nan])[0], True),
     ("pages while the item analysis is made, slowest (s)", lambda r: r["submission"]["pages_during_analysis_max_s"], False),
@@ -307,7 +358,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="100,1000,10000")
     parser.add_argument("--pool", type=int, default=1000, help="distinct scored files")
     parser.add_argument("--work", type=Path, help="keep the pool and stores here (reused)")
-    parser.add_argument("--submissions", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=5, help="submissions to each size")
     parser.add_argument("--rank", type=int, default=9000, help="the searched entry's rank")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -321,7 +372,7 @@ def main() -> None:
     print(
         json.dumps({"pool": args.pool, "scoring_s": round(scored, 1), "load": load()}), flush=True
     )
-    results = [one_size(data_dir, gold, pool, work, size, args) for size in sizes]
+    results = run(data_dir, gold, pool, work, sizes, args)
     print(json.dumps(results, indent=1))
     print(table(results))
     if tmp is not None:

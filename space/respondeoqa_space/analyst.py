@@ -1,22 +1,29 @@
 """The item analysis of the board, made in the background (issue 40).
 
 An analysis of the board's entries takes tens of seconds (`analysis.analyze_items`: every item
-of hundreds of entries, fitted over a grid), so no read makes it: it is made in a thread of its
-own after the data version moves, one at a time, the latest version each time (writes in a
-burst make one analysis, not one each), and every read is served the last one made, with when
-it was made (`Analysed.made`). Only a caller that asks for the current version's analysis
-(`current`: the operator's tools, the CSV download for a bounded while) waits for it.
+of hundreds of entries, fitted over a grid), so no read makes it: it is made after the data
+version moves, one at a time, the latest version each time (writes in a burst make one
+analysis, not one each), and every read is served the last one made, with when it was made
+(`Analysed.made`). Only a caller that asks for the current version's analysis (`current`: the
+operator's tools, the CSV download for a bounded while) waits for it.
+
+The analysis itself runs in a process of its own (`apart`), spawned for it at a lower
+scheduling priority: it shares neither the server's interpreter lock (a page or a submission
+answered meanwhile waits for none of its Python work) nor its memory (its arrays and the
+entries' per-item results are freed with the process).
 """
 
 from __future__ import annotations
 
 import logging
+import multiprocessing
 import os
+import resource
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 log = logging.getLogger(__name__)
 
@@ -41,17 +48,65 @@ class Analysed(Generic[T]):
 
 
 NICE = 10
-"""How much lower the analysing thread's scheduling priority is than the server's: on a busy
+"""How much lower the analysing process's scheduling priority is than the server's: on a busy
 machine the cores go to the threads answering readers first."""
 
 
-def _yield_to_readers() -> None:
-    """Lower the calling thread's priority (Linux: a thread is a task of its own; elsewhere,
-    or when not allowed, nothing changes)."""
+def apart(fn: Callable[..., T], *args: Any) -> tuple[T, float]:
+    """`fn(*args)` in a process spawned for it, at a lower priority, and the peak memory that
+    process used (MB). Its failure comes back as a RuntimeError naming the error's type only
+    (a message could quote what it was working on)."""
+    context = multiprocessing.get_context("spawn")
+    receive, send = context.Pipe(duplex=False)
+    child = context.Process(
+        target=_run_apart, args=(send, fn, args), name="item-analysis", daemon=True
+    )
+    child.start()
+    send.close()
     try:
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICE)
-    except (AttributeError, OSError):
+        ok, value, peak = receive.recv()
+    except EOFError:
+        child.join()
+        raise RuntimeError(f"the analysing process ended with {child.exitcode}") from None
+    finally:
+        receive.close()
+    child.join()
+    if not ok:
+        raise RuntimeError(f"the analysing process failed with {value}")
+    return value, peak
+
+
+def _run_apart(send: Any, fn: Callable[..., Any], args: tuple) -> None:
+    try:
+        os.nice(NICE)
+    except (AttributeError, OSError):  # not allowed, or not here: the same priority
         pass
+    try:
+        value = fn(*args)
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KB on Linux
+        send.send((True, value, peak))
+    except Exception as exc:
+        send.send((False, type(exc).__name__, 0.0))
+    finally:
+        send.close()
+
+
+def analyse_entries(db: str, ids: Sequence[int], gold: Mapping[str, Any]) -> tuple[Any, int]:
+    """The item analysis (`analyze_items`) of the stored entries `ids` of the store at `db`
+    over their public items, in that order, named "#<id>"; and how many private items with a
+    score they hold (only counted). What `apart` runs for the Space."""
+    from respondeoqa_eval.analysis import analyze_items
+
+    from .store import Store
+
+    store = Store(db)
+    entries: dict[str, list[Any]] = {}
+    private: set[str] = set()
+    for entry_id in ids:
+        items = store.item_scores(entry_id, public_only=False).values()
+        private.update(it.id for it in items if it.is_private and it.score is not None)
+        entries[f"#{entry_id}"] = [it for it in items if not it.is_private]
+    return analyze_items(entries, gold), len(private)
 
 
 class Analyst(Generic[T]):
@@ -126,7 +181,6 @@ class Analyst(Generic[T]):
                 self._changed.wait(left)
 
     def _loop(self, settle: float = 0.0) -> None:
-        _yield_to_readers()
         if settle:
             time.sleep(settle)  # (a thread of its own: no reader waits on it)
         while True:

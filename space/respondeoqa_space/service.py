@@ -23,14 +23,14 @@ import pandas as pd
 import plotly.graph_objects as go
 from respondeoqa_eval import InputError, jsonl
 from respondeoqa_eval.analysis import COLUMNS as ITEM_COLUMNS
-from respondeoqa_eval.analysis import ItemAnalysis, analyze_items
+from respondeoqa_eval.analysis import ItemAnalysis
 from respondeoqa_eval.data import DIMENSIONS, PRIVATE_SOURCES, GoldSet, load_gold
 from respondeoqa_eval.predictions import OpaqueIdsError, Predictions, load_predictions
-from respondeoqa_eval.report import SMALL_GROUP, SMALL_MARK, ItemResult, Report, percent_text
+from respondeoqa_eval.report import SMALL_GROUP, SMALL_MARK, Report, percent_text
 from respondeoqa_eval.scoring import Bootstrap
 
 from . import privacy
-from .analyst import Analysed, Analyst
+from .analyst import Analysed, Analyst, analyse_entries, apart
 from .config import ENV_GOLD_REPO, ENV_GOLD_TOKEN, SpaceConfig
 from .metadata import clean_metadata, clean_model_info, suggested_fields
 from .readmodel import ReadModel, Snapshot
@@ -435,19 +435,16 @@ class Space:
     def _analyse(self) -> tuple[int, ItemAnalysis]:
         """The item analysis of the entries on the board's first page of each coverage (the
         best BOARD_MAX_ROWS of each: what the board shows before anyone pages or searches) over
-        their public items; private items are only counted. (The data version it is of, it.)"""
+        their public items, made in a process of its own (`analyst.apart`); private items are
+        only counted. (The data version it is of, it.)"""
         snap = self.snapshot()
         shown = snap.first_keys()
-        entries: dict[str, list[ItemResult]] = {}
-        private: set[str] = set()
-        for entry in snap.entries:
-            if key_of(entry) not in shown:
-                continue
-            items = self.store.item_scores(entry.id, public_only=False).values()
-            private.update(it.id for it in items if it.is_private and it.score is not None)
-            entries[f"#{entry.id}"] = [it for it in items if not it.is_private]
-        analysis = analyze_items(entries, self.gold.by_id)
-        return snap.version[0], replace(analysis, private_items=len(private))
+        ids = [entry.id for entry in snap.entries if key_of(entry) in shown]
+        (analysis, private), peak = apart(
+            analyse_entries, str(self.store.path), ids, self.gold.by_id
+        )
+        log.info("item analysis of %d entries: %.0f MB at its peak", len(ids), peak)
+        return snap.version[0], replace(analysis, private_items=private)
 
     def item_analysis(self, wait: bool = True) -> ItemAnalysis:
         """The item analysis of the board's entries (`_analyse`): of the current data version,
