@@ -23,6 +23,7 @@ last, each server is started again in the reverse order of the first starts:
   board is built); and the restart at the end (the page kept at the last shutdown is served
   while the entries are decoded);
 - memory: the server's resident set when `/` first answered, and its peak (VmHWM) at the end;
+  the item analysis's own process's peak (it logs it);
 - `GET /` from memory: the median of 30 page loads (Accept-Encoding: br, gzip);
 - the first build of each view: each breakdown's board on the default coverage and on every
   coverage, asked once each (the issue's row is Content type on the default coverage; the
@@ -273,6 +274,8 @@ def finish(srv: Any, out: dict, args: Any) -> None:
         out["search"] = search(http, srv.url, args.rank)
         out["page_median_ms_after"] = round(1e3 * median_page(http, srv.url), 1)
     out["memory_end"] = memory(srv.proc.pid)
+    peaks = re.findall(r"item analysis of \d+ entries: (\d+) MB at its peak", srv.log_text())
+    out["analysis_process_peak_mb"] = max((int(x) for x in peaks), default=0)
 
 
 def run(data_dir: Path, gold: Any, pool: Path, work: Path, sizes: list[int], args: Any) -> list:
@@ -327,6 +330,7 @@ ROWS = [
     ("pages while the item analysis is made, slowest (s)", lambda r: r["submission"]["pages_during_analysis_max_s"], False),
     ("server memory after start (MB)", lambda r: r["memory_after_start"]["rss_mb"], False),
     ("server memory peak (MB)", lambda r: r["memory_end"]["peak_mb"], False),
+    ("item analysis process, memory peak (MB)", lambda r: r["analysis_process_peak_mb"], True),
     ("/board.csv uncompressed (KB)", lambda r: r["board_csv"]["identity_kb"], False),
     ("/board.csv gzip (KB)", lambda r: r["board_csv"]["gzip_kb"], False),
     ("/board.csv brotli (KB)", lambda r: r["board_csv"]["br_kb"], False),
