@@ -612,19 +612,9 @@ class ReadModel:
 
     # -- the boards served -------------------------------------------------------------------
 
-    def board(
-        self,
-        view: object = None,
-        coverage: object = None,
-        verified: object = False,
-        page: object = 1,
-        query: object = "",
-    ) -> str:
-        """The board's HTML for a request (`Snapshot.board`). A first page without a search is
-        the current version's when it is built; else the last one built for the same board,
-        while the current one is built in the background, when the current version only adds
-        rows to that one; else the current one, built now (module docstring)."""
-        return self.served_board(view, coverage, verified, page, query)[1]
+    def board(self, *request: Any, **named: Any) -> str:
+        """The board's HTML for a request (`served_board`)."""
+        return self.served_board(*request, **named)[1]
 
     def served_board(
         self,
@@ -634,7 +624,11 @@ class ReadModel:
         page: object = 1,
         query: object = "",
     ) -> tuple[Version, str]:
-        """`board`, and the data version of the board served."""
+        """The board's HTML for a request (`Snapshot.board`), and the data version it is of.
+        A first page without a search is the current version's when it is built; else the
+        last one built for the same board, while the current one is built in the background,
+        when the current version only adds rows to that one; else the current one, built now
+        (module docstring)."""
         snap = self.snapshot()
         if search_text(query) or page_number(page) > 1:
             return snap.version, snap.board(view, coverage, verified, page, query)
