@@ -8,15 +8,17 @@ read builds a new snapshot, decoding only the entries that changed.
 
 Nothing a read or a write does costs more than n log n in the entries (issue 40):
 
-- a new snapshot decodes only the entries whose (version, file hash) moved;
+- a new snapshot decodes only the entries whose (version, file hash) moved (one query of every
+  entry's pair, a pass over them, the coverages' counts and the stale marks kept as rows come
+  and go);
 - each view's unranked records (`frames.record_table`) are kept across data versions and only
   the rows that changed are read again (`_Tables`); ranking a coverage sorts it, and its rank
   ranges bisect sorted interval ends (`frames.rank_ranges`);
 - the boards served are kept per request (`ReadModel.board`). A write made here
   (`ReadModel.written`, called before the write is acknowledged) builds the main page's board
   at once, so the page shows it to every reader after the acknowledgement without making one
-  wait; another board is built by its first reader after the write (a few tenths of a second
-  at 10,000 entries): no board older than a write made here is served once the write is
+  wait; another board is built by its first reader after the write (about 0.1 s at 10,000
+  entries): no board older than a write made here is served once the write is
   acknowledged. After a write this process did not make (another process, the record's
   sync), a reader is served the last board built while the new one is built in the
   background, as long as the new version only adds rows (or moves the record's status); a
@@ -32,8 +34,9 @@ version and canonical keys, never by a client's string.
 
 A variant of every shown number (issue 42: scores without disputed items) is another
 `ReadModel` on the same store with its own `shown` (each entry's report as that variant
-scores it): its decoded entries, record tables, snapshots and boards are its own, and nothing
-here changes.
+scores it, e.g. recomputed without an exclusion set), kept per variant (by its exclusion
+set): its decoded entries, record tables, snapshots and boards are its own, and nothing here
+changes.
 """
 
 from __future__ import annotations
@@ -91,9 +94,9 @@ EntryKey = tuple[int, str]
 """What an entry's decoded copy is of: its (version, file hash) in the store."""
 
 
-def board_query(view: str, coverage: str, verified: bool = False, **more: Any) -> str:
+def board_query(view: str, coverage: str, verified: bool = False) -> str:
     query = {"view": view, "coverage": coverage} | ({"verified": "1"} if verified else {})
-    return urllib.parse.urlencode(query | {k: v for k, v in more.items() if v})
+    return urllib.parse.urlencode(query)
 
 
 def search_text(value: object) -> str:
