@@ -19,16 +19,14 @@ import builtins  # `list` is also a method of Admin
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from respondeoqa_eval import InputError, jsonl
 from respondeoqa_eval.analysis import TOP_ITEMS, analyze_items, csv_text, summary_text
 from respondeoqa_eval.io import write_text_atomic
 from respondeoqa_eval.report import ItemResult, percent_text
 
-from .answers import sheet_of
 from .config import Limits
-from .details import stream, sync_details
+from .details import sync_store
 from .metadata import clean_metadata
 from .requests.desk import describe
 from .requests.ledger import RequestLedger
@@ -189,18 +187,11 @@ class Admin:
         """Make the details dataset `repo` hold one config per shown entry, its public
         per-item results with raw responses (details.py); one line on what changed. Hidden
         and withdrawn entries' configs are deleted; unchanged ones are not uploaded again."""
-        gold = self.intake.gold
-        entries = self.store.entries()  # the shown ones, oldest first
-
-        def sheet(entry: Entry) -> Any:
-            items = self.store.item_scores(entry.id)  # public items only
-            return sheet_of(entry.id, items, self.store.predictions(entry.id), gold)
-
         try:
-            plan = sync_details(
+            plan = sync_store(
                 repo,
-                lambda: stream(entries, sheet),
-                gold,
+                self.store,
+                self.intake.gold,
                 board_url=board_url,
                 dry_run=dry_run,
                 echo=echo,

@@ -11,6 +11,10 @@ The analysis itself runs in a process of its own (`apart`), spawned for it at a 
 scheduling priority: it shares neither the server's interpreter lock (a page or a submission
 answered meanwhile waits for none of its Python work) nor its memory (its arrays and the
 entries' per-item results are freed with the process).
+
+The same runner keeps the public details dataset current (`Space.publish_details_after_writes`):
+a sync after the data version moves, one at a time; a sync that cannot be made now (`Postponed`:
+the record not read yet, a Hub fault) is one log line and is tried again later.
 """
 
 from __future__ import annotations
@@ -28,6 +32,11 @@ from typing import Any, Generic, TypeVar
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+
+
+class Postponed(Exception):
+    """A run that cannot be made now (one line says why): tried again `Analyst.retry` seconds
+    later, or at the next write."""
 
 
 @dataclass(frozen=True)
@@ -118,9 +127,14 @@ class Analyst(Generic[T]):
         analyse: Callable[[], tuple[int, T]],
         version: Callable[[], int],
         settle: float = 0.0,
+        *,
+        what: str = "item analysis",
+        retry: float | None = None,
     ) -> None:
         self._analyse = analyse  # -> (the data version it analysed, the analysis)
         self._version = version
+        self.what = what  # its name in the log and its thread's
+        self.retry = retry  # seconds before a postponed run is asked for again (None: never)
         self.settle = settle
         """Seconds a run asked for in the background waits before it starts: the pages a
         write made are built first, and a burst of writes is one run."""
@@ -152,7 +166,10 @@ class Analyst(Generic[T]):
             self._wanted = True
             if self._running is None:
                 self._running = threading.Thread(
-                    target=self._loop, args=(self.settle,), name="item-analysis", daemon=True
+                    target=self._loop,
+                    args=(self.settle,),
+                    name=self.what.replace(" ", "-"),
+                    daemon=True,
                 )
                 self._running.start()
 
@@ -172,7 +189,7 @@ class Analyst(Generic[T]):
                     started = True
                     self._wanted = True
                     self._running = threading.Thread(
-                        target=self._loop, name="item-analysis", daemon=True
+                        target=self._loop, name=self.what.replace(" ", "-"), daemon=True
                     )
                     self._running.start()
                 left = None if deadline is None else deadline - time.monotonic()
@@ -193,8 +210,15 @@ class Analyst(Generic[T]):
             started = time.perf_counter()
             try:
                 version, value = self._analyse()
-            except Exception:  # the next write asks again; the last result stays served
-                log.exception("the item analysis failed")
+            except Exception as exc:  # the last result stays served; asked for again later
+                if isinstance(exc, Postponed):  # one line
+                    log.warning("%s postponed: %s", self.what, exc)
+                    if self.retry is not None:
+                        again = threading.Timer(self.retry, self.request)
+                        again.daemon = True
+                        again.start()
+                else:  # the next write asks again
+                    log.exception("the %s failed", self.what)
                 with self._changed:
                     self.failures += 1
                     self._running = None
@@ -206,4 +230,4 @@ class Analyst(Generic[T]):
                 if self._latest is None or self._latest.version <= version:
                     self._latest = done
                 self._changed.notify_all()
-            log.info("item analysis of data version %d made in %.1f s", version, took)
+            log.info("%s of data version %d made in %.1f s", self.what, version, took)

@@ -217,6 +217,7 @@ def run_admin(args: argparse.Namespace) -> int:
 
     from .admin import Admin
     from .config import SpaceConfig
+    from .details import details_repo
     from .service import _gold_of
     from .store import Store
     from .store.hub import HubRepo, HubUnavailable
@@ -312,7 +313,7 @@ def run_admin(args: argparse.Namespace) -> int:
     elif args.action == "details":
         print(
             admin.details(
-                _details_repo(config), dry_run=args.dry_run, board_url=args.board_url or ""
+                details_repo(config), dry_run=args.dry_run, board_url=args.board_url or ""
             )
         )
     if args.space_url and args.action not in ("list", "items", "export", "details"):
@@ -320,23 +321,6 @@ def run_admin(args: argparse.Namespace) -> int:
     if note:
         print(note.lstrip("; ").strip())
     return 0
-
-
-def _details_repo(config):
-    """The details dataset `admin details` writes: --details-repo, else the setting; never the
-    record's or the gold's repository (private data lives there)."""
-    from .config import ENV_DETAILS
-    from .store.hub import HubRepo
-
-    repo_id = config.details_repo  # --details-repo, else the setting
-    if not repo_id:
-        raise InputError(f"details: give --details-repo ORG/NAME (or set ${ENV_DETAILS})")
-    if repo_id in (config.mirror_repo, config.gold_repo):
-        raise InputError(
-            f"details: {repo_id} is the record's or the gold's repository; the public details "
-            "go to a repository of their own"
-        )
-    return HubRepo(repo_id, token=config.hub_token, endpoint=config.hub_endpoint)
 
 
 def _record_choice(args: argparse.Namespace, token: str | None, syncer) -> str:

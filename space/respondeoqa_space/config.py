@@ -446,7 +446,8 @@ SETTINGS: tuple[Setting, ...] = (
         "details_repo",
         None,
         "public Hub dataset repo of every entry's per-item details on the public items, raw "
-        "responses included (`respondeoqa-space admin details` writes it; the board links it)",
+        "responses included (the Space syncs it after writes; `respondeoqa-space admin details` "
+        "by hand; the board links it)",
         _repo_id,
         shown_default="\u2014 (off)",
     ),

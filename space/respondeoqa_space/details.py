@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from respondeoqa_eval import InputError
 from respondeoqa_eval import __version__ as evaluator_version
 from respondeoqa_eval.data import (
     DIMENSIONS,
@@ -35,9 +36,10 @@ from respondeoqa_eval.data import (
     GoldSet,
 )
 
-from .answers import Sheet
+from .answers import Sheet, sheet_of
+from .config import ENV_DETAILS, SpaceConfig
 from .rows import coverage_label
-from .store import Entry
+from .store import Entry, Store
 from .store.hub import HeadMoved, HubRepo, HubUnavailable, RemoteFile, refused_access
 from .views.html import markdown_text
 
@@ -391,7 +393,42 @@ def _message(plan: DetailsPlan) -> str:
     return f"Details: {plan.summary()}"
 
 
-def stream(entries: Iterable[Entry], sheet_of: Callable[[Entry], Sheet]) -> Iterator[Built]:
+def stream(entries: Iterable[Entry], sheet: Callable[[Entry], Sheet]) -> Iterator[Built]:
     """Each entry with its sheet, read one at a time (a sync holds one entry's rows at once)."""
     for entry in entries:
-        yield entry, sheet_of(entry)
+        yield entry, sheet(entry)
+
+
+def sync_store(
+    repo: HubRepo,
+    store: Store,
+    gold: GoldSet,
+    *,
+    board_url: str = "",
+    dry_run: bool = False,
+    echo: Callable[[str], None] = lambda line: None,
+) -> DetailsPlan:
+    """`sync_details` of every entry `store` shows (hidden and withdrawn ones' configs
+    deleted): what `respondeoqa-space admin details` and the Space's own sync run."""
+    entries = store.entries()  # the shown ones, oldest first
+
+    def sheet(entry: Entry) -> Sheet:
+        items = store.item_scores(entry.id)  # public items only
+        return sheet_of(entry.id, items, store.predictions(entry.id), gold)
+
+    built = lambda: stream(entries, sheet)  # noqa: E731
+    return sync_details(repo, built, gold, board_url=board_url, dry_run=dry_run, echo=echo)
+
+
+def details_repo(config: SpaceConfig) -> HubRepo:
+    """The details dataset a config names (--details-repo, else the setting); never the
+    record's or the gold's repository (private data lives there). InputError without one."""
+    repo_id = config.details_repo
+    if not repo_id:
+        raise InputError(f"details: give --details-repo ORG/NAME (or set ${ENV_DETAILS})")
+    if repo_id in (config.mirror_repo, config.gold_repo):
+        raise InputError(
+            f"details: {repo_id} is the record's or the gold's repository; the public details "
+            "go to a repository of their own"
+        )
+    return HubRepo(repo_id, token=config.hub_token, endpoint=config.hub_endpoint)

@@ -9,6 +9,7 @@ thread and the scoring warm-up start with `start()` (called by `web.app.launch`)
 from __future__ import annotations
 
 import logging
+import os
 import tempfile
 import threading
 import traceback
@@ -30,8 +31,9 @@ from respondeoqa_eval.report import SMALL_GROUP, SMALL_MARK, Report, percent_tex
 from respondeoqa_eval.scoring import Bootstrap
 
 from . import privacy
-from .analyst import Analysed, Analyst, analyse_entries, apart
-from .config import ENV_GOLD_REPO, ENV_GOLD_TOKEN, SpaceConfig
+from .analyst import Analysed, Analyst, Postponed, analyse_entries, apart
+from .config import ENV_GOLD_REPO, ENV_GOLD_TOKEN, ENV_SPACE_ID, HUB_URL, SpaceConfig
+from .details import DetailsPlan, details_repo, sync_store
 from .metadata import clean_metadata, clean_model_info, suggested_fields
 from .readmodel import ReadModel, Snapshot
 from .requests.desk import RequestDesk
@@ -117,6 +119,11 @@ class CompareOutcome:
 ANALYSIS_SETTLE = 5.0
 """Seconds after a write before its item analysis starts (the pages it changed are built
 first; writes in a burst make one analysis)."""
+DETAILS_SETTLE = 60.0
+"""Seconds after a write before the details dataset is synced (writes in a burst: one sync)."""
+DETAILS_RETRY = 600.0
+"""Seconds before a details sync that could not be made (the record not read yet, a Hub fault)
+is tried again."""
 ANALYSIS_WAIT = 30.0
 """Seconds a download or the answers page's flagged walk waits for the current item analysis
 (then the last one made)."""
@@ -226,6 +233,15 @@ class Space:
             self.gold.has_private,
             config.db,
         )
+        # the public details dataset, synced after writes (DETAILS_SETTLE) when one is named
+        self.details_repo = details_repo(config) if config.details_repo else None
+        self.details_sync: Analyst[DetailsPlan | None] = Analyst(
+            self._sync_details,
+            self.store.data_version,
+            settle=DETAILS_SETTLE,
+            what="details dataset sync",
+            retry=DETAILS_RETRY,
+        )
         if self.gold.has_private:
             log.info(
                 "what probing can learn: at most %.1f bits about private answers per stored "
@@ -297,6 +313,33 @@ class Space:
         item analysis in the background; and one now (the server, once its boards are built)."""
         self.reads.listeners.append(lambda snap: self.analyst.request())
         self.analyst.request()
+
+    def publish_details_after_writes(self) -> None:
+        """With a details dataset (`RESPONDEOQA_SPACE_DETAILS`): from now on a new data
+        version syncs it in the background (details.py: only what changed goes up), and one
+        sync now."""
+        if self.details_repo is None:
+            return
+        self.reads.listeners.append(lambda snap: self.details_sync.request())
+        self.details_sync.request()
+
+    def _sync_details(self) -> tuple[int, DetailsPlan | None]:
+        """One sync of the details dataset with the shown entries. Never before the record is
+        read (an empty copy would delete every entry's config) or while it is diverged."""
+        assert self.details_repo is not None
+        version = self.store.data_version()  # before the entries: a write meanwhile syncs again
+        status = self.record_status()
+        if self.syncer is not None and (not self.syncer.ready or not status.writable):
+            raise Postponed(f"the record is {status.state}")
+        space_id = os.environ.get(ENV_SPACE_ID, "").strip()
+        hub = (self.config.hub_endpoint or HUB_URL).rstrip("/")
+        board = f"{hub}/spaces/{space_id}" if space_id else ""
+        try:
+            plan = sync_store(self.details_repo, self.store, self.gold, board_url=board)
+        except HubUnavailable as exc:
+            raise Postponed(str(exc)) from None
+        log.info("details %s: %s", self.details_repo.repo_id, plan.summary())
+        return version, plan
 
     def _warm_up(self) -> None:
         """Score "no predictions" on every gold item, for the caches only (result dropped)."""

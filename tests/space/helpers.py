@@ -7,6 +7,7 @@ import html
 import json
 import re
 import string
+import time
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -451,3 +452,11 @@ def assert_message_whole(page: Any, box: str, where: str) -> None:
     broken = page.evaluate(f"(s) => ({_layout()}).brokenWords(s)", box)
     assert broken == [], (where, box, broken)
     assert_laid_out(page, where)
+
+
+def wait_until(done, what: str, seconds: float = 30.0) -> None:
+    """Poll `done()` (bounded): the kernel, init and background threads act on their own time."""
+    deadline = time.monotonic() + seconds
+    while not done():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.05)

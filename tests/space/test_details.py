@@ -269,3 +269,59 @@ def test_the_card_names_every_config_and_escapes_names() -> None:
     assert "split: latest" in front
     assert "| `entry_7` | #7 | \\<img src=x onerror=alert\\(1\\)\\> \\| \\*bold\\*" in card
     assert "0.250" in card
+
+
+def test_the_space_keeps_the_details_current(
+    hub: HubStub, private_gold, tmp_path: Path, monkeypatch, caplog
+) -> None:
+    """With a details dataset named, the Space syncs it after writes: never before its record
+    is read (an empty copy would delete every config), an added entry's config up, a hidden
+    one's gone, a Hub fault one log line and the sync made again later."""
+    from kit.hubstub import RECORD_REPO
+    from respondeoqa_space import service
+    from respondeoqa_space.config import SpaceConfig
+
+    from .helpers import record_repo, wait_until
+
+    record_repo(hub, tmp_path / "record-cache")  # the record repository, made (and empty)
+    monkeypatch.setattr(service, "DETAILS_SETTLE", 0.0)
+    monkeypatch.setattr(service, "DETAILS_RETRY", 0.05)
+    config = SpaceConfig(
+        db=tmp_path / "space.sqlite3",
+        gold=private_gold,
+        mirror_repo=RECORD_REPO,
+        details_repo=REPO,
+        hub_token=TOKEN,
+        hub_endpoint=hub.url,
+        bootstrap=20,
+    )
+    space = service.Space(config)
+    assert space.details_repo is not None
+    space.details_repo.sleep = lambda seconds: None  # the Hub client's retries, unslept
+    caplog.set_level("INFO", logger="respondeoqa_space")
+    space.publish_details_after_writes()
+    wait_until(lambda: space.details_sync.failures >= 1, "no sync was tried")
+    assert "details dataset sync postponed: the record is reading" in caplog.text
+    assert hub.files(REPO) == {} and space.details_sync.latest() is None  # nothing written
+
+    space.read_record()  # the record read: the next try syncs (an empty board: the card)
+    wait_until(lambda: space.details_sync.latest() is not None, "no sync after the read")
+    a = stored(space.intake, tmp_path, _rows(private_gold, [SHORT, FEET], 300), "model-a")
+    wait_until(lambda: data_path(a.id) in hub.files(REPO), "the new entry's config is not up")
+    assert set(hub.files(REPO)) == {"README.md", data_path(a.id)}
+
+    # a Hub fault: postponed with one line, made again once the Hub answers
+    hub.fail("POST", f"/api/datasets/{REPO}/commit/", status=503, times=10_000)
+    failures = space.details_sync.failures
+    space.store.set_hidden(a.id, True)
+    space.snapshot()  # a reader sees the new data version: a sync is asked for
+    wait_until(lambda: space.details_sync.failures > failures, "the fault was not met")
+    assert data_path(a.id) in hub.files(REPO)  # nothing changed meanwhile
+    said = [r.getMessage() for r in caplog.records if "postponed" in r.getMessage()]
+    assert any("HTTP 503" in line for line in said)
+    assert all("\n" not in line for line in said)
+    assert not any(r.exc_info for r in caplog.records)  # no traceback
+    hub.faults.clear()
+    wait_until(lambda: data_path(a.id) not in hub.files(REPO), "the hidden entry's config stays")
+    assert set(hub.files(REPO)) == {"README.md"}
+    space.close()

@@ -34,6 +34,7 @@ from respondeoqa_space.worker.engine import Endpoint, ServeCommand, StartedEngin
 from runner.chat_server import ChatServer
 from synthetic import SECRET_MARKER
 
+from .helpers import wait_until
 from .requestkit import MODEL, add_tiny_model, desk_of, requests_in_record, worker_of
 
 pytestmark = pytest.mark.slow
@@ -48,14 +49,6 @@ def stub_serve(*options: str) -> str:
         f"{sys.executable} {STUB} --port {{port}} --model {{model}} --revision {{revision}} "
         + " ".join(options)
     )
-
-
-def wait_until(done, what: str, seconds: float = 30.0) -> None:
-    """Poll `done()` (bounded): the kernel and init act on their own time."""
-    deadline = time.monotonic() + seconds
-    while not done():
-        assert time.monotonic() < deadline, what
-        time.sleep(0.05)
 
 
 @pytest.fixture

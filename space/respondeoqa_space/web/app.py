@@ -165,6 +165,7 @@ def _warm(space: Space, page: Any) -> None:
     settle_gc()
     page.save()  # (a restart after a crash finds it too, if nothing changed since)
     space.analyse_after_writes()
+    space.publish_details_after_writes()
 
 
 def _interrupt(signum: int, frame: Any) -> None:
