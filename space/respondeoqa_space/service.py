@@ -9,6 +9,7 @@ thread and the scoring warm-up start with `start()` (called by `web.app.launch`)
 from __future__ import annotations
 
 import logging
+import re
 import tempfile
 import threading
 import traceback
@@ -91,9 +92,10 @@ class SubmitOutcome:
 
 @dataclass
 class ItemsOutcome:
-    message: str
+    message: str  # what the table shows
     table: pd.DataFrame
     difficulty: go.Figure
+    terms: str = ""  # what its columns and flags mean
 
 
 @dataclass
@@ -114,6 +116,17 @@ class CompareOutcome:
 ITEM_ANALYSIS = "item analysis"  # its key in the read model's cache (one per data version)
 EMPTY_BREAKDOWN = pd.DataFrame(columns=["Group", "Key", "Metric", "Score", "95% CI", "Items"])
 SUBMIT_REFUSED = "Not accepted"  # how every refused submission's message starts
+STORED_AS = re.compile(r"(?:Already stored|Stored) as entry #(\d+)\b")
+"""How the message of a stored submission starts (`Space.submit`), with its entry's number."""
+
+
+def stored_entry(message: str | None) -> int | None:
+    """The entry a submission's message says it is stored as (None when it was not): the
+    Submit page links to it."""
+    found = STORED_AS.match(message or "")
+    return int(found.group(1)) if found else None
+
+
 NOT_STORED = "Not stored"  # accepted and scored, but it could not be stored
 WITHDRAW_REFUSED = "Not withdrawn"  # how every refused withdrawal's message starts
 
@@ -430,9 +443,8 @@ class Space:
             DIMENSIONS[key].name,
             what="difficulty chart",
         )
-        return ItemsOutcome(
-            item_views.summary(analysis, len(kept)), item_views.item_table(kept), figure
-        )
+        said, terms = item_views.summary(analysis, len(kept))
+        return ItemsOutcome(said, item_views.item_table(kept), figure, terms)
 
     def item_analysis_csv(self) -> tuple[str, bytes]:
         """(file name, bytes) of the item analysis of the public items, every column of
