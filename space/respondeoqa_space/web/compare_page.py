@@ -10,13 +10,13 @@ import gradio as gr
 from ..service import Space
 from ..views import compare
 from . import copy
-from .events import message, message_box, warning
+from .events import message, message_box, page_heading, warning
 
 
 def compare_page(space: Space, read: dict[str, Any]) -> None:
     """The page's components and events (inside `demo.route(...)`); `read` are the keyword
     arguments of the app's read events (outside the queue)."""
-    gr.Markdown(copy.COMPARE_HELP)
+    page_heading(copy.COMPARE_TITLE, copy.COMPARE_HELP)
     pick = gr.Dropdown(
         [],  # choices when it gets the focus
         multiselect=True,

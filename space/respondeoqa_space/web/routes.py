@@ -85,7 +85,7 @@ def read_routes(space: Space) -> list[Any]:
             else ""
         )
         return HTMLResponse(
-            detail_html(found, csv_href, answers_href),
+            detail_html(found, csv_href, answers_href, row),
             status_code=200 if found is not None else 404,
             headers=NO_STORE,
         )
