@@ -414,9 +414,21 @@ def _check(page: Any, check: str, arg: Any) -> Any:
     return page.evaluate(f"(a) => ({_layout()}).{check}(a)", arg)
 
 
+def settled(page: Any, timeout: float = 30_000) -> None:
+    """Wait until no Gradio event is under way in the page: its progress timers (faded text
+    over a component, for as long as the event runs) are gone."""
+    page.wait_for_function(
+        "() => ![...document.querySelectorAll('.progress-text, .eta-bar')]"
+        ".some((e) => e.checkVisibility())",
+        timeout=timeout,
+    )
+
+
 def assert_readable(page: Any, where: str, selector: str = "body") -> None:
     """Every shown text in `selector` reads at WCAG AA against what is behind it (4.5:1, large
-    text 3:1), from the page's computed styles (layout.js `contrast`)."""
+    text 3:1), from the page's computed styles (layout.js `contrast`), once the page has
+    settled (`settled`)."""
+    settled(page)
     low = _check(page, "contrast", selector)
     assert low == [], (where, low)
 

@@ -111,6 +111,7 @@ def test_an_item_id_may_wrap_only_between_its_parts(public_gold: GoldSet) -> Non
     )
     assert breakable("prosody_III.I.9.9-en") == "prosody_<wbr>III.<wbr>I.9.9-<wbr>en"
     assert breakable("a.b <c>/d") == "a.<wbr>b &lt;c&gt;/<wbr>d"  # escaped; none before a space
+    assert breakable("window.__xss x- y") == "window.__<wbr>xss x- y"  # after a run, once
     rec = next(r for r in public_gold.records if r.task == "short_answer" and "_" in r.id)
     a, b = {rec.id: item_result(rec, 1.0, "x")}, {rec.id: item_result(rec, 0.0, "y")}
     df = disagreements(a, b, public_gold)

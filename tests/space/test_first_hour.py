@@ -35,6 +35,7 @@ from .helpers import (
     assert_no_raw_keys,
     assert_readable,
     assert_uncovered,
+    compare_entries,
     message_after,
     open_page,
     status_after,
@@ -207,16 +208,6 @@ def test_a_row_click_puts_the_entry_in_the_address(browser, fresh, shots, width,
     again.close()
 
 
-def _compare(page, numbers: list[str]) -> None:
-    pick = page.locator("#compare-pick input").first
-    for number in numbers:
-        pick.click()
-        pick.fill(f"#{number} ")
-        page.get_by_role("option").filter(has_text=f"#{number} ").first.click()
-    page.keyboard.press("Escape")
-    page.locator("#compare-btn").click()
-
-
 DIFF_TEXTS = (
     "#plot-diff .gtitle, #plot-diff .g-xtitle text, #plot-diff .xtick text, "
     "#plot-diff .ytick text, #plot-diff .annotation-text"
@@ -231,7 +222,7 @@ def test_compare_reads_at_both_widths(browser, fresh, shots, width, height) -> N
     page.goto(srv.url, wait_until="networkidle")
     open_page(page, "Compare")
     sync_api.expect(page.locator("h1")).to_have_text("Compare entries")
-    _compare(page, numbers)
+    compare_entries(page, numbers)
     sync_api.expect(page.locator("#compare-msg .msg")).to_have_text(
         re.compile(rf"^A = #{numbers[0]} "), timeout=60_000
     )
@@ -332,12 +323,6 @@ def test_every_page_has_a_heading_and_readable_text(browser, fresh, shots, width
     for name in PAGES:
         if name != "Board":
             open_page(page, name)
-        # what the page fills itself with has come (Gradio's faded loading timer gone)
-        page.wait_for_function(
-            "() => ![...document.querySelectorAll('.progress-text, .eta-bar')]"
-            ".some((e) => e.checkVisibility())",
-            timeout=30_000,
-        )
         heading = page.locator("h1")
         sync_api.expect(heading).to_have_count(1)
         sync_api.expect(heading).to_be_visible()
