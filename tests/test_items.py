@@ -552,3 +552,50 @@ def test_one_strong_line_one_foot_off_the_gold_tells_where_wrong_lines_are_far_o
     near = _line_board(near_misses=True)
     assert not near["planted"].suspected_gold_error
     assert not any(near[f"line-{i}"].suspected_gold_error for i in range(len(SOUND_LINES)))
+
+
+def _planted_board(public_gold, n_entries: int) -> dict[str, list[ItemResult]]:
+    """Entries of the planted-error benchmark (tests/planted_gold.py) on two public files:
+    short answers and feet, with planted gold errors among them."""
+    from planted_gold import plant, simulate
+
+    files = ("junior_scholarship_short_answer.json", "prosody_feet_questions_latin.json")
+    items = [r for r in public_gold.records if r.file in files]
+    planted = plant(items, 7, {"short_answer": 4, "feet": 3}, ())
+    return simulate([planted.gold[r.id] for r in items], public_gold.by_id, 7, False, n_entries)
+
+
+def test_items_taken_a_few_at_a_time_give_the_same_numbers(public_gold, monkeypatch):
+    """The difficulty fit takes items a chunk at a time (issue 40: memory bounded however many
+    entries); each item's numbers are those of the whole pool at once, to the last bit."""
+    from respondeoqa_eval.analysis import items as items_module
+
+    entries = _planted_board(public_gold, 40)
+    whole = analyze_items(entries, public_gold.by_id)  # every item in one chunk
+    assert whole.flagged and len(whole.entries) == 40
+    for cells in (1, 40 * 81 * 7):  # one item a chunk; seven
+        monkeypatch.setattr(items_module, "_CHUNK_CELLS", cells)
+        again = analyze_items(entries, public_gold.by_id)
+        assert again.entries == whole.entries
+        assert again.items == whole.items
+
+
+def test_the_difficulty_fit_holds_a_bounded_chunk_whatever_the_entries(monkeypatch):
+    """The fit's memory does not grow with items x entries x grid: 200 items of 200 entries
+    (3.2 million cells, 26 MB per float array at once) in chunks of 64 K cells (512 KB)."""
+    import tracemalloc
+
+    import numpy as np
+    from respondeoqa_eval.analysis import items as items_module
+
+    monkeypatch.setattr(items_module, "_CHUNK_CELLS", 1 << 16)
+    rng = np.random.default_rng(0)
+    pool = [(rng.normal(0.0, 1.0, 200), (rng.random(200) < 0.5).astype(float)) for _ in range(200)]
+    tracemalloc.start()
+    try:
+        items_module._fit_difficulty(pool, guessed=False)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    # a few chunks, the padded item x entry arrays and the tables: not one 26 MB array
+    assert peak < 8e6, f"{peak / 1e6:.1f} MB at its peak"

@@ -7,6 +7,7 @@ pickers' values) and come back from clients, so `parse_key` accepts only their e
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from typing import Protocol, TypeGuard
@@ -105,7 +106,11 @@ ALL_SOURCES = "all sources"
 def coverage_label(sources: Iterable[str]) -> str:
     """A readable name for the set of sources a row was scored on ("all sources", "public
     (Junior Scholarship + Latin Prosody)", "Latin Prosody", ...)."""
-    s = set(sources)
+    return _coverage_label(frozenset(sources))
+
+
+@functools.cache  # every row of a board asks, of a handful of coverages
+def _coverage_label(s: frozenset[str]) -> str:
     if s >= set(SOURCES):
         return ALL_SOURCES
     names = " + ".join(SOURCE_LABELS[x] for x in SOURCES if x in s) or "none"

@@ -24,13 +24,14 @@ import pandas as pd
 import plotly.graph_objects as go
 from respondeoqa_eval import InputError, jsonl
 from respondeoqa_eval.analysis import COLUMNS as ITEM_COLUMNS
-from respondeoqa_eval.analysis import ItemAnalysis, analyze_items
+from respondeoqa_eval.analysis import ItemAnalysis
 from respondeoqa_eval.data import DIMENSIONS, PRIVATE_SOURCES, GoldSet, load_gold
 from respondeoqa_eval.predictions import OpaqueIdsError, Predictions, load_predictions
-from respondeoqa_eval.report import SMALL_GROUP, SMALL_MARK, ItemResult, Report, percent_text
+from respondeoqa_eval.report import SMALL_GROUP, SMALL_MARK, Report, percent_text
 from respondeoqa_eval.scoring import Bootstrap
 
 from . import privacy
+from .analyst import Analysed, Analyst, analyse_entries, apart
 from .config import ENV_GOLD_REPO, ENV_GOLD_TOKEN, SpaceConfig
 from .metadata import clean_metadata, clean_model_info, suggested_fields
 from .readmodel import ReadModel, Snapshot
@@ -40,6 +41,7 @@ from .rows import coverage_label, is_scored, key_of, parse_entry_id, short_label
 from .store import Entry, Store
 from .store.database import disk_problem
 from .store.hub import HubRepo, HubUnavailable, refused_access
+from .store.models import NewEntry
 from .store.sync import DIVERGED, OFF, RecordStatus, StoredElsewhere, Syncer, WriteRefused
 from .submission import Intake, NeedsConfirmation, uploaded_files
 from .views import compare, figures
@@ -96,6 +98,7 @@ class ItemsOutcome:
     table: pd.DataFrame
     difficulty: go.Figure
     terms: str = ""  # what its columns and flags mean
+    fresh: bool = True  # of the current data version (else a newer one is being made)
 
 
 @dataclass
@@ -113,7 +116,12 @@ class CompareOutcome:
     keys: tuple[str, ...] = ()  # the paired entries' keys (the disagreements' answers links)
 
 
-ITEM_ANALYSIS = "item analysis"  # its key in the read model's cache (one per data version)
+ANALYSIS_SETTLE = 5.0
+"""Seconds after a write before its item analysis starts (the pages it changed are built
+first; writes in a burst make one analysis)."""
+ANALYSIS_WAIT = 30.0
+"""Seconds a download or the answers page's flagged walk waits for the current item analysis
+(then the last one made)."""
 EMPTY_BREAKDOWN = pd.DataFrame(columns=["Group", "Key", "Metric", "Score", "95% CI", "Items"])
 SUBMIT_REFUSED = "Not accepted"  # how every refused submission's message starts
 STORED_AS = re.compile(r"(?:Already stored|Stored) as entry #(\d+)\b")
@@ -220,6 +228,10 @@ class Space:
             legend=lambda view: legend_html(view, self.limits.min_private_items),
             cache_bytes=self.limits.compare_cache_mb * 1024 * 1024,
         )
+        # the item analysis takes tens of seconds: made in the background, served as last made
+        self.analyst: Analyst[ItemAnalysis] = Analyst(
+            self._analyse, self.store.data_version, settle=ANALYSIS_SETTLE
+        )
         log.info(
             "gold: %d items from %d files (private sources: %s); db: %s",
             len(self.gold),
@@ -246,7 +258,31 @@ class Space:
     def syncer(self, value: Syncer | None) -> None:
         # "Stored" means in the record: a new entry is committed there before it is kept
         self._syncer = value
-        self.intake.keep = self.intake._keep_here if value is None else value.land_entries
+        keep = self.intake._keep_here if value is None else value.land_entries
+        self.intake.keep = self._acknowledged(keep)
+
+    def _acknowledged(self, keep: Callable[[NewEntry], Entry]) -> Callable[[NewEntry], Entry]:
+        """`keep`, then the main page's board built again: a new entry is told stored only
+        once every reader after that is served a board that holds it."""
+
+        def kept(new: NewEntry) -> Entry:
+            entry = keep(new)
+            self._written()
+            return entry
+
+        return kept
+
+    def _written(self) -> None:
+        """A write made here is about to be acknowledged: the main page shows it first, and
+        no board older than it is served after (ReadModel.written; a failure there only
+        leaves the building to the readers)."""
+        reads = getattr(self, "reads", None)
+        if reads is None:  # still being made (a write before the read model exists)
+            return
+        try:
+            reads.written()
+        except Exception:
+            log.exception("the boards were not built again after a write")
 
     @property
     def clock(self) -> Callable[[], float]:
@@ -268,6 +304,12 @@ class Space:
         # what every submission reuses (each item's prepared references, the bootstrap's
         # resample matrices) is made now, in the background, not by the first submitter
         threading.Thread(target=self._warm_up, name="scoring-warm-up", daemon=True).start()
+
+    def analyse_after_writes(self) -> None:
+        """From now on a new data version (a write here or elsewhere, once read) asks for a new
+        item analysis in the background; and one now (the server, once its boards are built)."""
+        self.reads.listeners.append(lambda snap: self.analyst.request())
+        self.analyst.request()
 
     def _warm_up(self) -> None:
         """Score "no predictions" on every gold item, for the caches only (result dropped)."""
@@ -407,33 +449,54 @@ class Space:
 
         return self.reads.cached(snap, "size", build)
 
-    def item_analysis(self) -> ItemAnalysis:
-        """The item analysis of the board's entries (the rows the board shows) over their
-        public items; private items are only counted. Made once per data version."""
+    def _analyse(self) -> tuple[int, ItemAnalysis]:
+        """The item analysis of the entries on the board's first page of each coverage (the
+        best BOARD_MAX_ROWS of each: what the board shows before anyone pages or searches) over
+        their public items, made in a process of its own (`analyst.apart`); private items are
+        only counted. (The data version it is of, it.)"""
         snap = self.snapshot()
+        shown = snap.first_keys()
+        ids = [entry.id for entry in snap.entries if key_of(entry) in shown]
+        (analysis, private), peak = apart(
+            analyse_entries, str(self.store.path), ids, self.gold.by_id
+        )
+        log.info("item analysis of %d entries: %.0f MB at its peak", len(ids), peak)
+        return snap.version[0], replace(analysis, private_items=private)
 
-        def build() -> ItemAnalysis:
-            shown = {key for _label, key in snap.choices()}
-            entries: dict[str, list[ItemResult]] = {}
-            private: set[str] = set()
-            for entry in snap.entries:
-                if key_of(entry) not in shown:
-                    continue
-                items = self.store.item_scores(entry.id, public_only=False).values()
-                private.update(it.id for it in items if it.is_private and it.score is not None)
-                entries[f"#{entry.id}"] = [it for it in items if not it.is_private]
-            analysis = analyze_items(entries, self.gold.by_id)
-            return replace(analysis, private_items=len(private))
+    def item_analysis(self, wait: bool | float = True) -> ItemAnalysis:
+        """The item analysis of the board's entries (`_analyse`): of the current data version,
+        waited for (a number: that many seconds at most, then the last one made); not `wait`,
+        the last one made (none yet: an empty one), never waiting (a page: `items_view`)."""
+        found = self._analysed(wait)
+        return found.value if found is not None else ItemAnalysis(items=(), entries=())
 
-        return self.reads.cached(snap, ITEM_ANALYSIS, build)
+    def _analysed(self, wait: bool | float) -> Analysed[ItemAnalysis] | None:
+        """`wait` True: the current version's analysis (an error when it cannot be made); a
+        number: it, waited for that many seconds at most, else the last one; False: the last
+        one, and the current one asked for in the background."""
+        if wait is True:
+            found = self.analyst.current()
+            if found is None:
+                raise RuntimeError("the item analysis could not be made (see the log)")
+            return found
+        if wait is False:
+            self.analyst.request()
+            return self.analyst.latest()
+        return self.analyst.current(timeout=float(wait))
 
     def items_view(
-        self, picks: Sequence[object] = (), flagged_only: object = False, chart: object = None
+        self,
+        picks: Sequence[object] = (),
+        flagged_only: object = False,
+        chart: object = None,
+        wait: bool = True,
     ) -> ItemsOutcome:
         """The Items view: the public items the filters keep (`picks`, one per
         `item_views.FILTERS`: a group key or ANY), hardest first, and the difficulty chart
-        by `chart` (a key of `item_views.CHART_DIMENSIONS`, else content)."""
-        analysis = self.item_analysis()
+        by `chart` (a key of `item_views.CHART_DIMENSIONS`, else content). Not `wait` (the
+        page): the last analysis made, with its age, never waiting for one."""
+        found = self._analysed(wait)
+        analysis = found.value if found is not None else ItemAnalysis(items=(), entries=())
         picked = [str(p or item_views.ANY) for p in picks]
         kept = item_views.select(analysis, picked, bool(flagged_only))
         key = chart if chart in item_views.CHART_DIMENSIONS else item_views.CHART_DIMENSIONS[0]
@@ -443,19 +506,37 @@ class Space:
             DIMENSIONS[key].name,
             what="difficulty chart",
         )
-        said, terms = item_views.summary(analysis, len(kept))
-        return ItemsOutcome(said, item_views.item_table(kept), figure, terms)
+        fresh = found is not None and found.version == self.store.data_version()
+        message, terms = item_views.BEING_MADE, ""
+        if found is not None:
+            message, terms = item_views.summary(analysis, len(kept))
+            if not wait:
+                message += " " + item_views.age_text(found.age(), fresh)
+        table = item_views.item_table(kept)
+        return ItemsOutcome(message, table, figure, terms=terms, fresh=fresh)
 
     def item_analysis_csv(self) -> tuple[str, bytes]:
-        """(file name, bytes) of the item analysis of the public items, every column of
-        `respondeoqa-eval items` (README: Item analysis)."""
-        snap = self.snapshot()
+        """(file name, bytes) of the current data version's item analysis of the public items,
+        every column of `respondeoqa-eval items` (README: Item analysis)."""
+        found = self.item_analysis_download(True)
+        assert found is not None  # waited for: made, or an error raised
+        return found[:2]
+
+    def item_analysis_download(
+        self, wait: bool | float
+    ) -> tuple[str, bytes, Analysed[ItemAnalysis]] | None:
+        """`item_analysis_csv` and the analysis it is of, waited for `wait` seconds at most
+        (True: as long as it takes), else the last one made; None when none is made yet."""
+        found = self._analysed(wait)
+        if found is None:
+            return None
 
         def build() -> bytes:
-            rows = self.item_analysis().rows()  # public items only: no private one is analysed
+            rows = found.value.rows()  # public items only: no private one is analysed
             return to_csv(pd.DataFrame(rows, columns=list(ITEM_COLUMNS))).encode("utf-8")
 
-        return "respondeoqa-item-analysis-public.csv", self.reads.cached(snap, "item csv", build)
+        data = found.memo.get("csv") or found.memo.setdefault("csv", build())
+        return "respondeoqa-item-analysis-public.csv", data, found
 
     def items_csv(self, key: object) -> tuple[str, bytes] | None:
         """(file name, bytes) of a shown entry's public per-item results, decided at request
@@ -647,6 +728,7 @@ class Space:
                 self.syncer.withdraw(entry)
                 done += ", and removed from the record"
             self.store.audit(f"hf:{username}", "withdraw", entry.id, entry.model)
+            self._written()
         except WriteRefused as exc:
             return _refused(
                 WITHDRAW_REFUSED,

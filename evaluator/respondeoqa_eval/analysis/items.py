@@ -395,6 +395,12 @@ def _normal_priors() -> np.ndarray:
 _PRIORS = _normal_priors()
 
 
+_CHUNK_CELLS = 1 << 21
+"""Item x entry x grid cells `_fit_difficulty` holds at once per array (16 MB of float64): its
+memory stays bounded however many entries and items there are; each item's numbers are the
+same whatever the chunk (an item's row is computed alone)."""
+
+
 def _fit_difficulty(items: Sequence[tuple[np.ndarray, np.ndarray]], guessed: bool) -> _Fit:
     """The answering model that explains a pool's items (each: its entries' logit accuracies
     and who was right) best, by marginal likelihood over `_SLOPES`, `_FLOORS`, `_MEANS` and
@@ -407,14 +413,23 @@ def _fit_difficulty(items: Sequence[tuple[np.ndarray, np.ndarray]], guessed: boo
     present = np.zeros((len(items), width))
     for i, (a, r) in enumerate(items):  # one row per item, padded
         accuracy[i, : len(a)], right[i, : len(r)], present[i, : len(a)] = a, r, 1.0
+    gave_right, gave_wrong = present * right, present * (1 - right)
+    floors = _FLOORS if guessed else (0.0,)
+    step = max(1, _CHUNK_CELLS // (width * len(_D_GRID)))
     best: tuple[float, float, float, int] | None = None
     for slope in _SLOPES:
-        logit = slope * accuracy[:, :, None] - _D_GRID[None, None, :]
-        for floor in _FLOORS if guessed else (0.0,):
-            log_right, log_wrong = _log_right_wrong(logit, floor)
-            table = np.einsum("ie,ied->id", present * right, log_right) + np.einsum(
-                "ie,ied->id", present * (1 - right), log_wrong
-            )
+        # per floor, each item's log P(answers | d), made a chunk of items at a time
+        tables = np.empty((len(floors), len(items), len(_D_GRID)))
+        for start in range(0, len(items), step):
+            rows = slice(start, start + step)
+            logit = slope * accuracy[rows, :, None] - _D_GRID[None, None, :]
+            for f, floor in enumerate(floors):
+                log_right, log_wrong = _log_right_wrong(logit, floor)
+                tables[f, rows] = np.einsum("ie,ied->id", gave_right[rows], log_right) + np.einsum(
+                    "ie,ied->id", gave_wrong[rows], log_wrong
+                )
+        for f, floor in enumerate(floors):
+            table = tables[f]
             peak = table.max(axis=1, keepdims=True)
             # per item and prior: log sum_d P(answers | d) prior(d), all priors at once
             totals = (np.log(np.exp(table - peak) @ priors.T) + peak).sum(axis=0)

@@ -12,10 +12,11 @@ key and model facts in `data-` attributes for the entry detail and the page's fi
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
+import numpy as np
 import pandas as pd
 from respondeoqa_eval.report import (
     SMALL_GROUP,
@@ -40,6 +41,31 @@ class _Head:
     title: str  # what it holds (tooltip)
     kind: str  # "num" or "text": how the page sorts it
     optional: bool  # hidden until picked in the Columns menu
+
+
+class _Cell(NamedTuple):
+    """A cell as the template reads it (attributes: Jinja finds them without a failed
+    lookup, which is most of a 300-row board's rendering time with dictionaries)."""
+
+    cls: str
+    text: str
+    sub: str
+    title: str
+
+
+class _Line(NamedTuple):
+    """A row as the template reads it: its key, the facts the page's filters read, its
+    cells."""
+
+    key: str
+    kind: str
+    made: str
+    verified: str
+    params: str
+    weights: str
+    reasoning: str
+    hub: str
+    cells: list[_Cell]
 
 
 def _heads(view: str, empty: set[str]) -> list[_Head]:
@@ -91,20 +117,43 @@ def _score_cell(value: Any, n: Any, low: Any, high: Any) -> dict[str, str]:
     return {"text": text, "title": " \u00b7 ".join(parts), "small": "s" if small else ""}
 
 
+def _numbers(column: pd.Series) -> np.ndarray:
+    return pd.to_numeric(column, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+
+
 def _best(df: pd.DataFrame, column: str) -> set[Any]:
     """Row keys holding the best value of `column` in their coverage: two values at least, not
     all equal, and never a value resting on fewer than SMALL_GROUP items."""
     n_col = column + N_SUFFIX
+    values = _numbers(df[column])
+    if n_col in df:  # is_small, for a whole column at once (a missing n is not small)
+        values = np.where(_numbers(df[n_col]) < SMALL_GROUP, np.nan, values)
+    codes = pd.factorize(df["Coverage"])[0]
     out: set[Any] = set()
-    for _, part in df.groupby("Coverage", sort=False):
-        values = pd.to_numeric(part[column], errors="coerce")
-        if n_col in part:
-            small = [is_small(None if _missing(n) else int(n)) for n in part[n_col]]
-            values = values.mask(pd.Series(small, index=part.index))
-        values = values.dropna()
-        if len(values) >= 2 and values.nunique() > 1:
-            out |= set(values.index[values == values.max()])
+    for code in np.unique(codes):
+        kept = (codes == code) & ~np.isnan(values)
+        part = values[kept]
+        if len(part) >= 2 and np.unique(part).size > 1:
+            out |= set(df.index[kept][part == part.max()])
     return out
+
+
+def best_keys(df: pd.DataFrame, view: str) -> dict[str, set[Any]]:
+    """Per shaded column of `view`, the row keys holding its best value in their coverage
+    (`_best`): of a whole frame, for a board that shows a page of it."""
+    spec = VIEWS[view]
+    return {col: _best(df, col) for col in [spec.score_header, *_shaded(spec)]}
+
+
+def best_columns(view: str) -> set[str]:
+    """The columns `best_keys` reads (each shaded column and its items)."""
+    spec = VIEWS[view]
+    shaded = [spec.score_header, *_shaded(spec)]
+    return {*shaded, *(c + N_SUFFIX for c in shaded)}
+
+
+def _shaded(spec: Any) -> list[str]:
+    return [c.header for c in spec.columns if c.shade]
 
 
 def _info_text(name: str, value: Any) -> str:
@@ -127,50 +176,51 @@ def board_html(
     coverage: str = "",
     coverages: Sequence[tuple[str, str]] = (),
     legend: str = "",
+    pager: Any = None,
+    totals: Mapping[str, int] | None = None,
+    query: str = "",
+    best: Mapping[str, set[Any]] | None = None,
 ) -> str:
-    """`df` (a `leaderboard_frame` of `view`) as the page's table, under its caption, the CSV
-    link and `status` (a notice about the record, when there is one). Above it the board's own
-    pickers: the breakdown (`view`) and the coverage (`coverages`: (value, label), `coverage`
-    picked); under it `legend` (markup: `html.own_markdown`)."""
+    """`df` (a `leaderboard_frame` of `view`, or the part of one on this page) as the page's
+    table, under its caption, the CSV link and `status` (a notice about the record, when there
+    is one). Above it the board's own pickers: the breakdown (`view`) and the coverage
+    (`coverages`: (value, label), `coverage` picked); under it `legend` (markup:
+    `html.own_markdown`). `pager` (readmodel.Pager) says where this page is among the pages
+    of the rows; `totals` how many rows each coverage has in all (a section showing fewer
+    offers to page through them); `query` the search the rows answer; `best` the keys shaded
+    best per column (`best_keys` of the whole frame; default: of `df`)."""
     spec = VIEWS[view]
     empty = {c.header for c in spec.columns if df[c.header].isna().all()}
     heads = _heads(view, empty)
-    score_cols = [spec.score_header, *(c.header for c in spec.columns if c.shade)]
-    best = {col: _best(df, col) for col in score_cols}
+    if best is None:
+        best = best_keys(df, view)
     sections = []
     for section_coverage, part in df.groupby("Coverage", sort=False):
-        rows = []
-        for key, rec in part.iterrows():
-            cells = []
+        total = (totals or {}).get(str(section_coverage), len(part))
+        rows: list[_Line] = []
+        # records, not iterrows: a Series per row costs milliseconds on a view of a large frame
+        for key, rec in zip(part.index, part.to_dict("records"), strict=True):
+            cells: list[_Cell] = []
             rank = int(rec[RANK])
             lo, hi = int(rec[RANK_LOW]), int(rec[RANK_HIGH])
             if rank:
                 span = f"{lo}\u2013{hi}" if (lo, hi) != (rank, rank) else ""
-                title = f"rank {rank} of {len(part)} in this coverage" + (
+                title = f"rank {rank} of {total} in this coverage" + (
                     f"; {span} possible given the 95% intervals" if span else ""
                 )
-                cells.append({"cls": "n", "text": str(rank), "sub": span, "title": title})
+                cells.append(_Cell("n", str(rank), span, title))
             else:
-                cells.append({"cls": "n", "text": score_text(None), "sub": "", "title": ""})
-            cells.append({"cls": "m", "text": str(rec["Model"]), "sub": "", "title": ""})
+                cells.append(_Cell("n", score_text(None), "", ""))
+            cells.append(_Cell("m", str(rec["Model"]), "", ""))
             overall = _score_cell(rec[spec.score_header], rec["Items"], rec[CI_LOW], rec[CI_HIGH])
             ci = (
                 ""
                 if _missing(rec[CI_LOW])
                 else interval_text(rec[CI_LOW], rec[CI_HIGH], tight=True)
             )
+            marks = ["n", "b" if key in best[spec.score_header] else "", overall["small"]]
             cells.append(
-                {
-                    "cls": " ".join(
-                        filter(
-                            None,
-                            ["n", "b" if key in best[spec.score_header] else "", overall["small"]],
-                        )
-                    ),
-                    "text": overall["text"],
-                    "sub": ci,
-                    "title": overall["title"],
-                }
+                _Cell(" ".join(filter(None, marks)), overall["text"], ci, overall["title"])
             )
             for col in spec.columns:
                 lo_key, hi_key = f"{col.header} {CI_LOW}", f"{col.header} {CI_HIGH}"
@@ -182,14 +232,7 @@ def board_html(
                 )
                 marks = ["n", "b" if key in best.get(col.header, ()) else "", cell["small"]]
                 marks.append("o" if col.optional or col.header in empty else "")
-                cells.append(
-                    {
-                        "cls": " ".join(filter(None, marks)),
-                        "text": cell["text"],
-                        "sub": "",
-                        "title": cell["title"],
-                    }
-                )
+                cells.append(_Cell(" ".join(filter(None, marks)), cell["text"], "", cell["title"]))
             flag = str(rec["Flag"])
             for name, _short, shown in INFO_COLUMNS:
                 source = "Params (B)" if name == "Params" else name
@@ -198,22 +241,30 @@ def board_html(
                 if name == "Type" and flag:
                     text, title = f"{text} \u2691", f"flagged by the operator: {flag}"
                 cls = " ".join(filter(None, ["n" if name == "Items" else "", "" if shown else "o"]))
-                cells.append({"cls": cls, "text": text, "sub": "", "title": title})
+                cells.append(_Cell(cls, text, "", title))
             params = rec["Params (B)"]
             rows.append(
-                {
-                    "key": key,
-                    "kind": "paper" if str(rec["Entry"]) == "paper" else "scored",
-                    "made": str(rec["Made with"]),
-                    "verified": "1" if str(rec["Type"]).startswith(VERIFIED_LABEL) else "",
-                    "params": "" if _missing(params) else f"{float(params):g}",
-                    "weights": next((k for k, v in WEIGHTS.items() if v == rec["Weights"]), ""),
-                    "reasoning": str(rec["Reasoning"]),
-                    "hub": str(rec["Hub model"]),
-                    "cells": cells,
-                }
+                _Line(
+                    key=key,
+                    kind="paper" if str(rec["Entry"]) == "paper" else "scored",
+                    made=str(rec["Made with"]),
+                    verified="1" if str(rec["Type"]).startswith(VERIFIED_LABEL) else "",
+                    params="" if _missing(params) else f"{float(params):g}",
+                    weights=next((k for k, v in WEIGHTS.items() if v == rec["Weights"]), ""),
+                    reasoning=str(rec["Reasoning"]),
+                    hub=str(rec["Hub model"]),
+                    cells=cells,
+                )
             )
-        sections.append({"coverage": section_coverage, "count": len(part), "rows": rows})
+        sections.append(
+            {
+                "coverage": section_coverage,
+                "count": len(part),
+                "total": total,
+                "more": not query and pager is None and len(part) < total,
+                "rows": rows,
+            }
+        )
     return render(
         "board.html",
         heads=heads,
@@ -226,6 +277,8 @@ def board_html(
         coverage=coverage,
         coverages=coverages,
         legend=legend,
+        pager=pager,
+        query=query,
         weights=WEIGHTS,
         small=SMALL_GROUP,
         small_mark=SMALL_MARK,

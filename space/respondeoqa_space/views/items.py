@@ -230,3 +230,29 @@ def summary(analysis: ItemAnalysis, shown: int) -> tuple[str, str]:
         "item's own answer format."
     )
     return text, terms
+
+
+BEING_MADE = (
+    "The item analysis of the board is being made (with many entries it takes a minute or "
+    "two); open this page again to see it."
+)
+"""What the Items page says before the first analysis is made (it never waits for one)."""
+
+
+def age_text(seconds: float, fresh: bool) -> str:
+    """When the analysis shown was made, and whether a newer one is coming."""
+    minutes = int(seconds // 60)
+    when = (
+        "less than a minute ago"
+        if minutes < 1
+        else f"{minutes} minute{'' if minutes == 1 else 's'} ago"
+        if minutes < 120
+        else f"{minutes // 60} hours ago"
+    )
+    text = f"Made {when}"
+    if fresh:
+        return text + ", from the board as it is now."
+    return (
+        text + ", from the board as it was then; an analysis of the board as it is now is "
+        "being made."
+    )

@@ -27,7 +27,7 @@ from markupsafe import Markup
 
 from ..answers import AnswerSheets
 from ..rows import is_scored, key_of, parse_entry_id, parse_key, short_label
-from ..service import ITEM_ANALYSIS, Space
+from ..service import ANALYSIS_WAIT, Space
 from ..store import Entry
 from ..views.answers import (
     FILTERS,
@@ -138,16 +138,11 @@ class AnswersPage:
 
     def _flagged(self, needed: bool) -> dict[str, str]:
         """The public suspected gold errors of the board's item analysis (id -> why). The
-        analysis is made once per data version (the Items page makes it too); it takes
-        minutes on a board of thousands of entries, so only the flagged walk (`needed`) waits
-        for it: the other walks show an item's flag when the analysis of this version is
-        there, and none before."""
-        if needed:
-            analysis = self.space.item_analysis()
-        else:
-            analysis = self.space.reads.peek(self.space.snapshot(), ITEM_ANALYSIS)
-            if analysis is None:
-                return {}
+        analysis is made in the background after writes (`Space.item_analysis`); only the
+        flagged walk (`needed`) waits for the current one, `ANALYSIS_WAIT` seconds at most (then
+        the last one made, as the Items page shows it); the other walks show the flags of the
+        last one made, never waiting."""
+        analysis = self.space.item_analysis(wait=ANALYSIS_WAIT if needed else False)
         return {it.id: it.why for it in analysis.flagged if not it.is_private}
 
     def view(self, query: Mapping[str, str] | None) -> AnswersView | None:

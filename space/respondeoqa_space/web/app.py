@@ -27,7 +27,7 @@ import gradio as gr
 
 from ..config import SpaceConfig
 from ..service import Space
-from ..views.columns import OVERVIEW
+from ..views.columns import OVERVIEW, VIEWS
 from ..views.frames import MOST_ENTRIES
 from . import clients, copy
 from .compare_page import compare_page
@@ -38,6 +38,7 @@ from .routes import (
     ABOUT_PAGE,
     BOARD_NAME,
     COMPARE_PAGE,
+    DOWNLOADS,
     ITEMS_PAGE,
     PAGES,
     REQUEST_PAGE,
@@ -121,7 +122,7 @@ def build_app(space: Space) -> gr.Blocks:
         # API clients read the board as data (every row, like the CSV), in their own group
         gr.api(leaderboard, api_name="leaderboard", concurrency_id="read-api")
     pages = {
-        COMPARE_PAGE: lambda: compare_page(space, READ),
+        COMPARE_PAGE: lambda: compare_page(space, demo, READ),
         ITEMS_PAGE: lambda: items_page(space, demo, READ),
         SIZE_PAGE: lambda: _size_page(space, demo),
         SUBMIT_PAGE: lambda: submit_page(space),
@@ -157,6 +158,10 @@ def _navbar() -> None:
     gr.Navbar(main_page_name=BOARD_NAME, elem_id="nav")
 
 
+DOWNLOADS_KEPT = 64 << 20
+"""Bytes of compressed downloads kept (each at most a quarter of it; a larger one goes out as
+it is)."""
+
 GC_THRESHOLD = 20_000
 """Allocations between two young-generation collections (Python's default: 700)."""
 
@@ -173,6 +178,27 @@ def settle_gc() -> None:
     gc.freeze()
     first, *older = gc.get_threshold()
     gc.set_threshold(max(first, GC_THRESHOLD), *older)
+
+
+def _warm(space: Space, page: Any) -> None:
+    """The main board of the current data version built (every stored entry decoded, the
+    cyclic collector paused meanwhile: its passes would walk the growing heap again and again,
+    and decoded reports make no cycles) and every view's records, then the collector told they
+    live long (settle_gc), then the item analysis asked for."""
+    gc.disable()
+    try:
+        snap = space.reads.refresh()
+        # each view's records too (about 0.3 s each at 10,000 entries, kept and updated by
+        # the rows a write changes): a view's first load is then its ranking and its page
+        for view in VIEWS:
+            snap.table(view)
+    except Exception:  # the first visitor builds what they need
+        log.exception("the boards were not built at start-up")
+    finally:
+        gc.enable()
+    settle_gc()
+    page.save()  # (a restart after a crash finds it too, if nothing changed since)
+    space.analyse_after_writes()
 
 
 def _interrupt(signum: int, frame: Any) -> None:
@@ -200,14 +226,18 @@ def launch(config: SpaceConfig | Space, *, prevent_thread_lock: bool = False) ->
         signal.signal(signal.SIGTERM, _interrupt)
     atexit.register(space.close)
     space.start()
-    # the default board built before the server listens: the first visitor after a restart
-    # does not wait for every stored entry to be decoded and released (8 s at 10,000 entries)
-    space.snapshot().board(None, None)
     settle_gc()
     app = _serving_app(space, demo)
-    app.state.board_page.current()  # the page too, compressed
+    page = app.state.board_page
+    if page.restore():  # the page kept at the last shutdown shows what the store holds
+        log.info("the main page kept at the last shutdown is served until it is built again")
+    atexit.register(page.save)
     server = _server(app, space.config.host, space.config.port)
     server.run_in_thread()
+    # the server listens as soon as the store is readable; the entries are decoded and the
+    # main page built now, in the background (a visitor who comes first waits for that build,
+    # not for a second one, unless the kept page is served), then the item analysis is made
+    threading.Thread(target=_warm, args=(space, page), name="warm-boards", daemon=True).start()
     # what Blocks.launch() sets, so that demo.close() stops the queue and this server
     demo.server, demo.app = server, app.state.gradio_app
     demo.server_name, demo.server_port = space.config.host, space.config.port
@@ -219,6 +249,7 @@ def launch(config: SpaceConfig | Space, *, prevent_thread_lock: bool = False) ->
             pass
         finally:
             demo.close(verbose=False)
+            page.save()
             space.close()  # a second close (atexit) finds nothing waiting
     return demo
 
@@ -231,11 +262,12 @@ def _serving_app(space: Space, demo: gr.Blocks) -> Any:
     from starlette.routing import Mount, Route
 
     from .answers_page import AnswersPage
-    from .board_page import BoardPage, font_stack
+    from .board_page import SAVED_PAGE, BoardPage, font_stack
     from .pagecache import AssetCache, CompressedAnswers, PageCache
 
     page = BoardPage(
         space,
+        saved=space.config.db.with_name(space.config.db.name + SAVED_PAGE),
         static=static,
         sans=SANS,
         mono=MONO,
@@ -259,6 +291,13 @@ def _serving_app(space: Space, demo: gr.Blocks) -> Any:
         Middleware(PageCache, paths=tuple(f"/{path}" for _, path in PAGES)),
         Middleware(AssetCache),
         Middleware(CompressedAnswers),
+        # the downloads too (the CSV of 10,000 entries: 3.4 MB as it is, a tenth compressed)
+        Middleware(
+            CompressedAnswers,
+            paths=tuple(f"/{path}" for path in DOWNLOADS),
+            max_bytes=DOWNLOADS_KEPT,
+            max_answer=DOWNLOADS_KEPT // 4,
+        ),
     ]
     routes = [Route("/", page, methods=["GET", "HEAD"]), *read_routes(space), *answers.routes()]
     app = FastAPI(routes=routes, middleware=middleware, openapi_url=None, docs_url=None)

@@ -7,18 +7,19 @@ from typing import Any
 
 import gradio as gr
 
+from ..rows import picker_label
 from ..service import Space
 from ..views import compare
 from . import copy
 from .events import message, message_box, page_heading, warning
 
 
-def compare_page(space: Space, read: dict[str, Any]) -> None:
+def compare_page(space: Space, demo: gr.Blocks, read: dict[str, Any]) -> None:
     """The page's components and events (inside `demo.route(...)`); `read` are the keyword
     arguments of the app's read events (outside the queue)."""
     page_heading(copy.COMPARE_TITLE, copy.COMPARE_HELP)
     pick = gr.Dropdown(
-        [],  # choices when it gets the focus
+        [],  # choices when the page opens
         multiselect=True,
         label="Entries to compare (two or more)",
         # entries newer than this page are not in its choices; the service resolves (and
@@ -99,10 +100,33 @@ def compare_page(space: Space, read: dict[str, Any]) -> None:
         concurrency_id="compare",
         concurrency_limit=space.limits.concurrency,
     ).then(show_parts, [pick], [shown, warned, *parts], api_visibility="private", **read)
-    pick.focus(
+    # the choices when the page opens: the board's first page of each coverage (thousands of
+    # options would cost the browser seconds); typing reaches every entry, found on the
+    # server. (Not on focus: its answer could come after a typed one's and replace it.)
+    demo.load(
         lambda: gr.update(choices=space.snapshot().choices()),
         None,
         [pick],
         api_visibility="private",
+        **read,
+    )
+
+    def typed(picked: list[str] | None, key: gr.KeyUpData) -> Any:
+        """The choices for what is typed: any row of the board whose number, model or
+        coverage holds it (`Snapshot.find`), beside the rows picked already."""
+        snap = space.snapshot()
+        found = snap.find(key.input_value)
+        kept = [(picker_label(row), k) for k in picked or [] if (row := snap.resolve(k))]
+        return gr.update(choices=list(dict.fromkeys([*kept, *found])))
+
+    pick.key_up(
+        typed,
+        [pick],
+        [pick],
+        api_visibility="private",
+        show_progress="hidden",
+        # every key asks ("always_last" sent the first key's text again in Gradio 6.31; "once"
+        # drops the keys typed while one is asked)
+        trigger_mode="multiple",
         **read,
     )

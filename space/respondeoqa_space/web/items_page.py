@@ -2,7 +2,8 @@
 charted (`service.Space.items_view`; the pure parts in `views/items.py`).
 
 Built by `build_app` inside its route (`items_page(space, demo, read)`). Filled when the page
-is opened and again on every filter change; the analysis itself is made once per data version.
+is opened and again on every filter change, from the last item analysis made (with its age):
+the analysis is made in the background after writes (`analyst.py`), never while a page waits.
 """
 
 from __future__ import annotations
@@ -16,6 +17,9 @@ from ..service import Space
 from ..views import items as item_views
 from . import copy
 from .events import folded_help, message, message_box, page_heading
+
+RECHECK_SECONDS = 3.0
+"""How often an Items page showing an older analysis asks whether a newer one is made."""
 
 
 def items_page(space: Space, demo: gr.Blocks, read: dict[str, Any]) -> None:
@@ -58,17 +62,26 @@ def items_page(space: Space, demo: gr.Blocks, read: dict[str, Any]) -> None:
     )
     chart = gr.Plot(label="Difficulty by category", elem_id="items-chart")
 
+    # while the analysis shown is not of the board as it is (or none is made yet), the page
+    # asks again every few seconds, and shows the new one when it is made
+    newer = gr.Timer(RECHECK_SECONDS, active=False)
+
     def show(*args: Any) -> tuple[Any, ...]:
         *picks, only, by = args
-        out = space.items_view(picks, only, by)
+        out = space.items_view(picks, only, by, wait=False)  # the last made: never waits
         more = (copy.ITEMS_TERMS_LABEL, out.terms) if out.terms else None
-        return message(out.message, more=more), item_views.items_display(out.table), out.difficulty
+        return (
+            message(out.message, more=more),
+            item_views.items_display(out.table),
+            out.difficulty,
+            gr.Timer(active=not out.fresh),
+        )
 
     def opened(*args: Any) -> tuple[Any, ...]:
         """Today's filter choices (a pick no longer present falls back to any), then the
         view."""
         *picks, only, by = args
-        analysis = space.item_analysis()
+        analysis = space.item_analysis(wait=False)
         updates, kept = [], []
         for key, pick in zip(item_views.FILTERS, picks, strict=True):
             choices = item_views.filter_choices(analysis, key)
@@ -78,8 +91,9 @@ def items_page(space: Space, demo: gr.Blocks, read: dict[str, Any]) -> None:
         return (*updates, *show(*kept, only, by))
 
     inputs = [*filters, flagged, chart_by]
-    outputs = [summary, table, chart]
+    outputs = [summary, table, chart, newer]
     demo.load(opened, inputs, [*filters, *outputs], api_visibility="private", **read)
+    newer.tick(opened, inputs, [*filters, *outputs], api_visibility="private", **read)
     controls: list[gr.Dropdown | gr.Checkbox | gr.Radio] = [*filters, flagged, chart_by]
     for control in controls:
         control.input(show, inputs, outputs, api_visibility="private", **read)

@@ -295,12 +295,14 @@ class AssetCache(_MemoryCache):
 
 
 class CompressedAnswers(_MemoryCache):
-    """Compress the answers of GET `paths` (the board's HTML) once for each distinct body.
+    """Compress the answers of GET `paths` (the board's HTML; the downloads) once for each
+    distinct body.
 
     The app answers every request (its answer is decided at request time); only the compressed
     bytes are kept, keyed by the body itself, so a body seen before costs a dictionary lookup
     (hashing it: about 0.1 ms for a 270 KB board) instead of a compression (about 5 ms). A new
-    data version makes new bodies; old ones leave as the least recently used.
+    data version makes new bodies; old ones leave as the least recently used. An answer larger
+    than `max_answer` (default: a sixteenth of `max_bytes`) goes out as it is.
     """
 
     def __init__(
@@ -308,9 +310,11 @@ class CompressedAnswers(_MemoryCache):
         app: ASGIApp,
         paths: tuple[str, ...] = (f"/{BOARD_ROUTE}",),
         max_bytes: int = 32 << 20,
+        max_answer: int | None = None,
     ) -> None:
         super().__init__(app, max_bytes)
         self.paths = paths
+        self.max_answer = max_bytes // 16 if max_answer is None else max_answer
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if not (
@@ -319,7 +323,7 @@ class CompressedAnswers(_MemoryCache):
             and scope.get("path") in self.paths
         ):
             return await self.app(scope, receive, send)
-        held = await held_answer(self.app, scope, receive, send, _no_cookie, self.max_bytes // 16)
+        held = await held_answer(self.app, scope, receive, send, _no_cookie, self.max_answer)
         if held is None:
             return
         headers, body = held

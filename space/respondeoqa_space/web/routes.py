@@ -1,14 +1,20 @@
 """The app's own HTTP routes, served outside Gradio (no session, no queue), from the read model.
 
-- `GET /board?view=&coverage=[&verified=1]`: the board's HTML, what a page load fetches
-  (`verified=1`: entries the leaderboard evaluated itself only);
+- `GET /board?view=&coverage=[&verified=1][&page=N][&q=text][&entry=e:12]`: the board's HTML,
+  what a page load fetches (`verified=1`: entries the leaderboard evaluated itself only;
+  `page`: the N-th page of BOARD_MAX_ROWS rows of a coverage; `q`: the rows of the coverage a
+  search finds, each with its rank; `entry`: the page that holds that entry's row);
 - `GET /board.csv?view=&coverage=[&verified=1]`: the same table as CSV, every entry;
 - `GET /entry?entry=e:12`: an entry's detail as HTML, what a row click fetches (404 with one
   line of HTML for an entry that is not shown), with links to its per-item results and to its
   answers (`/answers?entries=e:12`, web/answers_page.py);
 - `GET /entry.csv?entry=e:12`: an entry's public per-item results, decided at request time (a
   hidden or withdrawn entry's download answers 404);
-- `GET /item_analysis.csv`: the item analysis of the board's entries on the public items;
+- `GET /item_analysis.csv`: the item analysis of the board's entries on the public items: the
+  current data version's, waited for at most ANALYSIS_WAIT seconds (it is made in the
+  background after writes), else the last one made; `Last-Modified` and `X-Analysis-Age`
+  (seconds) say when it was made, `X-Analysis-Current` whether it is of the board as it is;
+  503 with `Retry-After` before the first one is made;
 - `GET /example.jsonl`: an example submission on the public items (synthetic responses, about
   60% right): the format to follow;
 - `POST /record/pull`: read the record again now (the operator, after `respondeoqa-space admin --repo`;
@@ -17,17 +23,20 @@
   (`respondeoqa-space admin record`, `Space.resolve_record`).
 
 Handlers are plain functions: Starlette runs them in its thread pool, never on the event loop.
+The downloads (CSV, JSONL) are sent compressed when the client accepts it
+(`pagecache.CompressedAnswers`, app.py).
 """
 
 from __future__ import annotations
 
 import hmac
+from email.utils import formatdate
 from typing import Any
 from urllib.parse import urlencode
 
 from ..readmodel import BOARD_ROUTE, CSV_ROUTE
 from ..rows import is_scored, key_of
-from ..service import Space
+from ..service import ANALYSIS_WAIT, Space
 from ..views.answers import Choice
 from ..views.answers import href as answers_link
 from ..views.detail import detail_html
@@ -53,6 +62,7 @@ EXAMPLE_ROUTE = "example.jsonl"
 PULL_ROUTE = "record/pull"
 TOKEN_HEADER = "x-record-token"
 NO_STORE = {"Cache-Control": "no-store"}
+DOWNLOADS = (CSV_ROUTE, ITEMS_ROUTE, ANALYSIS_ROUTE, EXAMPLE_ROUTE)
 
 
 def _attachment(name: str) -> dict[str, str]:
@@ -67,7 +77,9 @@ def read_routes(space: Space) -> list[Any]:
     def board(request: Any) -> Response:
         q = request.query_params
         verified = q.get("verified") == "1"
-        html = space.snapshot().board(q.get("view"), q.get("coverage"), verified)
+        html = space.reads.board(
+            q.get("view"), q.get("coverage"), verified, q.get("page"), q.get("q"), q.get("entry")
+        )
         return HTMLResponse(html, headers=NO_STORE)
 
     def detail(request: Any) -> Response:
@@ -104,8 +116,22 @@ def read_routes(space: Space) -> list[Any]:
         return Response(data, media_type="text/csv; charset=utf-8", headers=_attachment(name))
 
     def analysis_csv(request: Any) -> Response:
-        name, data = space.item_analysis_csv()
-        return Response(data, media_type="text/csv; charset=utf-8", headers=_attachment(name))
+        found = space.item_analysis_download(ANALYSIS_WAIT)
+        if found is None:
+            return PlainTextResponse(
+                "the item analysis is being made; try again in a minute",
+                status_code=503,
+                headers={"Retry-After": "30", **NO_STORE},
+            )
+        name, data, made = found
+        when = {
+            "Last-Modified": formatdate(made.made, usegmt=True),
+            "X-Analysis-Age": str(int(made.age())),
+            "X-Analysis-Current": "1" if made.version == space.store.data_version() else "0",
+        }
+        return Response(
+            data, media_type="text/csv; charset=utf-8", headers=_attachment(name) | when
+        )
 
     def example(request: Any) -> Response:
         return Response(

@@ -7,8 +7,13 @@
 //   table from the same route (the board is aria-busy meanwhile); only the latest answer is
 //   shown;
 // - a header click sorts the rows of each coverage section (ranks restart per section);
-// - the search box and the Filters menu (size, weights, reasoning, the paper's rows, entries
-//   the leaderboard evaluated) hide rows; the Columns menu shows the optional columns;
+// - the search box hides the rows shown that do not match at once, then asks the board route
+//   for every row of the coverage that matches (`q`: model, submitter, entry number...), each
+//   with its rank; the pager's buttons fetch another page of a coverage's rows (the board
+//   shows BOARD_MAX_ROWS of them at a time), and a section cut short on "every coverage"
+//   offers the next page of its coverage;
+// - the Filters menu (size, weights, reasoning, the paper's rows, entries the leaderboard
+//   evaluated) hides rows; the Columns menu shows the optional columns;
 // - a click on an entry's row marks it and announces its key (a `respondeoqa-entry` event):
 //   the entry detail's script (detail.js) fetches and shows it;
 // - an entry the detail shows (a `respondeoqa-shown` event: its key, its coverage and how it
@@ -38,12 +43,19 @@ if (!props.value) {
       if (!state.loads) props.value = html;  // unless a pick of this page load came first
     });
 }
-function load(view, coverage) {
+const SEARCH_WAIT = 250;  // ms after the last key before the server is asked
+function load(view, coverage, page, entry) {
   const mine = ++state.loads;
   element.setAttribute("aria-busy", "true");
   const url = new URL(props.board_src, location.href);
   url.searchParams.set("view", view);
   url.searchParams.set("coverage", coverage);
+  url.searchParams.delete("page");
+  url.searchParams.delete("q");
+  if (page && page > 1) url.searchParams.set("page", String(page));
+  if (state.query.trim()) url.searchParams.set("q", state.query.trim());
+  url.searchParams.delete("entry");
+  if (entry) url.searchParams.set("entry", entry);  // the page of its coverage that holds it
   fetch(url, {cache: "no-store"})
     .then((r) => (r.ok ? r.text() : Promise.reject(r.status)))
     .then((html) => html, () => props.board_error)
@@ -80,12 +92,13 @@ function mark() {
 function reveal(shown) {
   const tr = mark();
   const coverage = element.querySelector('select[data-board="coverage"]');
-  const other = coverage && coverage.value !== shown.coverage
-    && Array.from(coverage.options).some((o) => o.value === shown.coverage);
-  if (!tr && other && !shown.fetched) {
+  const listed = coverage && Array.from(coverage.options).some((o) => o.value === shown.coverage);
+  if (!tr && listed && !shown.fetched) {
+    // its coverage's table, at the page that holds its row (a search is cleared: it hid it)
     state.pending = {...shown, fetched: true};  // again once that table is in
+    state.query = "";
     coverage.value = shown.coverage;
-    load(element.querySelector('select[data-board="view"]').value, shown.coverage);
+    load(element.querySelector('select[data-board="view"]').value, shown.coverage, 1, shown.key);
     return;
   }
   if (tr && shown.how === "address") tr.scrollIntoView({block: "center"});
@@ -185,10 +198,23 @@ function restoreControls() {
   }
 }
 
+const picked = (name) => {
+  const select = element.querySelector(`select[data-board="${name}"]`);
+  return select ? select.value : "";
+};
+let searching = null;
+function search() {
+  // the rows shown are filtered at once; every row of the coverage that matches comes next
+  clearTimeout(searching);
+  searching = setTimeout(() => load(picked("view"), picked("coverage"), 1), SEARCH_WAIT);
+}
+
 element.addEventListener("input", (e) => {
   const t = e.target;
   if (t.classList.contains("board-search")) {
+    const before = state.query.trim();
     state.query = t.value;
+    if (state.query.trim() !== before) search();
   } else if (t.dataset.filter) {
     state.filters[t.dataset.filter] = t.type === "checkbox" ? t.checked : t.value;
   } else if (t.dataset.col !== undefined) {
@@ -207,8 +233,7 @@ element.addEventListener("input", (e) => {
 element.addEventListener("change", (e) => {
   const pick = e.target.closest("select[data-board]");
   if (pick) {
-    const value = (name) => element.querySelector(`select[data-board="${name}"]`).value;
-    load(value("view"), value("coverage"));
+    load(picked("view"), picked("coverage"), 1);
     return;
   }
   if (e.target.tagName === "SELECT") e.target.dispatchEvent(new Event("input", {bubbles: true}));
@@ -220,6 +245,12 @@ element.addEventListener("toggle", (e) => {
 element.addEventListener("click", (e) => {
   for (const menu of element.querySelectorAll("details.board-menu[open]")) {
     if (!menu.contains(e.target)) menu.open = false;  // a click elsewhere closes a menu
+  }
+  const pager = e.target.closest("button[data-page]");
+  if (pager) {
+    // a page of this coverage, or (a section cut short on "every coverage") of that one
+    load(picked("view"), pager.dataset.coverage || picked("coverage"), Number(pager.dataset.page));
+    return;
   }
   const th = e.target.closest("table.board thead th[data-heading]");
   if (th) {
