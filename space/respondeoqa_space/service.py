@@ -242,7 +242,7 @@ class Space:
         if self.gold.has_private:
             log.info(
                 "what probing can learn: at most %.1f bits about private answers per stored "
-                "entry (k = %d; README: Safety)",
+                "entry (k = %d; docs/leaderboard-safety.md)",
                 self.release_bound,
                 self.limits.min_private_items,
             )
@@ -517,7 +517,7 @@ class Space:
 
     def item_analysis_csv(self) -> tuple[str, bytes]:
         """(file name, bytes) of the current data version's item analysis of the public items,
-        every column of `respondeoqa-eval items` (README: Item analysis)."""
+        every column of `respondeoqa-eval items` (docs/item-analysis.md)."""
         found = self.item_analysis_download(True)
         assert found is not None  # waited for: made, or an error raised
         return found[:2]

@@ -264,7 +264,7 @@ FORMAT_LEGEND = (
     "lenient rule reads one; Points: what those readings would score, summed (not a count: a "
     "feet item scores its share of feet right). Lenient % scores every "
     "item's lenient reading (the paper's answer where it is well-formed); it is not the "
-    "paper's number. Rules: README, Format compliance."
+    "paper's number. Rules: docs/format-compliance.md."
 )
 
 

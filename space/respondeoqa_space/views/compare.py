@@ -222,7 +222,7 @@ FORMAT_GAP_DIMENSIONS = ("by_task", "by_content", "by_language_pair")
 
 def format_gap_frame(entries: Sequence[tuple[str, Report]]) -> pd.DataFrame:
     """What the answer format cost each picked entry per category: lenient minus paper
-    accuracy in points (README: Format compliance), with the items each rests on; one column
+    accuracy in points (docs/format-compliance.md), with the items each rests on; one column
     per entry, "—" where it has no such group or no format part (the paper's rows)."""
     labels = [label for label, _ in entries]
     rows: list[dict[str, str]] = []

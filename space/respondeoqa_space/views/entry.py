@@ -126,7 +126,7 @@ def _format_rows(
     add: Callable[[str, str, Cell], None],
     add_acc: Callable[[str, str, Score | None], None],
 ) -> None:
-    """How much of the error is the answer format (README: Format compliance): the unanswered
+    """How much of the error is the answer format (docs/format-compliance.md): the unanswered
     share, the format failures a lenient rule reads, the lenient accuracy and its gap to the
     paper's, overall and per task; nothing for a report without that part (the paper's rows)."""
     fc = report.format_compliance

@@ -44,7 +44,7 @@ def compare_page(space: Space, demo: gr.Blocks, read: dict[str, Any]) -> None:
     )
     format_table = gr.Dataframe(
         label="What the answer format cost, per category: lenient minus paper "
-        "accuracy (points, beyond the paper; README: Format compliance)",
+        "accuracy (points, beyond the paper; docs/format-compliance.md)",
         interactive=False,
         visible=False,
         max_height=420,

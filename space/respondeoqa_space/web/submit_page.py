@@ -64,7 +64,7 @@ def submit_page(space: Space) -> None:
             elem_id="reasoning",
         )
     # an initial value makes a field optional to API clients (`view_api`); its name there is
-    # the handler's parameter name, the README's
+    # the handler's parameter name, docs/leaderboard-api.md's
     link = gr.Textbox("", label="Link (optional, http/https)", elem_id="link")
     note = gr.Textbox(
         "", label="How the predictions were produced (optional)", lines=3, elem_id="note"
