@@ -22,12 +22,13 @@
 //   submission's answer gives), the marked row is scrolled into view; either way a
 //   `respondeoqa-marked` event says whether the row is on the board.
 // Listeners sit on the root, which stays when a new table arrives; sort, filters, picked
-// columns, the marked row and the legend's open state are applied again then, and the picked
-// columns are kept in localStorage, the breakdown and coverage in sessionStorage
-// (board_page.js reads them on the next page load of this browser tab).
+// columns, the marked row, the open menu and the legend's open state are applied again then,
+// and the picked columns are kept in localStorage, the breakdown and coverage in
+// sessionStorage (board_page.js reads them on the next page load of this browser tab).
 const state = {
   query: "", sortCol: null, sortDir: 1, filters: {paper: true}, cols: {}, legend: false, loads: 0,
   picked: null, pending: null,  // the marked row's key; a shown entry awaiting its table
+  menu: null,  // the open menu's class (board-filters, board-columns): a new table keeps it open
 };
 try {
   state.cols = JSON.parse(localStorage.getItem("respondeoqa-columns") || "{}");
@@ -189,6 +190,9 @@ function showColumns() {
 function restoreControls() {
   const legend = element.querySelector("details.board-legend");
   if (legend) legend.open = state.legend;
+  for (const menu of element.querySelectorAll("details.board-menu")) {
+    menu.open = menu.classList.contains(state.menu);  // a search's answer came with it open
+  }
   const box = element.querySelector(".board-search");
   if (box && box.value !== state.query) box.value = state.query;
   for (const input of element.querySelectorAll("[data-filter]")) {
@@ -241,6 +245,11 @@ element.addEventListener("change", (e) => {
 // `toggle` does not bubble: caught on its way down
 element.addEventListener("toggle", (e) => {
   if (e.target.matches && e.target.matches("details.board-legend")) state.legend = e.target.open;
+  if (e.target.matches && e.target.matches("details.board-menu")) {
+    const name = Array.from(e.target.classList).find((c) => c !== "board-menu");
+    if (e.target.open) state.menu = name;
+    else if (state.menu === name) state.menu = null;
+  }
 }, true);
 element.addEventListener("click", (e) => {
   for (const menu of element.querySelectorAll("details.board-menu[open]")) {
