@@ -9,8 +9,8 @@ A thin wrapper: the builder lives in the `respondeoqa-eval` package
     builder.download_and_prepare()
     ds = builder.as_dataset(split="test")
 
-or load the Parquet folder written by `respondeoqa-eval dataset build`:
-`load_dataset("respondeoqa", "public")`.
+or load a config of the Parquet folder written by `respondeoqa-eval dataset build` as the command
+prints it: `load_dataset("parquet", data_dir="<folder>/public", split="test")`.
 
 Terms: the two textbooks are public domain; NLE material may not be used to generate profit;
 Certamen is copyrighted and hosted by the Junior Classical League. Certamen and NLE are never

@@ -63,6 +63,34 @@ def test_csv_same_columns(tmp_path, public_gold, first):
     assert preds.by_id[js.id].text == "Thisben" and preds.by_id[js.id].extracted
 
 
+@pytest.mark.parametrize(
+    ("header", "said"),
+    [
+        (["id", "prediction", "model"], "it has the columns 'id', 'prediction', 'model'"),
+        (["question"], "it has the column 'question'"),
+        ([f"c{i}" for i in range(11)], "'c7' and 3 more"),
+        (["x" * 200], "it has the column 'xxxx"),
+    ],
+    ids=["three", "one", "many", "long"],
+)
+def test_csv_without_an_answer_column_names_the_columns_it_found(
+    tmp_path, public_gold, first, header, said
+):
+    """A CSV header without `response` or `answer`: one line that says what is needed and
+    which columns the file has (a long name cut short, many columns counted)."""
+    path = tmp_path / "wrong.csv"
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(header)
+        w.writerow([first[JS].id] + ["x"] * (len(header) - 1))
+    with pytest.raises(InputError) as err:
+        load_predictions(path, public_gold)
+    message = str(err.value)
+    assert "the CSV header needs a 'response' or an 'answer' column" in message
+    assert said in message and "\n" not in message
+    assert len(message) < len(str(path)) + 250, message
+
+
 def test_paper_layout_folder_file_name_tells_language(tmp_path, public_gold, first):
     qid = first[FEET_EN].question_id
     folder = tmp_path / "responses"

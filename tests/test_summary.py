@@ -135,8 +135,35 @@ def test_every_row_name_is_distinct_and_says_something(public_gold):
     assert " 0.0 to  0.0 " not in text and " 0.0 to 0.0 " not in text
     assert "— where every item of a group scores alike" in " ".join(text.split())
     # the Format section sums points (feet give partial credit): its header says so
-    header = _line(text, r"  +Items +No prediction +Answered +Format failures +Points .*")
-    assert "Right" not in header
+    top = _line(text, r" +No +Format +Lenient")
+    header = _line(text, r"  +Items +prediction +Answered +failures +Points +Acc\. % +% +Gap")
+    # each two-line header's words stand over its column (bottom-aligned: the right ends meet)
+    for word, under in (("No", "prediction"), ("Format", "failures"), ("Lenient", "%")):
+        assert top.index(word) + len(word) == header.rindex(under) + len(under), (word, under)
+    assert "Right" not in header + top
+
+
+SUMMARY_WIDTH = 100
+"""The widest line a `score` summary may print (a terminal, an issue, an e-mail)."""
+
+
+def test_every_summary_line_fits_100_characters(public_gold):
+    """Every table and paragraph of the summary fits 100 characters (the Format table was
+    108: its headers in one line each), whatever the predictions; a sacreBLEU signature
+    (one token, to copy whole: its label is the line's only other text) is the exception."""
+    partial = evaluate(_feet_right(public_gold), public_gold, bootstrap=50).summary()
+    wrong = [{"id": r.id, "response": "no answer line"} for r in public_gold.records]
+    failing = evaluate(wrong, public_gold, bootstrap=50).summary()
+    for text in (partial, failing):
+        assert "Format (beyond the paper)" in text
+        lines = text.splitlines()
+        signatures = lines.index("  sacreBLEU signatures:")
+        for line in lines[:signatures]:
+            assert len(line) <= SUMMARY_WIDTH, (len(line), line)
+        for line in lines[signatures + 1 :]:
+            if re.fullmatch(r"    (BLEU|chrF) → \S+(?: \(.*\))? +\S+", line):
+                continue  # a signature
+            assert len(line) <= SUMMARY_WIDTH, (len(line), line)
 
 
 def test_the_whole_benchmark_gets_no_banner():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
+import secrets
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +15,38 @@ from .errors import InputError
 
 __all__ = ["decode_utf8", "parse_json", "read_json", "write_bytes_atomic", "write_text_atomic"]
 
+_TRIES = 100  # names tried before giving up (tempfile's own count)
+
+
+def open_new_file(folder: Path, prefix: str, suffix: str) -> tuple[int, Path]:
+    """A new file of a name no other file has (`prefix` + random + `suffix`) in `folder`, open
+    for writing: its descriptor and path.
+
+    Created with mode 0o666, which the kernel narrows by the user's umask as for any file
+    (`touch`: -rw-r--r-- under umask 022): `tempfile.mkstemp` makes it owner-only (0o600),
+    and a report or a dataset written through it, renamed into place, stayed so. Nothing
+    reads or changes the process's umask (no race with other threads)."""
+    for _ in range(_TRIES):
+        path = Path(folder) / f"{prefix}{secrets.token_hex(6)}{suffix}"
+        try:
+            return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), path
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"{folder}: no unused temporary name after {_TRIES} tries")
+
+
+def make_new_dir(parent: Path, prefix: str) -> Path:
+    """A new empty folder in `parent` (`prefix` + random), with the user's umask
+    (`tempfile.mkdtemp` makes it owner-only, 0o700): see `open_new_file`."""
+    for _ in range(_TRIES):
+        path = Path(parent) / f"{prefix}{secrets.token_hex(6)}"
+        try:
+            path.mkdir(0o777)
+            return path
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"{parent}: no unused temporary name after {_TRIES} tries")
+
 
 def write_text_atomic(path: Path, text: str) -> None:
     """Write `text` to `path` through a temporary file and a rename: never a half-written file."""
@@ -22,16 +54,16 @@ def write_text_atomic(path: Path, text: str) -> None:
 
 
 def write_bytes_atomic(path: Path, data: bytes) -> None:
-    """`write_text_atomic` of bytes."""
+    """`write_text_atomic` of bytes; the file gets the user's umask (`open_new_file`)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = open_new_file(path.parent, f".{path.name}.", ".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
 
 

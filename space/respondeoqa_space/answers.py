@@ -5,7 +5,7 @@ An entry keeps its prediction rows (the raw responses, or the answers it gave al
 extracted) in one compressed blob (`store.compact`), and its per-item results without the
 lenient readings. A sheet is both, for the entry's public items only: each item's raw
 response, the answer the paper's rules extract, its score, and the lenient reading beside it
-(README: Format compliance), scored anew from the kept rows with this Space's evaluator and
+(docs/format-compliance.md), scored anew from the kept rows with this Space's evaluator and
 gold (as `respondeoqa-space admin rescore` would score them). Rows of private items (Certamen,
 NLE) are dropped once the blob is decoded, before anything is scored: a sheet never holds
 one, so nothing built on a sheet can show one.

@@ -87,7 +87,7 @@ def _register_serve(sub: argparse._SubParsersAction) -> None:
         description=(
             "Start the leaderboard: SQLite store, public gold (plus the private files of "
             "--data-dir), the paper's rows. Every setting is also an environment variable "
-            "(README, 'Leaderboard Space')."
+            "(docs/leaderboard-operating.md)."
         ),
     )
     p.add_argument(

@@ -3,8 +3,9 @@
 `SpaceConfig.from_env` reads each variable of the table once, checks its type and range, and
 fails with one line naming the variable (`InputError`; the CLI exits 2). `respondeoqa-space serve`
 (whose options override the environment), the operator tools and the Hub Space entry point
-(`space/app.py`) all build their config here. The settings tables of the README and of
-`space/README.md` are rendered from `SETTINGS` (`settings_markdown`; a test keeps them equal).
+(`space/app.py`) all build their config here. The settings table of
+docs/leaderboard-operating.md is rendered from `SETTINGS` (`settings_markdown`; a test keeps
+them equal).
 The Hugging Face Jobs hardware, its prices and the flavor rule of `respondeoqa-space dispatch` are one
 table too, in `space/jobs/flavors.py`.
 """

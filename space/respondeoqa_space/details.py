@@ -69,7 +69,7 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("extracted", "the answer the paper's rules read (PROTOCOL 3); null when none"),
     ("score", "its score (PROTOCOL 4); null for translations, scored as a corpus (BLEU)"),
     ("missing", "no prediction for the item: it scores 0 and still counts"),
-    ("lenient_answer", "the lenient reading (beyond the paper; README: Format compliance)"),
+    ("lenient_answer", "the lenient reading (beyond the paper; docs/format-compliance.md)"),
     ("lenient_rule", "\"paper\" (the paper's answer kept), a rule's name, or null: none read"),
     ("lenient_score", "its score (null for translations)"),
     ("format_cost", "the answer format cost points here: the paper's rules read nothing usable"),

@@ -1,5 +1,5 @@
 """What the leaderboard releases of values that rest on private items (Certamen, NLE), and the
-bound on what probing can learn from them (README: Safety, "What probing can learn").
+bound on what probing can learn from them (docs/leaderboard-safety.md, "What probing can learn").
 
 A submitter chooses every answer, so a value's public part is theirs to set and its private
 part is what they probe. Every released value is therefore made of:
@@ -58,7 +58,8 @@ Z95 = 1.959963984540054
 
 NOTE = (
     "— : not shown because it rests on fewer than {k} private (Certamen/NLE) items; values "
-    "that rest on private items are released in steps of {k} private items (README: Safety)."
+    "that rest on private items are released in steps of {k} private items "
+    "(docs/leaderboard-safety.md)."
 )
 
 

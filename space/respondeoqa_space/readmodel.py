@@ -310,13 +310,17 @@ class Snapshot:
         verified: object = False,
         page: object = 1,
         query: object = "",
+        entry: object = None,
     ) -> str:
         """The board's HTML (its CSV link, caption, pager, record notice and table): a page
         of the rows of a coverage, or of the rows `query` finds in it (model, submitter,
         entry number, type: `SEARCHED`), each with its rank in its coverage. Every coverage:
-        the first page of each, a section each."""
+        the first page of each, a section each. `entry` (a row's key, no `query`): the page
+        of the coverage that holds its row, instead of `page`."""
         view, coverage, verified = view_of(view), self.coverage_of(coverage), verified is True
         text, number = search_text(query), page_number(page)
+        if entry and not text and coverage != frames.ALL_COVERAGES:
+            number = self.page_of(view, coverage, verified, str(entry)) or number
         if text:  # a client's string: built for this request only
             return self._board(view, coverage, verified, number, text)
         if coverage == frames.ALL_COVERAGES:
@@ -326,6 +330,13 @@ class Snapshot:
         if number == 1:
             return self._once(("board", view, coverage, verified), build)
         return self._cached(self, ("board", view, coverage, verified, number), build)
+
+    def page_of(self, view: str, coverage: str, verified: bool, key: str) -> int | None:
+        """The page of a coverage's board that holds the row of `key` (None: none does)."""
+        ranked = self.ranking(view, coverage, verified)
+        keys = self.table(view).index.to_numpy()[ranked.order]
+        at = np.flatnonzero(keys == key)
+        return int(at[0]) // BOARD_MAX_ROWS + 1 if len(at) else None
 
     def pages(self, view: str, coverage: str, verified: bool = False) -> int:
         """How many pages of BOARD_MAX_ROWS rows the board of a coverage has (at least 1)."""
@@ -626,6 +637,7 @@ class ReadModel:
         verified: object = False,
         page: object = 1,
         query: object = "",
+        entry: object = None,
     ) -> tuple[Version, str]:
         """The board's HTML for a request (`Snapshot.board`), and the data version it is of.
         A first page without a search is the current version's when it is built; else the
@@ -633,8 +645,8 @@ class ReadModel:
         when the current version only adds rows to that one; else the current one, built now
         (module docstring)."""
         snap = self.snapshot()
-        if search_text(query) or page_number(page) > 1:
-            return snap.version, snap.board(view, coverage, verified, page, query)
+        if search_text(query) or page_number(page) > 1 or entry:
+            return snap.version, snap.board(view, coverage, verified, page, query, entry)
         key = (view_of(view), snap.coverage_of(coverage), verified is True)
         if not snap.has(("board", *key)):
             with self._built_lock:

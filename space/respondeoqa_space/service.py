@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import tempfile
 import threading
 import traceback
@@ -95,9 +96,10 @@ class SubmitOutcome:
 
 @dataclass
 class ItemsOutcome:
-    message: str
+    message: str  # what the table shows
     table: pd.DataFrame
     difficulty: go.Figure
+    terms: str = ""  # what its columns and flags mean
     fresh: bool = True  # of the current data version (else a newer one is being made)
 
 
@@ -129,6 +131,17 @@ ANALYSIS_WAIT = 30.0
 (then the last one made)."""
 EMPTY_BREAKDOWN = pd.DataFrame(columns=["Group", "Key", "Metric", "Score", "95% CI", "Items"])
 SUBMIT_REFUSED = "Not accepted"  # how every refused submission's message starts
+STORED_AS = re.compile(r"(?:Already stored|Stored) as entry #(\d+)\b")
+"""How the message of a stored submission starts (`Space.submit`), with its entry's number."""
+
+
+def stored_entry(message: str | None) -> int | None:
+    """The entry a submission's message says it is stored as (None when it was not): the
+    Submit page links to it."""
+    found = STORED_AS.match(message or "")
+    return int(found.group(1)) if found else None
+
+
 NOT_STORED = "Not stored"  # accepted and scored, but it could not be stored
 WITHDRAW_REFUSED = "Not withdrawn"  # how every refused withdrawal's message starts
 
@@ -245,7 +258,7 @@ class Space:
         if self.gold.has_private:
             log.info(
                 "what probing can learn: at most %.1f bits about private answers per stored "
-                "entry (k = %d; README: Safety)",
+                "entry (k = %d; docs/leaderboard-safety.md)",
                 self.release_bound,
                 self.limits.min_private_items,
             )
@@ -537,17 +550,17 @@ class Space:
             what="difficulty chart",
         )
         fresh = found is not None and found.version == self.store.data_version()
-        if found is None:
-            message = item_views.BEING_MADE
-        else:
-            message = item_views.summary(analysis, len(kept))
+        message, terms = item_views.BEING_MADE, ""
+        if found is not None:
+            message, terms = item_views.summary(analysis, len(kept))
             if not wait:
                 message += " " + item_views.age_text(found.age(), fresh)
-        return ItemsOutcome(message, item_views.item_table(kept), figure, fresh)
+        table = item_views.item_table(kept)
+        return ItemsOutcome(message, table, figure, terms=terms, fresh=fresh)
 
     def item_analysis_csv(self) -> tuple[str, bytes]:
         """(file name, bytes) of the current data version's item analysis of the public items,
-        every column of `respondeoqa-eval items` (README: Item analysis)."""
+        every column of `respondeoqa-eval items` (docs/item-analysis.md)."""
         found = self.item_analysis_download(True)
         assert found is not None  # waited for: made, or an error raised
         return found[:2]

@@ -48,7 +48,7 @@ def opaque_ids(gold: GoldSet) -> Opaque:
     """The identifiers the leaderboard neither confirms nor denies in a refusal: every one not
     shaped like a public item's (its source's prefix, `latin-grammar-junior-scholarship_...`),
     decided from the string alone, so a refusal never tells a valid private id from a made-up
-    one (README: Safety)."""
+    one (docs/leaderboard-safety.md)."""
     public = {r.id.split("_", 1)[0] + "_" for r in gold.records if not r.is_private}
     private = {r.id.split("_", 1)[0] + "_" for r in gold.records if r.is_private}
     prefixes = tuple(sorted(public - private))

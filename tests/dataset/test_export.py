@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 from collections import Counter
@@ -314,3 +316,100 @@ def test_no_data_dir_builds_from_the_pinned_public_download(tmp_path, monkeypatc
     assert result.config_rows["public"] == len(raw_rows(PUBLIC_FILES_DIR, "public"))
     assert len(list((tmp_path / "cache").rglob("*.json"))) == 6
     assert len(server.requests) == 6  # each pinned file fetched once, then served from the cache
+
+
+def test_difficulty_the_source_does_not_give_is_null_not_the_word_unknown(
+    public_build, private_build, private_dir
+):
+    """The upstream files write `"difficulty": "unknown"` where the source gives no level
+    (every public item): the dataset's rows hold a missing value there and each level as the
+    file gives it; the card says the column is nullable."""
+    raw_public = raw_rows(PUBLIC_FILES_DIR, "public")
+    assert {r["difficulty"] for r in raw_public} == {"unknown"}  # the textbooks give no level
+    assert [r["difficulty"] for r in parquet_rows(public_build.folder)["public"]] == [None] * len(
+        raw_public
+    )
+    for config, rows in parquet_rows(private_build.folder).items():
+        given = Counter(r["difficulty"] for r in raw_rows(private_dir, config))
+        expected = Counter({(None if k == "unknown" else k): n for k, n in given.items()})
+        assert Counter(r["difficulty"] for r in rows) == expected, config
+    card = (public_build.folder / "README.md").read_text(encoding="utf-8")
+    row = next(line for line in card.splitlines() if line.startswith("| `difficulty` |"))
+    assert "nullable" in row and "`unknown`" not in row, row
+
+
+@pytest.mark.slow
+def test_printed_load_command_works_as_printed(public_build, tmp_path):
+    """`dataset build` prints a line of Python that loads its default config: run as printed
+    from another folder, with the Hub reachable only at a closed port (no offline switch), it
+    reads this build's rows, not the Hub and not the cached rows of another build of the
+    same folder name loaded before."""
+    out = tmp_path / "printed" / "respondeoqa"
+    proc = subprocess.run(
+        [sys.executable, "-m", "respondeoqa_eval.cli", "dataset", "build"]
+        + ["--data-dir", str(PUBLIC_FILES_DIR), "--output", "printed/respondeoqa"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    (line,) = [x for x in proc.stdout.splitlines() if x.startswith("load with: ")]
+    command = line.removeprefix("load with: ")
+    # another build of the same name, ten rows, loaded first into the same cache
+    stale = tmp_path / "elsewhere" / "respondeoqa"
+    shutil.copytree(out, stale)
+    parquet = stale / "public" / "test-00000-of-00001.parquet"
+    pq.write_table(pq.read_table(parquet).slice(0, 10), parquet)
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_OFFLINE")}
+    env.update(HF_HOME=str(tmp_path / "hf_home"), HF_ENDPOINT="http://127.0.0.1:9")
+    env.pop("HF_DATASETS_CACHE", None)
+    elsewhere = command.replace(str(out.resolve()), str(stale.resolve()))
+    assert elsewhere != command, command  # the printed line names the build's absolute folder
+    rows = {}
+    for name, code in (("stale", elsewhere), ("printed", command)):
+        run = subprocess.run(
+            [sys.executable, "-c", f"import datasets\nds = {code}\nprint(len(ds), ds[0]['id'])"],
+            cwd=tmp_path / "elsewhere",
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert run.returncode == 0, (name, code, run.stderr[-2000:])
+        rows[name] = int(run.stdout.split()[-2])
+    assert rows == {"stale": 10, "printed": len(raw_rows(PUBLIC_FILES_DIR, "public"))}
+
+
+def _section(path: Path, heading: str) -> str:
+    """The text under `heading` in the Markdown file `path`, up to the next heading of its
+    level, on one line."""
+    text = path.read_text(encoding="utf-8")
+    level = heading.split(" ", 1)[0]
+    return " ".join(text.split(f"\n{heading}\n", 1)[1].split(f"\n{level} ", 1)[0].split())
+
+
+def test_readme_names_only_the_configs_a_build_writes(public_build, private_build):
+    """The README's dataset section names, as a public build's configs, exactly the folders a
+    public build writes, and, as what `--include-private` adds, exactly the others of a
+    private build; the dataset page's table says which are built always and which with
+    `--include-private`, the same: no config a reader looks for in vain."""
+    written = {p.name for p in public_build.folder.iterdir() if p.is_dir()}
+    assert written == set(public_build.config_rows)
+    extra = {p.name for p in private_build.folder.iterdir() if p.is_dir()} - written
+    section = _section(REPO_ROOT / "README.md", "## Loading the dataset")
+    public = re.search(r"A public build writes the configs (.*?)\. ", section)
+    added = re.search(
+        r"--include-private` builds the whole benchmark and adds the configs (.*?) \(", section
+    )
+    assert public and added, section[:400]
+    assert set(re.findall(r"`([a-z_-]+)`", public.group(1))) == written
+    assert set(re.findall(r"`([a-z_-]+)`", added.group(1))) == extra
+    page = (REPO_ROOT / "docs" / "dataset.md").read_text(encoding="utf-8")
+    table = page.split("\n## Configs\n", 1)[1].split("\n## ", 1)[0]
+    built: dict[str, set[str]] = {"always": set(), "with `--include-private`": set()}
+    for line in table.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and cells[2] in built:
+            built[cells[2]] |= set(re.findall(r"`([a-z_-]+)`", cells[0]))
+    assert built == {"always": written, "with `--include-private`": extra}, built

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from respondeoqa_eval.data.breakdowns import groups_of
 from respondeoqa_eval.data.gold import GoldSet
 from respondeoqa_eval.data.records import Record
@@ -202,6 +203,9 @@ def leaderboard(
     return board_rows(client.predict(view, coverage, api_name="/leaderboard"))
 
 
+VOID_TAGS = {"wbr", "br"}  # no end tag, no text: a break opportunity inside a cell's text
+
+
 class _BoardParser(HTMLParser):
     """Reads the board's HTML table: the columns (by their CSV name, `data-name`), and per data
     row its cells' main text, the text under it, its tooltip, its marks and the row's facts."""
@@ -234,7 +238,7 @@ class _BoardParser(HTMLParser):
             self._cell = {"text": [], "sub": [], "title": a.get("title", "")}
             self._cell["classes"] = a.get("class", "").split()
             self._inner = []
-        elif self._cell is not None:
+        elif self._cell is not None and tag not in VOID_TAGS:
             self._inner.append("sub" if "sub" in a.get("class", "").split() else tag)
 
     def handle_endtag(self, tag: str) -> None:
@@ -404,6 +408,95 @@ def assert_laid_out(page: Any, where: str) -> None:
     cut = page.evaluate(f"(s) => ({_layout()}).cut(s)", SHOWN)
     cut += page.evaluate(f"(s) => ({_layout()}).clipped(s)", INSIDE_CELLS)
     assert cut == [], (where, cut)
+
+
+def _check(page: Any, check: str, arg: Any) -> Any:
+    """Run the layout check `check` of tests/kit/layout.js in the page with `arg`."""
+    return page.evaluate(f"(a) => ({_layout()}).{check}(a)", arg)
+
+
+def settled(page: Any, timeout: float = 30_000) -> None:
+    """Wait until no Gradio event is under way in the page: its progress timers (faded text
+    over a component, for as long as the event runs) are gone."""
+    page.wait_for_function(
+        "() => ![...document.querySelectorAll('.progress-text, .eta-bar')]"
+        ".some((e) => e.checkVisibility())",
+        timeout=timeout,
+    )
+
+
+def assert_readable(page: Any, where: str, selector: str = "body") -> None:
+    """Every shown text in `selector` reads at WCAG AA against what is behind it (4.5:1, large
+    text 3:1), from the page's computed styles (layout.js `contrast`), once the page has
+    settled (`settled`)."""
+    settled(page)
+    low = _check(page, "contrast", selector)
+    assert low == [], (where, low)
+
+
+def assert_headers_aligned(page: Any, table: str, where: str) -> None:
+    """Each header of the table `table` is aligned as the values under it are ("95% CI" over
+    right-aligned numbers at the right too)."""
+    off = _check(page, "misaligned", table)
+    assert off == [], (where, off)
+
+
+def assert_apart(page: Any, selector: str, where: str) -> None:
+    """No two of the elements `selector` (a chart's labels and titles) overlap."""
+    over = _check(page, "overlapping", selector)
+    assert over == [], (where, over)
+
+
+def assert_uncovered(page: Any, selector: str, where: str) -> None:
+    """No element lies over the text of `selector` (a label under a box's buttons)."""
+    page.locator(selector).first.scroll_into_view_if_needed()
+    under = _check(page, "covered", selector)
+    assert under == [], (where, under)
+
+
+def assert_in_view(page: Any, selector: str, where: str, timeout: float = 10_000) -> None:
+    """The first shown element of `selector` comes whole into the window (or, taller than the
+    window, fills it from its top) within `timeout` ms: a message is seen when it appears."""
+    try:
+        page.wait_for_function(
+            f"(s) => ({_layout()}).outOfView(s) === null", arg=selector, timeout=timeout
+        )
+    except Exception:  # the page's own words for where it is instead
+        pytest.fail(f"{where}: {_check(page, 'outOfView', selector)}")
+
+
+# -- what screen readers are told (role=status regions) -----------------------------------------
+
+RAW_KEY = re.compile(r"[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)+")
+"""A message key that was never translated ("common.complete"), as a whole text."""
+
+
+def watch_status(page: Any) -> None:
+    """From the page's next load on, keep every text a role=status region shows (layout.js
+    `recordStatus`; Gradio empties its status region a second after each message)."""
+    page.add_init_script(f"({_layout()}).recordStatus()")
+
+
+def status_texts(page: Any) -> list[str]:
+    """What the page's role=status regions have said since it loaded (`watch_status`)."""
+    return list(page.evaluate("window.__statusTexts || []"))
+
+
+def status_after(page: Any, seen: int, timeout: float = 30_000) -> list[str]:
+    """Wait until a role=status region says something beyond `seen` earlier texts that is not
+    a progress word ("Loading"): an event's end; every text said after the first `seen`."""
+    page.wait_for_function(
+        "(n) => (window.__statusTexts || []).slice(n).some((t) => !/^Loading/.test(t))",
+        arg=seen,
+        timeout=timeout,
+    )
+    return status_texts(page)[seen:]
+
+
+def assert_no_raw_keys(page: Any, where: str) -> None:
+    """No role=status region has said an untranslated message key."""
+    said = status_texts(page)
+    assert not [t for t in said if RAW_KEY.fullmatch(t)], (where, said)
 
 
 # -- a page's result message (web/events.py: message_box) ---------------------------------------

@@ -443,6 +443,12 @@ def test_browser_leaderboard_at_a_glance(
         sync_api.expect(_visible_rows(page)).to_have_count(2, timeout=10_000)  # not glance-feet
         before = _visible_rows(page).count()
         _menu(page, "filters")
+        # a search the server answers (another query, the same rows) brings a new table: the
+        # open menu stays open (it closed when the answer came after the click)
+        search.fill("lance")
+        sync_api.expect(table.locator(".board-caption")).to_contain_text("\u201clance\u201d")
+        sync_api.expect(table.locator("details.board-filters")).to_have_attribute("open", "")
+        sync_api.expect(_visible_rows(page)).to_have_count(before)
         table.locator('input[data-filter="max"]').fill("10")
         sync_api.expect(_visible_rows(page)).to_have_count(1, timeout=10_000)
         sync_api.expect(_visible_rows(page)).to_contain_text("glance-short")

@@ -126,3 +126,36 @@ def test_safe_figure_turns_errors_into_a_message() -> None:
     series = [figures.Series("a", make_report(0.5), 1)]
     fig = figures.safe_figure(figures.grouped_bars, series, "no-such-grouping")
     assert "Could not draw" in fig.layout.annotations[0].text
+
+
+def test_the_legend_mentions_hatching_only_beside_a_hatched_bar() -> None:
+    """The bars' subtitle explains the hatching of a published row only when one is drawn."""
+    entries = [figures.Series("a", make_report(0.5), 1), figures.Series("b", make_report(0.6), 2)]
+    for dim in ("by_content", "by_language_pair"):
+        alone = figures.grouped_bars(entries, dim)
+        assert "hatched" not in alone.layout.title.text
+        assert not any(t.marker.pattern.shape for t in alone.data)
+        mixed = figures.grouped_bars([*entries, PAPER[0]], dim)
+        assert "hatched: published, no interval" in mixed.layout.title.text
+
+
+def test_difference_figure_names_each_row_above_its_bar() -> None:
+    """Each group's name is written above its bar across the plot (not an axis label beside
+    it, which took a phone's chart): one name per row, each above its own bar, no tick labels."""
+    diffs = [
+        Difference("overall", "overall", 797, 0.6, 0.5, 0.1, (0.05, 0.2)),
+        Difference("by_language_pair", "english-english", 266, 0.5, 0.6, -0.1, (-0.3, 0.05)),
+        Difference("by_content", "history", 1, 1.0, 1.0, 0.0, (0.0, 0.0)),
+    ]
+    fig = figures.difference_figure(diffs, "A", "B")
+    names = [a.text for a in fig.layout.annotations]
+    assert names == [figures.difference_label(d) for d in diffs]
+    assert names[1] == "Language pair: English \u2192 English (n=266)"
+    assert fig.layout.yaxis.showticklabels is False
+    bar = fig.data[0]
+    for row, (name, centre) in enumerate(zip(fig.layout.annotations, bar.y, strict=True)):
+        # the name in the upper part of its row (the axis runs downwards): above its bar's top
+        # edge, below the row above
+        assert row - 0.5 < name.y < centre - bar.width / 2, (row, name.y, centre)
+        assert name.xref == "paper" and name.x == 0 and name.xanchor == "left"
+    assert [c[0] for c in bar.customdata] == names  # the hover names the row too

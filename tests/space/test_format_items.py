@@ -155,8 +155,9 @@ def test_items_view_flags_a_planted_gold_error_and_lists_public_items_only(
 
     n_private = sum(1 for r in private_gold.records if r.is_private and r.task != "translation")
     assert f"{n_private:,} private (Certamen, NLE) items are counted" in view.message
-    assert "1 suspected gold error: more entries agree on one other answer" in view.message
-    assert "wrong reaches 0.7; items with 5 or more entries" in view.message
+    assert "; 1 suspected gold error." in view.message
+    assert "Suspected gold error: more entries agree on one other answer" in view.terms
+    assert "wrong reaches 0.7; items with 5 or more entries" in view.terms
     flagged = space.items_view(flagged_only=True).table
     assert planted.id in set(flagged["Item"])
     assert (flagged["Suspected gold error"] != "").all()
@@ -205,7 +206,9 @@ def test_the_summary_says_entry_for_one_and_entries_for_more():
             for i in range(3)
         ]  # fmt: skip
 
-    one = item_views.summary(analyze_items({"solo": results("a")}), 3)
+    one, _ = item_views.summary(analyze_items({"solo": results("a")}), 3)
     assert one.startswith("Item analysis of the 1 entry on the board over 3 public items")
-    two = item_views.summary(analyze_items({"x": results("a"), "y": results("b")}), 3)
+    two, terms = item_views.summary(analyze_items({"x": results("a"), "y": results("b")}), 3)
     assert two.startswith("Item analysis of the 2 entries on the board")
+    assert two.endswith("; 0 suspected gold errors.")  # what is shown, then what it means
+    assert terms.startswith("Right %: the share of entries that get the item right.")

@@ -213,6 +213,12 @@ def test_pages_and_search_reach_every_row(pool, public_gold, tmp_path, monkeypat
         assert mine and mine[0]["Rank"] == str(row["Rank"]), query
     found = parse_board(space.reads.board(OVERVIEW, coverage, query="no such model"))[1]
     assert found == []
+    # an entry asked for by its key (the submitter's link): the page that holds its row
+    for at in (0, 9, len(ranked) - 2):
+        shown = parse_board(space.reads.board(OVERVIEW, coverage, entry=ranked.index[at]))[1]
+        assert [r["_key"] for r in shown] == list(ranked.index[at // 7 * 7 :][:7]), at
+    unknown = space.reads.board(OVERVIEW, coverage, page="2", entry="e:999999")
+    assert unknown == space.reads.board(OVERVIEW, coverage, page="2")
     # every coverage: a section each, the first page of each, and a way to the next
     every = space.reads.board(OVERVIEW, ALL_COVERAGES)
     assert f'class="board-more" data-coverage="{coverage}" data-page="2"' in every

@@ -4,6 +4,7 @@ board's sections, columns, n and intervals, small groups, CSV, breakdown."""
 from __future__ import annotations
 
 import csv
+import html
 import io
 import math
 import re
@@ -15,7 +16,7 @@ from respondeoqa_eval.report.model import Accuracy, BleuScore, Report, Score
 from respondeoqa_eval.report.numbers import MISSING, percent_text, round1
 from respondeoqa_space.metadata import ModelInfo
 from respondeoqa_space.paper import PAPER_ROWS
-from respondeoqa_space.rows import PAPER_LABEL
+from respondeoqa_space.rows import PAPER_LABEL, coverage_label
 from respondeoqa_space.views.board import board_html
 from respondeoqa_space.views.columns import TRANSLATION_VIEW, VIEWS
 from respondeoqa_space.views.detail import EntryDetail, detail_html
@@ -391,6 +392,7 @@ def test_board_html_keeps_every_user_string_text(name: str) -> None:
     allowed = {"p", "div", "table", "thead", "tbody", "tr", "th", "td", "a", "span"}
     allowed |= {"details", "summary", "label", "input", "select", "option"}
     allowed |= {"ul", "li", "strong", "em", "code"}  # the legend: our own Markdown
+    allowed |= {"wbr"}  # where a model's name may wrap (after "_", "-", "." or "/")
     assert tags.names <= allowed, tags.names
     allowed_attrs = {"class", "data-heading", "data-name", "data-type", "title", "data-key", "id"}
     allowed_attrs |= {"href", "download", "role", "colspan", "data-coverage", "type", "min"}
@@ -414,11 +416,28 @@ def test_entry_detail_html_keeps_every_user_string_text(name: str) -> None:
         breakdown_frame(entry.report),
         b"",
     )
-    page = detail_html(found, f"entry.csv?entry={name}")
+    page = detail_html(found, f"entry.csv?entry={name}", row=entry)
     tags = _Tags()
     tags.feed(page)
-    assert tags.names <= {"p", "a", "table", "caption", "tbody", "thead", "tr", "th", "td", "div"}
-    assert tags.attrs <= {"class", "id", "href", "download", "scope", "role"}, tags.attrs
+    assert tags.names <= {
+        "p",
+        "a",
+        "table",
+        "caption",
+        "tbody",
+        "thead",
+        "tr",
+        "th",
+        "td",
+        "div",
+    } | {
+        "wbr"  # where a value may wrap (after "_", "-", "." or "/")
+    }
+    allowed = {"class", "id", "href", "download", "scope", "role", "data-key", "data-coverage"}
+    assert tags.attrs <= allowed, tags.attrs
+    # the message names the entry's row on the board: its key and its coverage
+    assert 'data-key="e:7"' in page
+    assert f'data-coverage="{html.escape(coverage_label(entry.sources))}"' in page
     texts = _Texts()
     texts.feed(page)
     assert f"Entry #7: {name}" in texts.parts and name in texts.parts
@@ -482,15 +501,26 @@ def test_entry_detail_says_a_breakdown_of_only_unknown_is_not_given_as_the_summa
 
 
 class _Texts(HTMLParser):
-    """Every text node of an HTML text, entities decoded."""
+    """Every text of an HTML text, entities decoded; text on both sides of a <wbr> (a place
+    it may wrap) is one."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.parts: list[str] = []
+        self._glue = False  # the next text goes on the last one (after a <wbr>)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self._glue = tag == "wbr" and bool(self.parts)
+
+    def handle_endtag(self, tag: str) -> None:
+        self._glue = False
 
     def handle_data(self, data: str) -> None:
-        if data.strip():
+        if self._glue:
+            self.parts[-1] += data.rstrip()
+        elif data.strip():
             self.parts.append(data.strip())
+        self._glue = False
 
 
 class _Tags(HTMLParser):

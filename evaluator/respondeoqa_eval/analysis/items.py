@@ -1,4 +1,4 @@
-"""Item analysis across entries (README: Item analysis): which items are hard, which separate
+"""Item analysis across entries (docs/item-analysis.md): which items are hard, which separate
 strong entries from weak ones, and which look like gold errors. Pure: entries' per-item
 results in, an `ItemAnalysis` out; its CSV and summary text are `text.py`, reading reports and
 writing files `cli/items.py`.
@@ -21,7 +21,7 @@ over the entries that have a prediction for it (an unanswered prediction counts,
   `Thresholds.flag_posterior`, or the gold breaks the item's own format rule
   (`answer_format.gold_format_problem`, with the gold given).
 
-The gold-error test (README: Item analysis, "Suspected gold error"). Under either hypothesis
+The gold-error test (docs/item-analysis.md, "Suspected gold error"). Under either hypothesis
 an entry is right with probability c + (1 - c) sigmoid(s logit(acc) - d), acc its
 Laplace-smoothed share right on the task's other items, d the item's difficulty integrated
 over a normal prior, s, c (a guessing floor, fixed options only) and the prior fitted per task

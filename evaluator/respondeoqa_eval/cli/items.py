@@ -65,7 +65,8 @@ def _items(args: argparse.Namespace) -> int:
     if not args.quiet:
         print(summary_text(analysis, args.top))
         print(
-            f"\n{len(analysis.items)} rows written to {args.output} (columns: README, Item analysis)"
+            f"\n{len(analysis.items)} rows written to {args.output} "
+            "(columns: docs/item-analysis.md)"
         )
     return 0
 

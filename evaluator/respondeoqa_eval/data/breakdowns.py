@@ -217,7 +217,7 @@ BLEU_TARGETS = LANGUAGES
 BLEU_SPLITS: dict[str, Callable[[Record], bool]] = {
     "overall": lambda r: True,
     "constrained": lambda r: r.constrained is True,
-    # "unconstrained" means `constrained` is not true (README: decisions where PROTOCOL is silent)
+    # "unconstrained" means `constrained` is not true (docs/decisions.md)
     "unconstrained": lambda r: r.constrained is not True,
 }
 BLEU_SPLIT_LABELS = {

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 from pathlib import Path
 
 from ..errors import ChecksumError
+from ..io import open_new_file
 from .datadir import NoData
 from .sources import PUBLIC_SHA256, UPSTREAM_COMMIT, UPSTREAM_RAW_URL
 
@@ -53,7 +53,7 @@ def _download(url: str, dest: Path, expected: str, timeout: float) -> None:
         )
     dest.parent.mkdir(parents=True, exist_ok=True)
     # write then rename, so an interrupted download never leaves a half file in the cache
-    fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=dest.name, suffix=".part")
+    fd, tmp = open_new_file(dest.parent, dest.name, ".part")
     with os.fdopen(fd, "wb") as fh:
         fh.write(data)
     os.replace(tmp, dest)

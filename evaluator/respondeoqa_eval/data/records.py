@@ -32,7 +32,9 @@ SKILL_CONTENTS = ("grammar", "literary_devices", "reading_comprehension", "scans
 LANGUAGES = ("english", "latin")
 LANGUAGE_PAIRS = tuple(f"{q}-{a}" for q in LANGUAGES for a in LANGUAGES)
 FORMATS = ("multiple_choice", "short_answer")
-DIFFICULTIES = ("unknown", "beginner", "intermediate", "advanced")
+UNKNOWN_DIFFICULTY = "unknown"
+"""The upstream files' difficulty where the source gives none (every public item)."""
+DIFFICULTIES = (UNKNOWN_DIFFICULTY, "beginner", "intermediate", "advanced")
 
 
 def split_language_pair(pair: str) -> tuple[str, str]:
@@ -113,3 +115,24 @@ def record_of(values: Mapping[str, Any]) -> Record:
 
 
 _FIELD_SET = frozenset(FIELDS)
+
+
+def dataset_row(record: Record) -> dict[str, Any]:
+    """The record as a row of the dataset (`hf_features.FEATURES`): its fields, with a
+    difficulty the source does not give as a missing value (null), not the upstream files'
+    word "unknown" (`record_from_row` reads it back)."""
+    row = record.to_dict()
+    if row["difficulty"] == UNKNOWN_DIFFICULTY:
+        row["difficulty"] = None
+    return row
+
+
+def record_from_row(row: Mapping[str, Any]) -> Record:
+    """The Record of a dataset row (`dataset_row`, or a harness's document: other columns are
+    left out); lists as lists, a null difficulty as the breakdowns' "unknown" group."""
+    values = {k: row[k] for k in FIELDS if k in row}
+    values["multiple_choice_options"] = list(values.get("multiple_choice_options") or [])
+    values["answers"] = list(values.get("answers") or [])
+    if values.get("difficulty") is None:
+        values["difficulty"] = UNKNOWN_DIFFICULTY
+    return Record(**values)

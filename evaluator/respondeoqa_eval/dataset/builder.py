@@ -23,7 +23,7 @@ import datasets
 
 from ..data.gold import resolve_data_dir
 from ..data.hf_load import cache_root
-from ..data.records import Record
+from ..data.records import Record, dataset_row
 from .features import (
     CITATION,
     CONFIGS,
@@ -103,4 +103,4 @@ class RespondeoQA(datasets.GeneratorBasedBuilder):
 
     def _generate_examples(self, records: tuple[Record, ...]) -> Iterator[tuple[str, dict]]:
         for rec in records:
-            yield rec.id, rec.to_dict()
+            yield rec.id, dataset_row(rec)

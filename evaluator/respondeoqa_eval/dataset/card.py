@@ -24,6 +24,7 @@ from .features import (
     DEFAULT_CONFIG,
     FEATURES,
     FIELD_DOCS,
+    NULLABLE,
     PAPER_TITLE,
     SOURCE_INFO,
     UPSTREAM_URL,
@@ -151,15 +152,15 @@ def front_matter(config_rows: Mapping[str, int], n_items: int, private: bool) ->
 def _schema_table() -> str:
     rows = []
     for name, feature in FEATURES.items():
-        rows.append([f"`{name}`", f"`{_type_name(feature)}`", FIELD_DOCS[name]])
+        rows.append([f"`{name}`", f"`{_type_name(name, feature)}`", FIELD_DOCS[name]])
     return markdown_table(["field", "type", "meaning"], rows)
 
 
-def _type_name(feature: Any) -> str:
+def _type_name(name: str, feature: Any) -> str:
     inner = getattr(feature, "feature", None)
     if inner is not None:
         return f"list<{inner.dtype}>"
-    nullable = " (nullable)" if str(feature.dtype) == "bool" else ""
+    nullable = " (nullable)" if name in NULLABLE else ""
     return f"{feature.dtype}{nullable}"
 
 

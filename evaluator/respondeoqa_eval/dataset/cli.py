@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from pathlib import Path
 
+from ..data.configs import DEFAULT_CONFIG
 from ..errors import InputError
 
 
@@ -13,6 +16,16 @@ def _need_extra(exc: ModuleNotFoundError) -> InputError:
         f"this command needs the `dataset` extra ({exc.name} is missing): "
         'pip install "respondeoqa-eval[dataset]"'
     )
+
+
+def load_command(folder: Path, config: str) -> str:
+    """The Python that loads `config` of the build in `folder`, as printed, from any folder:
+    the packaged Parquet loader on the config's absolute folder. Not `load_dataset(folder,
+    config)` nor a bare name: `datasets` keys its cache of a local folder by the folder's name,
+    so a second build of that name was served the first one's rows, and a bare name is asked of
+    the Hub first (seconds offline) when no folder of that name is beside the user."""
+    where = json.dumps(str((Path(folder) / config).resolve()))  # a valid Python string literal
+    return f'datasets.load_dataset("parquet", data_dir={where}, split="test")'
 
 
 def _build(args: argparse.Namespace) -> int:
@@ -33,7 +46,8 @@ def _build(args: argparse.Namespace) -> int:
         print(f"  skipped {name}: {reason}")
     if not args.include_private:
         print("public configs only (Certamen and NLE need --data-dir and --include-private)")
-    print(f'load with: datasets.load_dataset("{result.folder}", "<config>")')
+    print(f"load with: {load_command(result.folder, DEFAULT_CONFIG)}")
+    print(f"  (another config: its folder in place of {DEFAULT_CONFIG})")
     from ..harness.eval_results import EVALUATION_FRAMEWORK
 
     print(

@@ -19,6 +19,7 @@ from ..data.datadir import check_data_dir
 from ..data.gold import files_in
 from ..data.records import PRIVATE_SOURCES
 from ..errors import InputError
+from ..io import make_new_dir
 from .builder import RespondeoQA
 from .card import render_card, render_license
 from .features import CONFIGS, PRIVATE_CONFIGS, PUBLIC_CONFIGS
@@ -105,7 +106,7 @@ def build_folder(
     names, skipped = _plan(folder, include_private)
     out.parent.mkdir(parents=True, exist_ok=True)
     # build next to `out`, then swap: a failed build never leaves a half-written folder
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    staging = make_new_dir(out.parent, f".{out.name}.")  # the user's umask, as `out` gets
     try:
         with tempfile.TemporaryDirectory(prefix="respondeoqa-cache-") as tmp_cache:
             result = _write(staging, names, folder, Path(cache_dir or tmp_cache))

@@ -37,7 +37,8 @@ FIELD_DOCS: dict[str, str] = {
     "question_format": "upstream format: `multiple_choice` or `short_answer`",
     "question_content": "one of ten content types (geography ... vocabulary)",
     "category": "`knowledge` (mythology, history, literature, geography, vocabulary) or `skill`",
-    "difficulty": "`unknown`, `beginner`, `intermediate`, `advanced`",
+    "difficulty": "`beginner`, `intermediate`, `advanced`; null where the source gives none "
+    "(every item of the public textbooks)",
     "question": "question text (upstream `question` or `question_text`)",
     "multiple_choice_options": 'options as `"A: text"` strings; empty when not multiple choice',
     "answers": "gold answer(s): one, or several reference translations (up to 48)",
@@ -46,6 +47,10 @@ FIELD_DOCS: dict[str, str] = {
     "constrained": "translation items only: constrained translation; null elsewhere",
     "file": "upstream file the item comes from",
 }
+
+NULLABLE = ("difficulty", "passage", "multihop", "constrained")
+"""The columns that hold null where a value does not apply or is not given (the card says
+so beside each one's type)."""
 
 
 CITATION = PAPER_BIBTEX

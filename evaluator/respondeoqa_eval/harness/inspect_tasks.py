@@ -35,7 +35,7 @@ from inspect_ai.scorer import SampleScore, Score, Target, grouped, metric, score
 from inspect_ai.solver import TaskState, generate, system_message
 
 from ..data.configs import CONFIGS
-from ..data.records import Record
+from ..data.records import record_from_row
 from ..data.sources import HUB_DATASET
 from ..metrics import corpus_bleu
 from ..runner.hf import DEFAULT_MAX_NEW_TOKENS
@@ -52,7 +52,7 @@ CORPUS_VALUE = "corpus"
 def record_to_sample(row: dict[str, Any]) -> Sample:
     """A dataset row as an Inspect Sample: the paper's user message, the gold as target, the
     row and the breakdown keys in the metadata."""
-    record = Record(**_fields(row))
+    record = record_from_row(row)
     return Sample(
         id=record.id,
         input=user_prompt(record),
@@ -78,14 +78,6 @@ def load_samples(config: str, dataset: str | None = None, revision: str | None =
     rows = load_config(source, config, revision=revision)
     samples = [record_to_sample(row) for row in rows]
     return MemoryDataset(samples, name=task_name(config), location=source)
-
-
-def _fields(row: dict[str, Any]) -> dict[str, Any]:
-    names = Record.__dataclass_fields__
-    values = {k: row[k] for k in names if k in row}
-    values["multiple_choice_options"] = list(values.get("multiple_choice_options") or [])
-    values["answers"] = list(values.get("answers") or [])
-    return values
 
 
 # -- metrics ---------------------------------------------------------------------------------
@@ -184,7 +176,7 @@ def paper_scorer(config: str = "all"):
     @scorer(metrics=_metrics(config), name="respondeoqa")
     def respondeoqa_scorer():
         async def score(state: TaskState, target: Target) -> Score:
-            record = Record(**_fields(state.metadata["record"]))
+            record = record_from_row(state.metadata["record"])
             item = score_one(record, state.output.completion, extracted=False)
             meta: dict[str, Any] = {"task": record.task}
             if record.task == TRANSLATION:

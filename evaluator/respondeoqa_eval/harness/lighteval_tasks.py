@@ -34,7 +34,6 @@ holds its dataset row (our ids included), which the details files keep: details 
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 from collections.abc import Mapping, Sequence
@@ -48,7 +47,7 @@ from lighteval.tasks.requests import Doc, SamplingMethod
 
 from ..data.configs import CONFIGS
 from ..data.harness_tasks import LIGHTEVAL_SUITES, TARGET_LANGUAGES, lighteval_task_names
-from ..data.records import Record
+from ..data.records import FIELDS, record_from_row
 from ..data.sources import HUB_DATASET
 from ..metrics import corpus_bleu
 from ..runner.hf import DEFAULT_MAX_NEW_TOKENS
@@ -58,27 +57,18 @@ from ..scoring.per_item import score_one
 DATASET_ENV = "RESPONDEOQA_DATASET"
 SPLIT = "test"
 
-_RECORD_FIELDS = tuple(f.name for f in dataclasses.fields(Record))
-
 __all__ = ["SYSTEM_PROMPT", "TASKS_TABLE"]
-
-
-def _record(row: Mapping[str, Any]) -> Record:
-    values = {k: row[k] for k in _RECORD_FIELDS if k in row}
-    values["multiple_choice_options"] = list(values.get("multiple_choice_options") or [])
-    values["answers"] = list(values.get("answers") or [])
-    return Record(**values)
 
 
 def prompt_fn(line: dict[str, Any], task_name: str = "") -> Doc:
     """A dataset row as a lighteval Doc: the paper's user message; the row in `specific`."""
-    record = _record(line)
+    record = record_from_row(line)
     return Doc(
         task_name=task_name,
         query=user_prompt(record),
         choices=list(record.answers),
         gold_index=0,
-        specific={k: line[k] for k in _RECORD_FIELDS if k in line},
+        specific={k: line[k] for k in FIELDS if k in line},
     )
 
 
@@ -91,7 +81,9 @@ class PaperScore(SampleLevelComputation):
     """`acc` of one item: the paper's extraction and score (`scoring.score_one`)."""
 
     def compute(self, doc: Doc, model_response: Any, **kwargs: Any) -> float:
-        item = score_one(_record(doc.specific), _response_text(model_response), extracted=False)
+        item = score_one(
+            record_from_row(doc.specific), _response_text(model_response), extracted=False
+        )
         assert item.score is not None  # an accuracy item's (translations are scored by corpus)
         return item.score
 
@@ -116,7 +108,7 @@ class TranslationPair(SampleLevelComputation):
         self.names = list(bleu_metric_names(language).values())
 
     def compute(self, doc: Doc, model_response: Any, **kwargs: Any) -> dict[str, str]:
-        record = _record(doc.specific)
+        record = record_from_row(doc.specific)
         item = score_one(record, _response_text(model_response), extracted=False)
         triple = json.dumps([item.hypothesis, list(record.answers), record.answer_language])
         return dict.fromkeys(self.names, triple)

@@ -16,14 +16,13 @@ from respondeoqa_eval (the YAMLs in `lm_eval_tasks/` name these through that fol
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..data.configs import CONFIGS
 from ..data.datadir import ENV_DATA_DIR, LM_EVAL_OPTION, NoData
-from ..data.records import Record
+from ..data.records import Record, dataset_row, record_from_row
 from ..data.sources import HUB_DATASET
 from ..errors import InputError
 from ..metrics import corpus_bleu
@@ -41,8 +40,6 @@ SPLIT = "test"
 # the prompt version, which every logged sample then carries
 EXTRA_COLUMNS = ("system_prompt", "prompt_version")
 
-_RECORD_FIELDS = tuple(f.name for f in dataclasses.fields(Record))
-
 
 def record_from_doc(doc: Mapping[str, Any]) -> Record:
     """The Record behind a document (a row of the dataset export, extra columns ignored)."""
@@ -51,10 +48,7 @@ def record_from_doc(doc: Mapping[str, Any]) -> Record:
         raise InputError(
             f"document {doc.get('doc_id', '')!s}: not a RespondeoQA row (no {', '.join(missing)})"
         )
-    values = {k: doc[k] for k in _RECORD_FIELDS if k in doc}
-    values["multiple_choice_options"] = list(values.get("multiple_choice_options") or [])
-    values["answers"] = list(values.get("answers") or [])
-    return Record(**values)
+    return record_from_row(doc)
 
 
 # -- documents -------------------------------------------------------------------------------
@@ -120,7 +114,7 @@ def load_docs(config: str, dataset: str | None = None, data_dir: str | None = No
             records = select_items(config, folder)
         except NoData as exc:  # in lm-eval a folder is passed with --metadata, not --data-dir
             raise InputError(exc.said_as(LM_EVAL_OPTION)) from None
-        ds = datasets.Dataset.from_list([r.to_dict() for r in records], features=FEATURES)
+        ds = datasets.Dataset.from_list([dataset_row(r) for r in records], features=FEATURES)
     else:
         try:
             ds = load_config(HUB_DATASET, config)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import csv
 import io
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -243,7 +243,10 @@ def _csv_rows(text: str, origin: str) -> Iterator[tuple[str, Mapping[str, Any]]]
     csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))
     reader = csv.DictReader(io.StringIO(text, newline=""))
     if not reader.fieldnames or not ({"response", "answer"} & set(reader.fieldnames)):
-        raise InputError(f"{origin}: the CSV header needs a 'response' or an 'answer' column")
+        raise InputError(
+            f"{origin}: the CSV header needs a 'response' or an 'answer' column; "
+            f"it has {_columns_found(reader.fieldnames)}"
+        )
     try:
         for row in reader:
             if None in row:
@@ -253,6 +256,21 @@ def _csv_rows(text: str, origin: str) -> Iterator[tuple[str, Mapping[str, Any]]]
             yield f"line {reader.line_num}", row
     except csv.Error as exc:
         raise InputError(f"{origin}: line {reader.line_num}: malformed CSV ({exc})") from None
+
+
+CSV_COLUMNS_SHOWN = 8
+"""Columns of a wrong CSV header named in its error (the rest counted)."""
+
+
+def _columns_found(names: Sequence[str] | None) -> str:
+    """The columns a CSV header has, as an error message says them: "no columns", or each
+    name quoted and cut short (`show`), at most `CSV_COLUMNS_SHOWN` of them."""
+    if not names:
+        return "no columns"
+    shown = ", ".join(show(n, 40) for n in names[:CSV_COLUMNS_SHOWN])
+    more = len(names) - CSV_COLUMNS_SHOWN
+    word = "columns" if len(names) > 1 else "column"
+    return f"the {word} {shown}" + (f" and {more} more" if more > 0 else "")
 
 
 def _paper_layout(mapping: Mapping[str, Any], origin: str, col: _Collector) -> None:

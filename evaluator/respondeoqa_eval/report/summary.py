@@ -186,12 +186,17 @@ def _table(
     interval: int | None = None,
 ) -> list[str]:
     """Columns padded to their widest cell (numbers right-aligned, the `interval` column lined
-    up on its ends); a row of one cell is a section heading, after a blank line."""
+    up on its ends); a row of one cell is a section heading, after a blank line. A header
+    may take two lines ("No\nprediction"), set bottom-aligned: a narrow column under a
+    long name (the summary fits `WIDTH` characters)."""
     rows = list(rows)
     if interval is not None:
         _align_intervals(rows, interval)
     cells = [r for r in rows if len(r) == len(headers)]
-    widths = [max(len(str(c)) for c in col) for col in zip(headers, *cells, strict=True)]
+    split = [h.split("\n") for h in headers]
+    height = max(len(h) for h in split)
+    head_rows = [[([""] * (height - len(h)) + h)[i] for h in split] for i in range(height)]
+    widths = [max(len(str(c)) for c in col) for col in zip(*head_rows, *cells, strict=True)]
 
     def line(row: Sequence[str]) -> list[str]:
         if len(row) == 1:
@@ -201,7 +206,7 @@ def _table(
         ]
         return [(INDENT + "  ".join(parts)).rstrip()]
 
-    return [out for row in [headers, *rows] for out in line(row)]
+    return [out for row in [*head_rows, *rows] for out in line(row)]
 
 
 def _accuracy_row(label: str, node: Score, with_ci: bool) -> list[str]:
@@ -259,7 +264,7 @@ FORMAT_LEGEND = (
     "lenient rule reads one; Points: what those readings would score, summed (not a count: a "
     "feet item scores its share of feet right). Lenient % scores every "
     "item's lenient reading (the paper's answer where it is well-formed); it is not the "
-    "paper's number. Rules: README, Format compliance."
+    "paper's number. Rules: docs/format-compliance.md."
 )
 
 
@@ -295,8 +300,8 @@ def _format(report: Report) -> list[str]:
             continue
         paper, easy = report.group("by_task", task), lenient.group("by_task", task)
         rows.append(row(INDENT + TASK_LABELS[task], counts, paper, easy))
-    headers = ["", "Items", "No prediction", "Answered", "Format failures", "Points", "Acc. %"]
-    headers += ["Lenient %", "Gap"]
+    headers = ["", "Items", "No\nprediction", "Answered", "Format\nfailures", "Points"]
+    headers += ["Acc. %", "Lenient\n%", "Gap"]
     right = [False] + [True] * 8
     fired = ", ".join(
         f"{name} {c.failures}" + ("" if c.right is None else f" (worth {_points_of(c.right)})")

@@ -277,7 +277,7 @@ def accuracy(
 def format_compliance(
     items: list[ItemScore], boot: Bootstrap, groups: Sequence[Mapping[str, str]] | None = None
 ) -> dict:
-    """The report's `format_compliance` part (beyond the paper; README: Format compliance).
+    """The report's `format_compliance` part (beyond the paper; docs/format-compliance.md).
 
     `accuracy_lenient` is `accuracy` of the lenient readings, with the same resamples, so its
     groups sit beside the paper's. `overall` (the accuracy items) and `by_task` count the

@@ -1,5 +1,5 @@
 """Each task's answer format: what a well-formed answer looks like, for a prediction and for
-the gold itself (README: Format compliance, Item analysis). Pure; beyond the paper, which
+the gold itself (docs/format-compliance.md, docs/item-analysis.md). Pure; beyond the paper, which
 scores whatever its extraction reads.
 
 - `well_formed(record, answer)`: whether an extracted answer has the task's form. The lenient

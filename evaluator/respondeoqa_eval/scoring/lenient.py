@@ -3,7 +3,7 @@
 The paper's answer is kept when it is well-formed for the item's task
 (`answer_format.well_formed`; rule "paper"). Otherwise the task's lenient rules are tried in
 order, and the first that reads an answer gives it; None when none does. The rule names are
-stable (reports carry them) and each is documented in the README's "Format compliance".
+stable (reports carry them) and each is documented in docs/format-compliance.md.
 
 `read_leniently` scores the reading, and never takes one that scores less than the paper's
 answer: per item the lenient score is at least the paper's, by construction (the reading is
@@ -27,7 +27,7 @@ taken only where the paper's answer is not well-formed, and kept only if it scor
   paper skips).
 
 Each rule reads the intended answer of 95% or more of the realistic variants of
-benchmarks/bench_lenient.py (README: Format compliance); version 1's last-letter, last-word
+benchmarks/bench_lenient.py (docs/format-compliance.md); version 1's last-letter, last-word
 and last-line rules did not, and were tightened or dropped.
 """
 

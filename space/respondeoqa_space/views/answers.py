@@ -24,7 +24,7 @@ from markupsafe import Markup, escape
 from respondeoqa_eval.data import DIMENSIONS, LANGUAGE_LABELS, TASK_LABELS, Record
 
 from ..answers import Answer, Sheet
-from .html import gold_markdown, render
+from .html import breakable_markdown, gold_markdown, render
 
 ROUTE, JSON_ROUTE = "answers", "answers.json"
 MAX_ENTRIES = 6
@@ -119,7 +119,8 @@ def link_formatters(
         return shown if item is None else f"[{shown}](<{href(Choice(item=item, entries=keys))}>)"
 
     def item(ident: str) -> str:
-        return f"[{gold_markdown(ident)}](<{href(Choice(item=ident, entries=keys))}>)"
+        # the id wraps only between its parts (html.breakable_markdown)
+        return f"[{breakable_markdown(ident)}](<{href(Choice(item=ident, entries=keys))}>)"
 
     return question, item
 

@@ -166,8 +166,8 @@ FORMAT_COLUMNS = [
     Column(LENIENT_GAP, "Fmt gap", lenient_gap_cell, interval=False, shade=False),
     Column(LENIENT, "Lenient", lenient_cell, optional=True, shade=False),
 ]
-"""How much of the error is the answer format (report.format_compliance; README: Format
-compliance): beside the paper's numbers, never shaded best, never ranked by."""
+"""How much of the error is the answer format (report.format_compliance;
+docs/format-compliance.md): beside the paper's numbers, never shaded best, never ranked by."""
 
 OVERVIEW = "Overview"
 TRANSLATION_VIEW = "Translation (BLEU, chrF)"

@@ -81,19 +81,27 @@ DIFFERENCE_DATATYPES: list[ColumnType] = [
 
 def differences_frame(diffs: list[Difference]) -> pd.DataFrame:
     """The differences as a table (points of accuracy, A minus B, one decimal)."""
-    rows = [
-        {
-            "Breakdown": _label(d)[0],
-            "Group": _label(d)[1] + (SMALL_MARK if is_small(d.n) else ""),
-            "Items": d.n,
-            "A %": round1(d.a * 100),
-            "B %": round1(d.b * 100),
-            "A - B (points)": round1(d.diff * 100),
-            "95% CI (points)": "" if d.ci is None else interval_text(d.ci[0] * 100, d.ci[1] * 100),
-            "Interval excludes 0": "yes" if d.significant else "no",
-        }
-        for d in diffs
-    ]
+    rows = []
+    for d in diffs:
+        interval = MISSING if d.ci is None else interval_text(d.ci[0] * 100, d.ci[1] * 100)
+        rows.append(
+            {
+                "Breakdown": _label(d)[0],
+                "Group": _label(d)[1] + (SMALL_MARK if is_small(d.n) else ""),
+                "Items": d.n,
+                "A %": round1(d.a * 100),
+                "B %": round1(d.b * 100),
+                "A - B (points)": round1(d.diff * 100),
+                "95% CI (points)": interval,
+                # no claim either way without an interval to rest on: one with no width (a
+                # group whose items all score alike, e.g. one item) is shown as MISSING
+                "Interval excludes 0": MISSING
+                if interval == MISSING
+                else "yes"
+                if d.significant
+                else "no",
+            }
+        )
     return pd.DataFrame(rows, columns=DIFFERENCE_COLUMNS)
 
 
@@ -127,7 +135,7 @@ DISAGREEMENT_WIDTHS: list[Width] = [
     "150px",  # "Scholarship" whole
     "110px",
     "130px",  # "comprehension" whole
-    "120px",
+    "170px",  # an id's last part ("scholarship_123.45.67") whole on its line
 ]
 DISAGREEMENT_DATATYPES: list[ColumnType] = [
     "markdown",  # the question's own emphasis in italics (html.gold_markdown)
@@ -214,7 +222,7 @@ FORMAT_GAP_DIMENSIONS = ("by_task", "by_content", "by_language_pair")
 
 def format_gap_frame(entries: Sequence[tuple[str, Report]]) -> pd.DataFrame:
     """What the answer format cost each picked entry per category: lenient minus paper
-    accuracy in points (README: Format compliance), with the items each rests on; one column
+    accuracy in points (docs/format-compliance.md), with the items each rests on; one column
     per entry, "—" where it has no such group or no format part (the paper's rows)."""
     labels = [label for label, _ in entries]
     rows: list[dict[str, str]] = []

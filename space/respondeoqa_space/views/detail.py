@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import pandas as pd
 from respondeoqa_eval.report import ItemResult, count_text
 
-from ..rows import Row, coverage_label, is_scored, short_label
+from ..rows import Row, coverage_label, is_scored, key_of, short_label
 from .entry import breakdown_frame, breakdown_text, items_frame, metadata_frame
 from .frames import to_csv
 from .html import render
@@ -53,10 +53,13 @@ def entry_detail(
     return EntryDetail(message, metadata, breakdown, to_csv(frame).encode("utf-8"))
 
 
-def detail_html(found: EntryDetail | None, csv_href: str = "", answers_href: str = "") -> str:
+def detail_html(
+    found: EntryDetail | None, csv_href: str = "", answers_href: str = "", row: Row | None = None
+) -> str:
     """The entry detail panel's HTML (templates/detail.html): its message, its metadata, its
     full breakdown and, when `csv_href` is given, the link to its public per-item results (and
-    `answers_href`, to its answers page); for None (no such shown entry) one line saying so."""
+    `answers_href`, to its answers page); for None (no such shown entry) one line saying so.
+    `row`: the board's row of the entry (its key and coverage name its row on the board)."""
     if found is None:
         return render("detail.html", found=False)
     shown = breakdown_text(found.breakdown)
@@ -70,6 +73,8 @@ def detail_html(found: EntryDetail | None, csv_href: str = "", answers_href: str
         rows=[tuple("" if v is None else str(v) for v in r) for r in shown.itertuples(index=False)],
         csv_href=csv_href,
         answers_href=answers_href,
+        key="" if row is None else key_of(row),
+        coverage="" if row is None else coverage_label(row.sources),
     )
 
 

@@ -38,7 +38,7 @@ from respondeoqa_eval.report import (
 
 from ..metadata import WEIGHTS, ModelInfo, params_text
 from ..rows import PAPER_LABEL, SCORED, Row, coverage_label, is_scored
-from .cells import ColumnType
+from .cells import ColumnType, Width
 from .columns import (
     BLEU_PAPER,
     BLEU_PLAIN,
@@ -126,7 +126,7 @@ def _format_rows(
     add: Callable[[str, str, Cell], None],
     add_acc: Callable[[str, str, Score | None], None],
 ) -> None:
-    """How much of the error is the answer format (README: Format compliance): the unanswered
+    """How much of the error is the answer format (docs/format-compliance.md): the unanswered
     share, the format failures a lenient rule reads, the lenient accuracy and its gap to the
     paper's, overall and per task; nothing for a report without that part (the paper's rows)."""
     fc = report.format_compliance
@@ -177,6 +177,9 @@ def breakdown_text(df: pd.DataFrame) -> pd.DataFrame:
 
 
 BREAKDOWN_DATATYPES: list[ColumnType] = ["str", "str", "str", "str", "number"]
+BREAKDOWN_WIDTHS: list[Width] = ["24%", "28%", "16%", "19%", "13%"]
+"""Shares of the table's width: on a phone every column, the scores too, in view at once
+(the group's name wraps; no score does)."""
 
 
 def metadata_frame(

@@ -161,10 +161,11 @@ def grouped_bars(series: Sequence[Series], dim: str) -> go.Figure:
                 "<extra>%{fullData.name}</extra>",
             )
         )
+    # the hatching explained only when a published row is drawn hatched
+    hatched = "<br>hatched: published, no interval" if any(s.number is None for s in series) else ""
     fig.update_layout(
         # short lines: the title must fit a phone-wide chart too
-        title=f"Accuracy by {dimension.name.lower()} (%)<br><sup>bars: 95% interval<br>"
-        "hatched: published, no interval</sup>",
+        title=f"Accuracy by {dimension.name.lower()} (%)<br><sup>bars: 95% interval{hatched}</sup>",
         barmode="group",
         # no axis title: the legend below the axis would sit on it (the title says "%")
         xaxis={"range": [0, 105]},
@@ -269,17 +270,28 @@ def difference_label(d: Difference) -> str:
     return f"{name} ({_count(d.n)})"
 
 
+DIFF_ROW = 46
+"""Pixels per group of the difference chart: its name on one line, its bar under it."""
+
+
 def difference_figure(diffs: Sequence[Difference], label_a: str, label_b: str) -> go.Figure:
-    """Horizontal bars of A - B (points) per group, with the paired bootstrap interval."""
+    """Horizontal bars of A - B (points) per group, with the paired bootstrap interval.
+
+    Each group's name is written above its bar, across the plot, not as an axis label beside
+    it: names as long as "Language pair: English -> English (n=266)" took the whole width of
+    a phone's chart, leaving the bars a plot 60 px wide (and cutting the axis title). Rows at
+    y = 0, 1, ...: the bar in the lower part of its row, the name in the upper part."""
     if not diffs:
         return error_figure("These two entries have no scored items in common.")
     names = [difference_label(d) for d in diffs]
     lo = [d.diff if d.ci is None else d.ci[0] for d in diffs]
     hi = [d.diff if d.ci is None else d.ci[1] for d in diffs]
+    rows = list(range(len(diffs)))
     fig = go.Figure(
         go.Bar(
-            y=names,
+            y=[row + 0.18 for row in rows],
             x=[d.diff * 100 for d in diffs],
+            width=0.42,
             orientation="h",
             error_x={
                 "type": "data",
@@ -290,20 +302,40 @@ def difference_figure(diffs: Sequence[Difference], label_a: str, label_b: str) -
             # blue and orange: told apart with every common colour-vision deficiency
             marker={"color": [PALETTE[0] if d.diff >= 0 else PALETTE[1] for d in diffs]},
             customdata=[
-                [signed_text(d.diff * 100), interval_text(low * 100, h * 100)]
-                for d, low, h in zip(diffs, lo, hi, strict=True)
+                [name, signed_text(d.diff * 100), interval_text(low * 100, h * 100)]
+                for name, d, low, h in zip(names, diffs, lo, hi, strict=True)
             ],
-            hovertemplate="%{y}: %{customdata[0]} points (95% CI %{customdata[1]})<extra></extra>",
+            hovertemplate="%{customdata[0]}: %{customdata[1]} points "
+            "(95% CI %{customdata[2]})<extra></extra>",
         )
     )
+    for row, name in zip(rows, names, strict=True):
+        fig.add_annotation(
+            text=name,  # our own words (group names, counts)
+            xref="paper",
+            x=0,
+            xanchor="left",
+            yref="y",
+            y=row - 0.2,
+            yanchor="middle",
+            showarrow=False,
+            font={"size": 12},
+        )
     fig.update_layout(
         # one short line each: the subtitle must fit a phone-wide chart too
         title=f"A minus B (accuracy points)<br><sup>95% paired bootstrap<br>A = "
         f"{plot_text(label_a, 30)}<br>B = {plot_text(label_b, 30)}</sup>",
-        xaxis={"title": "A \u2212 B (accuracy points)", "zeroline": True},
-        yaxis={"autorange": "reversed", "automargin": True},
-        height=max(350, 26 * len(diffs) + 180),
-        margin={"l": 20, "r": 20, "t": 110, "b": 40},  # the title and three short lines
+        xaxis={"title": "A \u2212 B (accuracy points)", "zeroline": True, "automargin": True},
+        # the names above the bars say what each row is: no axis labels beside them
+        yaxis={
+            "range": [len(diffs) - 0.5, -0.5],
+            "showticklabels": False,
+            "showgrid": False,
+            "zeroline": False,
+        },
+        height=DIFF_ROW * len(diffs) + 200,
+        margin={"l": 12, "r": 12, "t": 140, "b": 50},  # the title and its three short lines
+        showlegend=False,
     )
     return fig
 

@@ -4,6 +4,7 @@ are given; only our own Markdown (`legend.py`) goes in as markup, rendered here.
 
 from __future__ import annotations
 
+import html
 import re
 from functools import cache
 from typing import Any
@@ -15,13 +16,15 @@ from markupsafe import Markup
 
 @cache
 def _environment() -> jinja2.Environment:
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.PackageLoader("respondeoqa_space.views", "templates"),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    env.filters["breakable"] = lambda text: Markup(breakable(str(text)))
+    return env
 
 
 def render(name: str, **context: Any) -> str:
@@ -46,6 +49,32 @@ _SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~$<>&])")
 
 def _escaped(text: str) -> str:
     return _SPECIAL.sub(r"\\\1", text)
+
+
+_BREAK_AFTER = re.compile(r"(?:[_\-/]|\.(?!\d))+(?=[^\s_\-/.])")
+"""A run of "_", "-", "/" and dots before no digit, and after it a character of a word."""
+
+
+def _pieces(text: str) -> list[str]:
+    """`text` cut after each place a line may break in an id, a name or a link."""
+    ends = [m.end() for m in _BREAK_AFTER.finditer(text)]
+    return [text[a:b] for a, b in zip([0, *ends], [*ends, len(text)], strict=True)]
+
+
+def breakable(text: str) -> str:
+    """Text as HTML (escaped) that a narrow column may wrap after "_", "-", "/" or a dot
+    before a letter (a `<wbr>` there) and nowhere else but between words: an item id wraps
+    between its parts ("latin-grammar-junior-scholarship_" / "2.4.3": a number keeps its
+    dots) and never inside one, where the browser broke it to fit ("2.4." / "3"), and so does
+    a model name or a link. Copied or searched, the text is as written. For the `breakable`
+    filter of the templates."""
+    return "<wbr>".join(html.escape(p, quote=False) for p in _pieces(str(text)))
+
+
+def breakable_markdown(text: str) -> str:
+    """`breakable` as Markdown for a Dataframe cell of datatype "markdown" (an item's id as a
+    link's text): every character escaped, a `<wbr>` at each place the id may wrap."""
+    return "<wbr>".join(_escaped(p) for p in _pieces(str(text)))
 
 
 def gold_markdown(text: str) -> str:

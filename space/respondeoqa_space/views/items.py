@@ -192,13 +192,16 @@ def difficulty_by(items: Sequence[ItemStats], key: str) -> list[Difficulty]:
     ]
 
 
-def summary(analysis: ItemAnalysis, shown: int) -> str:
-    """The sentence above the table (our own text and counts only)."""
+def summary(analysis: ItemAnalysis, shown: int) -> tuple[str, str]:
+    """What the table shows, in a sentence or two above it, and what its columns and flags
+    mean (the page folds that part: on a phone the table then starts on the first screen);
+    our own text and counts only."""
     public = [it for it in analysis.items if not it.is_private]
     if not public:
         return (
             "No public item has a per-item score from two or more entries yet: the analysis "
-            "needs entries scored on the public sources (translation is scored as a corpus)."
+            "needs entries scored on the public sources (translation is scored as a corpus).",
+            "",
         )
     measured = sum(it.discrimination is not None for it in public)
     flagged = sum(it.suspected_gold_error for it in public)
@@ -206,23 +209,27 @@ def summary(analysis: ItemAnalysis, shown: int) -> str:
     text = (
         f"Item analysis of the {entries} entr{'y' if entries == 1 else 'ies'} on the board over "
         f"{len(public):,} public items with a per-item score (translation is scored as a "
-        f"corpus); {shown:,} shown, hardest first. Right %: the share of entries that get the "
-        "item right. Discrimination: how well the item separates strong entries from weak "
-        f"ones (point-biserial, {MISSING if not measured else f'{measured:,} items'}: it "
-        f"needs {analysis.thresholds.min_entries} entries with the item and some spread). "
-        f"{flagged:,} suspected gold error{'' if flagged == 1 else 's'}: more entries agree on one other answer, and "
-        "stronger ones, than chance explains (for feet also on one foot or, strong ones, on a "
-        "line one foot off the gold; the posterior that the gold is wrong reaches "
-        f"{analysis.thresholds.flag_posterior:g}; items with "
-        f"{analysis.thresholds.flag_min_entries} or more entries), or the gold breaks the "
-        "item's own answer format."
+        f"corpus); {shown:,} shown, hardest first; {flagged:,} suspected gold "
+        f"error{'' if flagged == 1 else 's'}."
     )
     if analysis.private_items:
         text += (
             f" {analysis.private_items:,} private (Certamen, NLE) items are counted, never "
             "listed: the operator reviews them."
         )
-    return text
+    terms = (
+        "Right %: the share of entries that get the item right. Discrimination: how well the "
+        "item separates strong entries from weak ones (point-biserial, "
+        f"{MISSING if not measured else f'{measured:,} items'}: it needs "
+        f"{analysis.thresholds.min_entries} entries with the item and some spread). Suspected "
+        "gold error: more entries agree on one other answer, and stronger ones, than chance "
+        "explains (for feet also on one foot or, strong ones, on a line one foot off the gold; "
+        "the posterior that the gold is wrong reaches "
+        f"{analysis.thresholds.flag_posterior:g}; items with "
+        f"{analysis.thresholds.flag_min_entries} or more entries), or the gold breaks the "
+        "item's own answer format."
+    )
+    return text, terms
 
 
 BEING_MADE = (

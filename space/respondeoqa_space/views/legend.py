@@ -91,8 +91,8 @@ def legend(view: str, min_private: int | None = None) -> str:
             f"**{unanswered.short}**: the share of scored items from which the paper's "
             "extraction read no answer (no prediction, or nothing in the required format); "
             f"**{gap.short}**: the accuracy points a lenient extraction (an answer marker in any "
-            "case, the last option letter mentioned, the last word of the last line: README, "
-            "Format compliance) adds, "
+            "case, the last option letter mentioned, the last word of the last line: "
+            "docs/format-compliance.md) adds, "
             f"what the format alone cost; **{lenient.short}** (Columns menu): that lenient "
             "accuracy. The paper's rows publish neither."
         )
@@ -109,7 +109,8 @@ def legend(view: str, min_private: int | None = None) -> str:
     lines.append(
         "Values that rest on Certamen or NLE items (never shown item by item) are released "
         f"with their private part in steps of {step} items and a Wilson interval from their "
-        "counts, so that no probe reads single private answers off the board (README: Safety); "
+        "counts, so that no probe reads single private answers off the board "
+        "(docs/leaderboard-safety.md); "
         "values on public items only are exact."
     )
     if paper_missing(view):

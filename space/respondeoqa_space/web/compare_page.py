@@ -11,13 +11,13 @@ from ..rows import picker_label
 from ..service import Space
 from ..views import compare
 from . import copy
-from .events import message, message_box, warning
+from .events import message, message_box, page_heading, warning
 
 
 def compare_page(space: Space, demo: gr.Blocks, read: dict[str, Any]) -> None:
     """The page's components and events (inside `demo.route(...)`); `read` are the keyword
     arguments of the app's read events (outside the queue)."""
-    gr.Markdown(copy.COMPARE_HELP)
+    page_heading(copy.COMPARE_TITLE, copy.COMPARE_HELP)
     pick = gr.Dropdown(
         [],  # choices when the page opens
         multiselect=True,
@@ -44,7 +44,7 @@ def compare_page(space: Space, demo: gr.Blocks, read: dict[str, Any]) -> None:
     )
     format_table = gr.Dataframe(
         label="What the answer format cost, per category: lenient minus paper "
-        "accuracy (points, beyond the paper; README: Format compliance)",
+        "accuracy (points, beyond the paper; docs/format-compliance.md)",
         interactive=False,
         visible=False,
         max_height=420,

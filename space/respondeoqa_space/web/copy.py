@@ -13,6 +13,8 @@ scored on different sources are ranked apart: one section per coverage. Rows mar
 in paper* are the published numbers; *verified* rows were evaluated by the leaderboard itself
 (*Request an evaluation*); *self-reported* rows were scored here from uploaded predictions."""
 
+ABOUT_TITLE = "# About the leaderboard"
+
 ABOUT = f"""## The benchmark
 RespondeoQA has 7,829 Latin-English questions from the NJCL Certamen (1996-2009), the National
 Latin Exam (NLE: 2015, 2020, 2025), *Latin Grammar and Junior Scholarship Papers* (shown as
@@ -67,13 +69,23 @@ disagreement table in Compare and the per-item download of an entry list public 
 ```
 """
 
+# Each page's heading (an h1), and the few lines a reader sees before the page's controls;
+# the rest of a page's help waits, folded, under *_HELP_LABEL.
+
+SUBMIT_TITLE = "# Submit predictions"
+
+SUBMIT_LEAD = """Upload a `.jsonl`, `.csv` or `.json` file (or a harness run's logs: `.jsonl`,
+`.parquet`, a `.zip`) with one row per item: `id` and `response` (the raw output) or `answer`
+(already extracted); an [example file](example.jsonl) shows the format. It is scored at once
+and appears on the board."""
+
+SUBMIT_HELP_LABEL = "Formats, coverage and what is stored"
+
 SUBMIT_HELP = """Upload predictions in any format the evaluator accepts (`.jsonl`, `.csv` or the
 paper's `.json` layout), or a harness run as it is: every lm-evaluation-harness
 `samples_*.jsonl` file of one run, lighteval `details_*.parquet` files, or a `.zip` of them
-(raw generations, scored with the paper's extraction). One row per item: `id` and `response`
-(the raw output) or `answer` (already extracted); an [example file](example.jsonl) shows the
-format (or `respondeoqa-eval example -o preds.jsonl`; `respondeoqa-eval prompts` writes the
-paper's prompts).
+(raw generations, scored with the paper's extraction). `respondeoqa-eval example -o preds.jsonl`
+writes an example file, `respondeoqa-eval prompts` the paper's prompts.
 
 - **Coverage**: a submission must answer at least 90% of the items of every upstream file it
   touches; it is scored on those files and ranked with entries of the same coverage.
@@ -86,12 +98,22 @@ paper's prompts).
 WITHDRAW_HELP = """**Withdraw my entry**: logged in, you can remove an entry you submitted
 (its number is in the *Entry* column). It leaves the leaderboard, Compare and the CSV at once."""
 
+COMPARE_TITLE = "# Compare entries"
+
 COMPARE_HELP = """Pick two or more entries (at most six) and press Compare: bars by content type
 and by language pair (95% intervals as error bars, item counts under the groups and on hover;
 each entry keeps its colour), and what the answer format cost each of them per category (lenient
 minus paper accuracy). For exactly two scored submissions, also the paired difference per
 category and the public items where they disagree: click a question (or an item's id) to
 read both entries' raw responses on it."""
+
+ITEMS_TITLE = "# Items"
+
+ITEMS_LEAD = """The board's entries item by item, on the public items: hardest first, with
+suspected gold errors flagged."""
+
+ITEMS_HELP_LABEL = "How the items are analysed"
+ITEMS_TERMS_LABEL = "What the columns mean"
 
 ITEMS_HELP = """The board's entries item by item, on the public items (Junior Scholarship, Latin
 Prosody): which questions are hard, which separate strong models from weak ones, and which look
@@ -102,11 +124,15 @@ Certamen and NLE items are only counted here. The [whole analysis](item_analysis
 (the columns of `respondeoqa-eval items`). Click a question (or an item's id) to read what the
 entries wrote on it: the [answers](answers) page."""
 
-SIZE_HELP = """**Accuracy against model size**: one point per entry that states its parameter
+SIZE_TITLE = "# Accuracy against model size"
+
+SIZE_HELP = """One point per entry that states its parameter
 count (log scale), coloured by coverage; entries of one coverage are comparable with each other
 only. Each point is named beside it; hover it for its accuracy and size."""
 
-REQUEST_HELP = """**Request an evaluation**: name a model on the Hugging Face Hub and the
+REQUEST_TITLE = "# Request an evaluation"
+
+REQUEST_HELP = """Name a model on the Hugging Face Hub and the
 leaderboard runs it itself, on its operator's serving engine, with the paper's prompts, on every
 item it holds: the public textbooks and the Certamen and NLE questions, which are never
 redistributed (they go to the operator's engine only). The results appear on the board as

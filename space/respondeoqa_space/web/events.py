@@ -22,6 +22,18 @@ def username(profile: Any) -> str:
     return "" if profile is None else str(getattr(profile, "username", "") or "")
 
 
+def page_heading(title: str, lead: str = "") -> None:
+    """A page's heading (Markdown "# ...": its h1) and the lines under it (`lead`)."""
+    gr.Markdown(title + (f"\n\n{lead}" if lead else ""), elem_id="page-title")
+
+
+def folded_help(label: str, text: str) -> None:
+    """A page's longer help, folded under `label`: the page's controls come first on a
+    phone's first screen."""
+    with gr.Accordion(label, open=False, elem_classes=["page-help"]):
+        gr.Markdown(text)
+
+
 def message_box(elem_id: str) -> Any:
     """Where a page shows a result message, hidden until it has one: HTML as tall as its text
     at any width. A Textbox cuts it: Gradio 6 sizes its textarea to the text when the value
@@ -31,10 +43,16 @@ def message_box(elem_id: str) -> Any:
     return gr.HTML(visible=False, elem_id=elem_id, elem_classes=["msg"], js_on_load=None)
 
 
-def message(text: str, ok: bool | None = None) -> Any:
+def message(
+    text: str,
+    ok: bool | None = None,
+    link: tuple[str, str] | None = None,
+    more: tuple[str, str] | None = None,
+) -> Any:
     """A result message for a `message_box`: a success (ok), a refusal (not ok) or plain
-    (None)."""
-    return _shown(text, "" if ok is None else "msg-ok" if ok else "msg-error")
+    (None); `link` (address, words: our own) on a line of its own under the text; `more`
+    (label, text) folded under it, opened by a click."""
+    return _shown(text, "" if ok is None else "msg-ok" if ok else "msg-error", link, more)
 
 
 def warning(text: str) -> Any:
@@ -42,10 +60,22 @@ def warning(text: str) -> Any:
     return _shown(text, "msg-warn")
 
 
-def _shown(text: str, kind: str) -> Any:
+def _shown(
+    text: str,
+    kind: str,
+    link: tuple[str, str] | None = None,
+    more: tuple[str, str] | None = None,
+) -> Any:
     # escaped: messages quote what users typed (model names, ids), and gr.HTML runs script
+    value = html.escape(text)
+    if link is not None and text:
+        href, words = (html.escape(part) for part in link)
+        value += f'<br><a class="msg-link" href="{href}">{words}</a>'
+    if more is not None and text:
+        label, said = (html.escape(part) for part in more)
+        value += f'<details class="msg-more"><summary>{label}</summary>{said}</details>'
     return gr.HTML(
-        value=html.escape(text),
+        value=value,
         visible=bool(text),
         elem_classes=["msg", kind] if kind else ["msg"],
     )

@@ -16,7 +16,7 @@ from respondeoqa_eval.data import DIMENSIONS
 from ..service import Space
 from ..views import items as item_views
 from . import copy
-from .events import message, message_box
+from .events import folded_help, message, message_box, page_heading
 
 RECHECK_SECONDS = 3.0
 """How often an Items page showing an older analysis asks whether a newer one is made."""
@@ -25,7 +25,8 @@ RECHECK_SECONDS = 3.0
 def items_page(space: Space, demo: gr.Blocks, read: dict[str, Any]) -> None:
     """The page's components and events (inside `demo.route(...)`); `read` are the keyword
     arguments of the app's read events (outside the queue)."""
-    gr.Markdown(copy.ITEMS_HELP)
+    page_heading(copy.ITEMS_TITLE, copy.ITEMS_LEAD)
+    folded_help(copy.ITEMS_HELP_LABEL, copy.ITEMS_HELP)
     with gr.Row(equal_height=True):
         filters = [
             gr.Dropdown(
@@ -68,8 +69,9 @@ def items_page(space: Space, demo: gr.Blocks, read: dict[str, Any]) -> None:
     def show(*args: Any) -> tuple[Any, ...]:
         *picks, only, by = args
         out = space.items_view(picks, only, by, wait=False)  # the last made: never waits
+        more = (copy.ITEMS_TERMS_LABEL, out.terms) if out.terms else None
         return (
-            message(out.message),
+            message(out.message, more=more),
             item_views.items_display(out.table),
             out.difficulty,
             gr.Timer(active=not out.fresh),

@@ -18,7 +18,7 @@ from ..requests.model import DEFAULT_PRESET, PRESETS
 from ..service import Space
 from ..views.requests import REQUEST_COLUMNS, REQUEST_WIDTHS, requests_frame
 from . import copy
-from .events import message, message_box, username
+from .events import message, message_box, page_heading, username
 
 
 def request_page(space: Space, demo: gr.Blocks, read: dict[str, Any]) -> None:
@@ -26,7 +26,7 @@ def request_page(space: Space, demo: gr.Blocks, read: dict[str, Any]) -> None:
     arguments of the app's read events (outside the queue)."""
     desk = space.requests
     limits = space.limits
-    gr.Markdown(copy.REQUEST_HELP)
+    page_heading(copy.REQUEST_TITLE, copy.REQUEST_HELP)
     if desk is None:
         gr.Markdown(copy.REQUEST_OFF)
         return

@@ -1,9 +1,9 @@
 """The app's own HTTP routes, served outside Gradio (no session, no queue), from the read model.
 
-- `GET /board?view=&coverage=[&verified=1][&page=N][&q=text]`: the board's HTML, what a page
-  load fetches (`verified=1`: entries the leaderboard evaluated itself only; `page`: the N-th
-  page of BOARD_MAX_ROWS rows of a coverage; `q`: the rows of the coverage a search finds,
-  each with its rank);
+- `GET /board?view=&coverage=[&verified=1][&page=N][&q=text][&entry=e:12]`: the board's HTML,
+  what a page load fetches (`verified=1`: entries the leaderboard evaluated itself only;
+  `page`: the N-th page of BOARD_MAX_ROWS rows of a coverage; `q`: the rows of the coverage a
+  search finds, each with its rank; `entry`: the page that holds that entry's row);
 - `GET /board.csv?view=&coverage=[&verified=1]`: the same table as CSV, every entry;
 - `GET /entry?entry=e:12`: an entry's detail as HTML, what a row click fetches (404 with one
   line of HTML for an entry that is not shown), with links to its per-item results and to its
@@ -78,7 +78,7 @@ def read_routes(space: Space) -> list[Any]:
         q = request.query_params
         verified = q.get("verified") == "1"
         html = space.reads.board(
-            q.get("view"), q.get("coverage"), verified, q.get("page"), q.get("q")
+            q.get("view"), q.get("coverage"), verified, q.get("page"), q.get("q"), q.get("entry")
         )
         return HTMLResponse(html, headers=NO_STORE)
 
@@ -97,7 +97,7 @@ def read_routes(space: Space) -> list[Any]:
             else ""
         )
         return HTMLResponse(
-            detail_html(found, csv_href, answers_href),
+            detail_html(found, csv_href, answers_href, row),
             status_code=200 if found is not None else 404,
             headers=NO_STORE,
         )

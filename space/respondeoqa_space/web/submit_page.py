@@ -9,22 +9,31 @@ from typing import Any
 
 import gradio as gr
 
-from ..service import Space
-from ..views.entry import BREAKDOWN_DATATYPES, breakdown_display
+from ..service import Space, stored_entry
+from ..views.entry import BREAKDOWN_DATATYPES, BREAKDOWN_WIDTHS, breakdown_display
 from . import clients, copy
-from .events import message, message_box, username
+from .events import folded_help, message, message_box, page_heading, username
 
 UPLOAD_TYPES = [".jsonl", ".csv", ".json", ".parquet", ".zip"]
+
+
+def entry_link(number: int) -> tuple[str, str]:
+    """(address, words) of entry #`number` on the board: the main page opens on its coverage
+    with its row marked and its detail shown (board.js, detail.js)."""
+    return f"./?entry=e:{number}", f"See entry #{number} on the board"
 
 
 def submit_page(space: Space) -> None:
     """The page's components and events (inside `demo.route(...)`)."""
     limits = space.limits
-    gr.Markdown(copy.SUBMIT_HELP)
+    page_heading(copy.SUBMIT_TITLE, copy.SUBMIT_LEAD)
+    folded_help(copy.SUBMIT_HELP_LABEL, copy.SUBMIT_HELP)
     if space.config.oauth:  # a Space with `hf_oauth: true`: submitting needs a login
         gr.LoginButton(elem_id="login")
     upload = gr.File(
-        label="Predictions file(s): .jsonl, .csv, .json, .parquet, or a .zip",
+        # short: the box's buttons cover the end of a longer label on a phone (the formats
+        # are in the lines above)
+        label="Predictions file(s)",
         file_types=UPLOAD_TYPES,
         file_count="multiple",
         type="filepath",
@@ -55,7 +64,7 @@ def submit_page(space: Space) -> None:
             elem_id="reasoning",
         )
     # an initial value makes a field optional to API clients (`view_api`); its name there is
-    # the handler's parameter name, the README's
+    # the handler's parameter name, docs/leaderboard-api.md's
     link = gr.Textbox("", label="Link (optional, http/https)", elem_id="link")
     note = gr.Textbox(
         "", label="How the predictions were produced (optional)", lines=3, elem_id="note"
@@ -74,6 +83,8 @@ def submit_page(space: Space) -> None:
         interactive=False,
         elem_id="breakdown",
         datatype=BREAKDOWN_DATATYPES,
+        column_widths=BREAKDOWN_WIDTHS,
+        wrap=True,
         visible=False,
     )
     # whether it was stored (API clients read it too); no gr.State: a stateful component makes
@@ -142,8 +153,10 @@ def submit_page(space: Space) -> None:
         )
 
     def style(text: str | None, ok: bool, needs: bool) -> tuple[Any, ...]:
+        number = stored_entry(text) if ok else None
+        link = None if number is None else entry_link(number)
         return (
-            message(text or "", bool(ok)),
+            message(text or "", bool(ok), link),
             gr.Dataframe(visible=bool(ok)),
             gr.Checkbox(visible=bool(needs), value=False),
         )

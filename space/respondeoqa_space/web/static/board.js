@@ -14,14 +14,21 @@
 //   offers the next page of its coverage;
 // - the Filters menu (size, weights, reasoning, the paper's rows, entries the leaderboard
 //   evaluated) hides rows; the Columns menu shows the optional columns;
-// - a click on an entry's row announces its key (a `respondeoqa-entry` event): the entry
-//   detail's script (detail.js) fetches and shows it.
+// - a click on an entry's row marks it and announces its key (a `respondeoqa-entry` event):
+//   the entry detail's script (detail.js) fetches and shows it;
+// - an entry the detail shows (a `respondeoqa-shown` event: its key, its coverage and how it
+//   was asked for) has its row marked; when the table in view does not hold it, the table of
+//   its coverage is fetched first. Asked for by the page's address (`?entry=e:12`, the link a
+//   submission's answer gives), the marked row is scrolled into view; either way a
+//   `respondeoqa-marked` event says whether the row is on the board.
 // Listeners sit on the root, which stays when a new table arrives; sort, filters, picked
-// columns and the legend's open state are applied again then, and the picked columns are kept
-// in localStorage, the breakdown and coverage in sessionStorage (board_page.js reads them on
-// the next page load of this browser tab).
+// columns, the marked row, the open menu and the legend's open state are applied again then,
+// and the picked columns are kept in localStorage, the breakdown and coverage in
+// sessionStorage (board_page.js reads them on the next page load of this browser tab).
 const state = {
   query: "", sortCol: null, sortDir: 1, filters: {paper: true}, cols: {}, legend: false, loads: 0,
+  picked: null, pending: null,  // the marked row's key; a shown entry awaiting its table
+  menu: null,  // the open menu's class (board-filters, board-columns): a new table keeps it open
 };
 try {
   state.cols = JSON.parse(localStorage.getItem("respondeoqa-columns") || "{}");
@@ -38,7 +45,7 @@ if (!props.value) {
     });
 }
 const SEARCH_WAIT = 250;  // ms after the last key before the server is asked
-function load(view, coverage, page) {
+function load(view, coverage, page, entry) {
   const mine = ++state.loads;
   element.setAttribute("aria-busy", "true");
   const url = new URL(props.board_src, location.href);
@@ -48,6 +55,8 @@ function load(view, coverage, page) {
   url.searchParams.delete("q");
   if (page && page > 1) url.searchParams.set("page", String(page));
   if (state.query.trim()) url.searchParams.set("q", state.query.trim());
+  url.searchParams.delete("entry");
+  if (entry) url.searchParams.set("entry", entry);  // the page of its coverage that holds it
   fetch(url, {cache: "no-store"})
     .then((r) => (r.ok ? r.text() : Promise.reject(r.status)))
     .then((html) => html, () => props.board_error)
@@ -63,6 +72,44 @@ function load(view, coverage, page) {
 
 const sections = () => Array.from(element.querySelectorAll("table.board tbody"));
 const rows = () => Array.from(element.querySelectorAll("table.board tbody tr[data-key]"));
+
+// mark the picked entry's row (a tint, and aria-current for screen readers); the row or null
+function mark() {
+  let found = null;
+  for (const tr of rows()) {
+    const on = tr.dataset.key === state.picked;
+    tr.classList.toggle("picked", on);
+    if (on) {
+      tr.setAttribute("aria-current", "true");
+      found = tr;
+    } else {
+      tr.removeAttribute("aria-current");
+    }
+  }
+  return found;
+}
+
+// an entry shown in the detail: its row marked, on its coverage's table; said once done
+function reveal(shown) {
+  const tr = mark();
+  const coverage = element.querySelector('select[data-board="coverage"]');
+  const listed = coverage && Array.from(coverage.options).some((o) => o.value === shown.coverage);
+  if (!tr && listed && !shown.fetched) {
+    // its coverage's table, at the page that holds its row (a search is cleared: it hid it)
+    state.pending = {...shown, fetched: true};  // again once that table is in
+    state.query = "";
+    coverage.value = shown.coverage;
+    load(element.querySelector('select[data-board="view"]').value, shown.coverage, 1, shown.key);
+    return;
+  }
+  if (tr && shown.how === "address") tr.scrollIntoView({block: "center"});
+  document.dispatchEvent(new CustomEvent("respondeoqa-marked", {detail: {key: shown.key, found: Boolean(tr)}}));
+}
+document.addEventListener("respondeoqa-shown", (e) => {
+  state.picked = e.detail.key;
+  state.pending = null;
+  reveal(e.detail);
+});
 
 function keep(tr) {
   const f = state.filters, d = tr.dataset;
@@ -105,7 +152,9 @@ function sortRows() {
   const key = (tr) => {
     const td = tr.children[col];
     if (!td) return null;
-    const text = td.firstChild ? td.firstChild.textContent : "";
+    // the cell's own text: a model's name is cut in pieces by its <wbr>s, the line under a
+    // number (an interval, a rank range) and the Hub link are elements of their own
+    const text = Array.from(td.childNodes).filter((n) => n.nodeType === 3).map((n) => n.textContent).join("");
     if (!num) return text;
     const value = parseFloat(text);
     return Number.isNaN(value) ? null : value;  // the missing mark
@@ -141,6 +190,9 @@ function showColumns() {
 function restoreControls() {
   const legend = element.querySelector("details.board-legend");
   if (legend) legend.open = state.legend;
+  for (const menu of element.querySelectorAll("details.board-menu")) {
+    menu.open = menu.classList.contains(state.menu);  // a search's answer came with it open
+  }
   const box = element.querySelector(".board-search");
   if (box && box.value !== state.query) box.value = state.query;
   for (const input of element.querySelectorAll("[data-filter]")) {
@@ -193,6 +245,11 @@ element.addEventListener("change", (e) => {
 // `toggle` does not bubble: caught on its way down
 element.addEventListener("toggle", (e) => {
   if (e.target.matches && e.target.matches("details.board-legend")) state.legend = e.target.open;
+  if (e.target.matches && e.target.matches("details.board-menu")) {
+    const name = Array.from(e.target.classList).find((c) => c !== "board-menu");
+    if (e.target.open) state.menu = name;
+    else if (state.menu === name) state.menu = null;
+  }
 }, true);
 element.addEventListener("click", (e) => {
   for (const menu of element.querySelectorAll("details.board-menu[open]")) {
@@ -216,8 +273,9 @@ element.addEventListener("click", (e) => {
   if (e.target.closest("a")) return;  // a link in a row (the model's Hub page)
   const tr = e.target.closest("table.board tbody tr[data-key]");
   if (!tr) return;
-  for (const r of rows()) r.classList.remove("picked");
-  tr.classList.add("picked");
+  state.picked = tr.dataset.key;
+  state.pending = null;
+  mark();
   document.dispatchEvent(new CustomEvent("respondeoqa-entry", {detail: tr.dataset.key}));
 });
 new MutationObserver(() => {
@@ -225,4 +283,11 @@ new MutationObserver(() => {
   if (state.sortCol !== null) sortRows();
   showColumns();
   filterRows();
+  if (state.pending && !element.hasAttribute("aria-busy")) {
+    const shown = state.pending;
+    state.pending = null;
+    reveal(shown);
+  } else {
+    mark();
+  }
 }).observe(element, {childList: true});
