@@ -65,7 +65,8 @@ def _expected(space: Space, flagged: frozenset[str]) -> Snapshot:
     entries = []
     for e in snap.entries:
         rows = [r for r in space.store.predictions(e.id) or [] if r["id"] not in flagged]
-        again = evaluate(rows, gold, restrict_to_covered=True, bootstrap=20)
+        resamples = int(e.report.evaluator.bootstrap["resamples"])  # as it was scored
+        again = evaluate(rows, gold, restrict_to_covered=True, bootstrap=resamples)
         stored = replace(e, report=replace(again, predictions=e.report.predictions))
         entries.append(space._shown(stored, flagged))
     return Snapshot(snap.version, entries, snap.stale, snap.status, without=FLAGGED)
