@@ -32,11 +32,10 @@ Reads that depend on a client's choice of entries (Compare, an entry's detail, a
 beyond the first) are kept in one LRU cache bounded in bytes (cachetools), keyed by data
 version and canonical keys, never by a client's string.
 
-A variant of every shown number (issue 42: scores without disputed items) is another
-`ReadModel` on the same store with its own `shown` (each entry's report as that variant
-scores it, e.g. recomputed without an exclusion set), kept per variant (by its exclusion
-set): its decoded entries, record tables, snapshots and boards are its own, and nothing here
-changes.
+A variant of every shown number (issue 42: scores without the suspected gold errors,
+`without.py`) is a `Snapshot` of its own (its `without` tag), made in the background from the
+same data version's entries with their reports recomputed: its tables, boards and CSVs are
+its own, and nothing here changes.
 """
 
 from __future__ import annotations
