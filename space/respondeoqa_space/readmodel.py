@@ -32,11 +32,10 @@ Reads that depend on a client's choice of entries (Compare, an entry's detail, a
 beyond the first) are kept in one LRU cache bounded in bytes (cachetools), keyed by data
 version and canonical keys, never by a client's string.
 
-A variant of every shown number (issue 42: scores without disputed items) is another
-`ReadModel` on the same store with its own `shown` (each entry's report as that variant
-scores it, e.g. recomputed without an exclusion set), kept per variant (by its exclusion
-set): its decoded entries, record tables, snapshots and boards are its own, and nothing here
-changes.
+A variant of every shown number (issue 42: scores without the suspected gold errors,
+`without.py`) is a `Snapshot` of its own (its `without` tag), made in the background from the
+same data version's entries with their reports recomputed: its tables, boards and CSVs are
+its own, and nothing here changes.
 """
 
 from __future__ import annotations
@@ -94,9 +93,9 @@ EntryKey = tuple[int, str]
 """What an entry's decoded copy is of: its (version, file hash) in the store."""
 
 
-def board_query(view: str, coverage: str, verified: bool = False) -> str:
+def board_query(view: str, coverage: str, verified: bool = False, without: str = "") -> str:
     query = {"view": view, "coverage": coverage} | ({"verified": "1"} if verified else {})
-    return urllib.parse.urlencode(query)
+    return urllib.parse.urlencode(query | ({"without": without} if without else {}))
 
 
 def search_text(value: object) -> str:
@@ -162,8 +161,12 @@ class Snapshot:
         tables: _Tables | None = None,
         cached: Callable[[Snapshot, Hashable, Callable[[], Any]], Any] | None = None,
         counted: frames.Sources | None = None,
+        without: str = "",
     ) -> None:
         self.version = version
+        self.without = without
+        """The variant's URL value (`?without=flagged`: its numbers leave items out), or ""
+        (the paper's numbers): its CSV link and file name say so."""
         self._legend = legend
         self.entries = entries
         self.by_id = {e.id: e for e in entries}
@@ -384,7 +387,7 @@ class Snapshot:
             part,
             view,
             caption,
-            csv_href=f"{CSV_ROUTE}?{board_query(view, coverage, verified)}",
+            csv_href=f"{CSV_ROUTE}?{board_query(view, coverage, verified, self.without)}",
             status=self.status,
             coverage=coverage,
             coverages=self.coverage_options(),
@@ -408,6 +411,7 @@ class Snapshot:
 
         def build() -> tuple[str, bytes]:
             what = f"{view} {coverage}" + (" verified" if verified else "")
+            what += " without suspected gold errors" if self.without else ""
             slug = "-".join("".join(c if c.isalnum() else " " for c in what.lower()).split())
             data = frames.to_csv(self.frame(view, coverage, verified)).encode("utf-8")
             return f"respondeoqa-leaderboard-{slug}.csv", data

@@ -53,6 +53,7 @@ from .views.detail import EntryDetail, compare_shape, coverage_warning, entry_de
 from .views.entry import breakdown_frame
 from .views.frames import ALL_COVERAGES, to_csv
 from .views.legend import legend_html
+from .without import Excluded, Variant, Variants, label_html, rescore_entries, wanted
 
 log = logging.getLogger(__name__)
 
@@ -116,6 +117,14 @@ class CompareOutcome:
     paired: bool = False  # the paired difference and the disagreements
     format_gaps: pd.DataFrame = field(default_factory=lambda: compare.format_gap_frame([]))
     keys: tuple[str, ...] = ()  # the paired entries' keys (the disagreements' answers links)
+    without: str = ""  # the switch's label, HTML escaped ("" when it is off)
+
+
+def without_label(variant: Variant | None, making: bool) -> str:
+    """The switch's label as HTML (`without.label_html`): "" when it is off."""
+    if variant is not None:
+        return str(label_html(variant.excluded, variant.unscored))
+    return str(label_html(Excluded(()), being_made=True)) if making else ""
 
 
 ANALYSIS_SETTLE = 5.0
@@ -225,7 +234,7 @@ class Space:
                 hub_endpoint=config.hub_endpoint,
             )
             self.syncer.readers.append(self.requests.read)
-        self._public_by_files: dict[tuple[str, ...], Counter] = {}
+        self._public_by_files: dict[tuple[tuple[str, ...], frozenset[str]], Counter] = {}
         self.nesting = privacy.nesting(self.gold.records)
         self.reads = ReadModel(
             self.store,
@@ -239,6 +248,8 @@ class Space:
         self.analyst: Analyst[ItemAnalysis] = Analyst(
             self._analyse, self.store.data_version, settle=ANALYSIS_SETTLE
         )
+        # every shown number without the suspected gold errors: made in the background too
+        self.without = Variants(self, self._rescore_without)
         log.info(
             "gold: %d items from %d files (private sources: %s); db: %s",
             len(self.gold),
@@ -404,20 +415,23 @@ class Space:
         answers, in bits, whatever its coverage (privacy.release_bits)."""
         return privacy.release_bits(self.gold.records, self.limits.min_private_items)
 
-    def _shown(self, entry: Entry) -> Entry:
+    def _shown(self, entry: Entry, without: frozenset[str] = frozenset()) -> Entry:
         """The entry as every view shows it: values resting on private items released as
         privacy.release says (stepped, hidden or coarsened), from the public records of the
-        files it covers; values on public items only are exact."""
+        files it covers (less the public items `without` names, when its report was computed
+        without them); values on public items only are exact."""
         if not any(s in PRIVATE_SOURCES for s in entry.sources):
             return entry
         files = tuple(sorted(entry.report.gold.files))
-        key = files or tuple(sorted(entry.sources))
+        key = (files or tuple(sorted(entry.sources)), without)
         public = self._public_by_files.get(key)
         if public is None:
             public = privacy.public_cell_counts(
                 r
                 for r in self.gold.records
-                if not r.is_private and (r.file in files if files else r.source in entry.sources)
+                if not r.is_private
+                and r.id not in without
+                and (r.file in files if files else r.source in entry.sources)
             )
             self._public_by_files[key] = public
         k = self.limits.min_private_items
@@ -439,20 +453,26 @@ class Space:
         snap = self.snapshot()
         return snap.frame(view, snap.coverage_of(coverage)).copy()
 
-    def detail(self, key: object) -> EntryDetail | None:
+    def detail(self, key: object, variant: Variant | None = None) -> EntryDetail | None:
         """The detail of the shown row `key` names (None when there is none: unknown, hidden,
-        withdrawn)."""
-        snap = self.snapshot()
+        withdrawn); of `variant`'s board (its numbers without the excluded items, and its
+        per-item results without them) when given."""
+        snap = self.snapshot() if variant is None else variant.snapshot
         row = snap.resolve(key)
         if row is None:
             return None
         stale = is_scored(row) and row.id in snap.stale
+        gone = frozenset() if variant is None else variant.excluded.ids
 
         def build() -> EntryDetail:
-            items = self.store.item_scores(row.id) if is_scored(row) else None
+            items = None
+            if is_scored(row):
+                kept = self.store.item_scores(row.id)
+                items = {i: it for i, it in kept.items() if i not in gone}
             return entry_detail(row, items, stale=stale)
 
-        return self.reads.cached(snap, ("detail", key), build)
+        digest = "" if variant is None else variant.excluded.digest
+        return self.reads.cached(snap, ("detail", key, digest), build)
 
     @cached_property
     def _example(self) -> bytes:
@@ -505,6 +525,26 @@ class Space:
         )
         log.info("item analysis of %d entries: %.0f MB at its peak", len(ids), peak)
         return snap.version[0], replace(analysis, private_items=private)
+
+    def _rescore_without(self, ids: Sequence[int], excluded: Excluded) -> dict[int, Report | None]:
+        """The stored entries `ids` that hold an excluded item, their reports computed
+        without them (`without.rescore_entries`, in a process of its own: `analyst.apart`)."""
+        reports, peak = apart(
+            rescore_entries, str(self.store.path), list(ids), list(excluded.public), self.gold
+        )
+        log.info("%d entries scored again without items: %.0f MB at its peak", len(ids), peak)
+        return reports
+
+    def variant(self, without: object) -> tuple[Snapshot, Variant | None, bool]:
+        """The snapshot a read with the switch `without` (a client's value) is served from:
+        the paper's (switch off, or its variant still being made: the bool says so) or the
+        current variant's; and the variant (None when off or being made)."""
+        if not wanted(without):
+            return self.snapshot(), None, False
+        found = self.without.current()
+        if found is None:
+            return self.snapshot(), None, True
+        return found.snapshot, found, False
 
     def item_analysis(self, wait: bool | float = True) -> ItemAnalysis:
         """The item analysis of the board's entries (`_analyse`): of the current data version,
@@ -788,16 +828,22 @@ class Space:
 
     # -- compare -----------------------------------------------------------------------
 
-    def compare(self, keys: list[str] | None) -> CompareOutcome:
+    def compare(self, keys: list[str] | None, without: object = None) -> CompareOutcome:
         """Charts for two or more entries; bootstrap and disagreements for two scored ones.
         Picks are de-duplicated and capped before any work; results are kept in the read
-        model's byte-bounded cache."""
-        snap = self.snapshot()
+        model's byte-bounded cache. `without` (`?without=flagged`): every number without the
+        suspected gold errors (`variant`)."""
+        snap, variant, making = self.variant(without)
         limit = self.limits.compare_max_entries
         picked = snap.canonical(keys or [], limit)
         if picked is None:
             return self._compare_message(f"Pick at most {limit} different entries to compare.")
-        return self.reads.cached(snap, ("compare", picked), lambda: self._compare(snap, picked))
+        digest = "" if variant is None else variant.excluded.digest
+        out = self.reads.cached(
+            snap, ("compare", picked, digest), lambda: self._compare(snap, picked, variant)
+        )
+        label = without_label(variant, making)
+        return replace(out, without=label) if label else out
 
     @staticmethod
     def _compare_message(message: str) -> CompareOutcome:
@@ -805,7 +851,9 @@ class Space:
         empty_dis = pd.DataFrame(columns=compare.DISAGREEMENT_COLUMNS)
         return CompareOutcome(message, err, err, None, compare.differences_frame([]), empty_dis)
 
-    def _compare(self, snap: Snapshot, keys: tuple[str, ...]) -> CompareOutcome:
+    def _compare(
+        self, snap: Snapshot, keys: tuple[str, ...], variant: Variant | None = None
+    ) -> CompareOutcome:
         picked = [snap.resolve(k) for k in keys]
         rows = [r for r in picked if r is not None]
         if len(rows) < 2:
@@ -840,6 +888,10 @@ class Space:
         # the rows compared are stored entries (compare picks no paper row)
         a_items = self.store.item_scores(a.id)  # type: ignore[attr-defined]  # (see above)
         b_items = self.store.item_scores(b.id)  # type: ignore[attr-defined]  # (see above)
+        if variant is not None:  # the variant's items only
+            gone = variant.excluded.ids
+            a_items = {i: it for i, it in a_items.items() if i not in gone}
+            b_items = {i: it for i, it in b_items.items() if i not in gone}
         diffs = compare.paired(a_items, b_items, Bootstrap(resamples=self.config.bootstrap))
         diff_fig = figures.safe_figure(
             figures.difference_figure, diffs, labels[0], labels[1], what="difference chart"

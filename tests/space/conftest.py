@@ -92,3 +92,14 @@ def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from runner.tiny_model import build_tiny_model
 
     return build_tiny_model(tmp_path_factory.mktemp("tiny-model"))
+
+
+@pytest.fixture(scope="module")
+def flagged_server(private_dir: Path, private_gold: GoldSet, tmp_path_factory):
+    """A real Space whose item analysis flags a planted gold error, with its numbers without it
+    made (tests/space/withoutkit.py)."""
+    from .withoutkit import start_flagged
+
+    flagged = start_flagged(private_dir, tmp_path_factory.mktemp("flagged-server"), private_gold)
+    yield flagged
+    flagged.server.stop()

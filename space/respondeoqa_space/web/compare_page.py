@@ -1,8 +1,10 @@
 """The *Compare* page: two or more entries side by side (`service.Space.compare`; the pure parts
-in `views/compare.py`). API clients: `/compare` (a list of entry keys)."""
+in `views/compare.py`). API clients: `/compare` (a list of entry keys, and whether to leave the
+suspected gold errors out: the switch, `?without=flagged` in the page's address)."""
 
 from __future__ import annotations
 
+from importlib import resources
 from typing import Any
 
 import gradio as gr
@@ -10,8 +12,14 @@ import gradio as gr
 from ..rows import picker_label
 from ..service import Space
 from ..views import compare
+from ..without import FLAGGED, WITHOUT, wanted
 from . import copy
 from .events import message, message_box, page_heading, warning
+
+
+def static_text(name: str) -> str:
+    """A file of static/ (a script an event runs in the browser)."""
+    return (resources.files(__package__) / "static" / name).read_text(encoding="utf-8")
 
 
 def compare_page(space: Space, demo: gr.Blocks, read: dict[str, Any]) -> None:
@@ -27,7 +35,14 @@ def compare_page(space: Space, demo: gr.Blocks, read: dict[str, Any]) -> None:
         allow_custom_value=True,
         elem_id="compare-pick",
     )
+    switch = gr.Checkbox(
+        False,
+        label="Without suspected gold errors (every number computed without the items the "
+        "item analysis flags; beyond the paper)",
+        elem_id="compare-without-switch",
+    )
     button = gr.Button("Compare", elem_id="compare-btn")
+    without_note = gr.HTML(visible=False, elem_id="compare-without")
     result = gr.Textbox(label="Comparison", visible=False)  # the message API clients get
     shown = message_box("compare-msg")
     warned = message_box("compare-warning")
@@ -64,8 +79,8 @@ def compare_page(space: Space, demo: gr.Blocks, read: dict[str, Any]) -> None:
         elem_id="disagreements",
     )
 
-    def do_compare(keys: list[str] | None) -> tuple[Any, ...]:
-        out = space.compare(keys)
+    def do_compare(keys: list[str] | None, without: bool = False) -> tuple[Any, ...]:
+        out = space.compare(keys, FLAGGED if without else None)
         return (
             out.message,
             out.by_content,
@@ -76,10 +91,12 @@ def compare_page(space: Space, demo: gr.Blocks, read: dict[str, Any]) -> None:
             out.format_gaps,
         )
 
-    def show_parts(keys: list[str] | None) -> tuple[Any, ...]:
-        out = space.compare(keys)  # the comparison just made, from the cache
+    def show_parts(keys: list[str] | None, without: bool = False) -> tuple[Any, ...]:
+        # the comparison just made, from the cache
+        out = space.compare(keys, FLAGGED if without else None)
         drawn, paired = out.drawn, out.paired
         return (
+            gr.HTML(out.without, visible=bool(out.without)),
             message(out.message),
             warning(out.warning),
             gr.Plot(visible=drawn),
@@ -93,13 +110,41 @@ def compare_page(space: Space, demo: gr.Blocks, read: dict[str, Any]) -> None:
     parts = [plot_content, plot_pair, plot_diff, diff_table, dis_table, format_table]
     button.click(
         do_compare,
-        [pick],
+        [pick, switch],
         [result, *parts],
         api_name="compare",
         # a bootstrap per new pair: queued (bounded), in its own group, never behind "submit"
         concurrency_id="compare",
         concurrency_limit=space.limits.concurrency,
-    ).then(show_parts, [pick], [shown, warned, *parts], api_visibility="private", **read)
+    ).then(
+        show_parts,
+        [pick, switch],
+        [without_note, shown, warned, *parts],
+        api_visibility="private",
+        **read,
+    )
+    # the switch: into the page's address (compare_without.js), then the picks compared again
+    switch.input(None, [switch], [switch], js=static_text("compare_without.js")).then(
+        do_compare,
+        [pick, switch],
+        [result, *parts],
+        api_visibility="private",
+        concurrency_id="compare",
+        concurrency_limit=space.limits.concurrency,
+    ).then(
+        show_parts,
+        [pick, switch],
+        [without_note, shown, warned, *parts],
+        api_visibility="private",
+        **read,
+    )
+
+    def opened(request: gr.Request = None) -> Any:  # type: ignore[assignment]  # Gradio passes it (found by this annotation)
+        """The switch as the page's address says (`?without=flagged`)."""
+        asked = request.query_params.get(WITHOUT) if request is not None else None
+        return gr.update(value=wanted(asked))
+
+    demo.load(opened, None, [switch], api_visibility="private", **read)
     # the choices when the page opens: the board's first page of each coverage (thousands of
     # options would cost the browser seconds); typing reaches every entry, found on the
     # server. (Not on focus: its answer could come after a typed one's and replace it.)

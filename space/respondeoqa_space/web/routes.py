@@ -5,6 +5,11 @@
   `page`: the N-th page of BOARD_MAX_ROWS rows of a coverage; `q`: the rows of the coverage a
   search finds, each with its rank; `entry`: the page that holds that entry's row);
 - `GET /board.csv?view=&coverage=[&verified=1]`: the same table as CSV, every entry;
+- `without=flagged` on the board, the detail and the CSV: every number, interval and rank
+  without the items the item analysis flags as suspected gold errors (`without.py`), labelled
+  above the board and the detail (the file name of the CSV says so); while that variant is
+  being made, the board and the detail say so and show the paper's numbers, and the CSV
+  answers 503 with `Retry-After`;
 - `GET /entry?entry=e:12`: an entry's detail as HTML, what a row click fetches (404 with one
   line of HTML for an entry that is not shown), with links to its per-item results and to its
   answers (`/answers?entries=e:12`, web/answers_page.py);
@@ -36,10 +41,11 @@ from urllib.parse import urlencode
 
 from ..readmodel import BOARD_ROUTE, CSV_ROUTE
 from ..rows import is_scored, key_of
-from ..service import ANALYSIS_WAIT, Space
+from ..service import ANALYSIS_WAIT, Space, without_label
 from ..views.answers import Choice
 from ..views.answers import href as answers_link
 from ..views.detail import detail_html
+from ..without import WITHOUT
 
 # the pages beside the board (Gradio's multipage routes, app.py)
 COMPARE_PAGE, ITEMS_PAGE, SIZE_PAGE = "compare", "items", "size"
@@ -77,15 +83,24 @@ def read_routes(space: Space) -> list[Any]:
     def board(request: Any) -> Response:
         q = request.query_params
         verified = q.get("verified") == "1"
-        html = space.reads.board(
-            q.get("view"), q.get("coverage"), verified, q.get("page"), q.get("q"), q.get("entry")
+        asked = (
+            q.get("view"),
+            q.get("coverage"),
+            verified,
+            q.get("page"),
+            q.get("q"),
+            q.get("entry"),
         )
-        return HTMLResponse(html, headers=NO_STORE)
+        snap, variant, making = space.variant(q.get(WITHOUT))
+        # the paper's board as the read model serves it; the variant's from its own snapshot
+        html = space.reads.board(*asked) if variant is None else snap.board(*asked)
+        return HTMLResponse(without_label(variant, making) + html, headers=NO_STORE)
 
     def detail(request: Any) -> Response:
         key = request.query_params.get("entry")
-        found = space.detail(key)
-        row = space.snapshot().resolve(key) if found is not None else None
+        snap, variant, making = space.variant(request.query_params.get(WITHOUT))
+        found = space.detail(key, variant)
+        row = snap.resolve(key) if found is not None else None
         csv_href = (
             f"{ITEMS_ROUTE}?{urlencode({'entry': key_of(row)})}"
             if found is not None and found.items_csv is not None and row is not None
@@ -96,8 +111,9 @@ def read_routes(space: Space) -> list[Any]:
             if found is not None and row is not None and is_scored(row)
             else ""
         )
+        label = without_label(variant, making) if found is not None else ""
         return HTMLResponse(
-            detail_html(found, csv_href, answers_href, row),
+            label + detail_html(found, csv_href, answers_href, row),
             status_code=200 if found is not None else 404,
             headers=NO_STORE,
         )
@@ -105,7 +121,15 @@ def read_routes(space: Space) -> list[Any]:
     def board_csv(request: Any) -> Response:
         q = request.query_params
         verified = q.get("verified") == "1"
-        name, data = space.snapshot().csv(q.get("view"), q.get("coverage"), verified)
+        snap, _, making = space.variant(q.get(WITHOUT))
+        if making:  # never the paper's numbers under the switch's name
+            return PlainTextResponse(
+                "the numbers without the suspected gold errors are being made; try again in a "
+                "minute",
+                status_code=503,
+                headers={"Retry-After": "30", **NO_STORE},
+            )
+        name, data = snap.csv(q.get("view"), q.get("coverage"), verified)
         return Response(data, media_type="text/csv; charset=utf-8", headers=_attachment(name))
 
     def items_csv(request: Any) -> Response:

@@ -12,6 +12,8 @@
 //   with its rank; the pager's buttons fetch another page of a coverage's rows (the board
 //   shows BOARD_MAX_ROWS of them at a time), and a section cut short on "every coverage"
 //   offers the next page of its coverage;
+// - the switch "Without suspected gold errors" asks for the board (and the entry detail)
+//   with `without=flagged`, kept in the page's address;
 // - the Filters menu (size, weights, reasoning, the paper's rows, entries the leaderboard
 //   evaluated) hides rows; the Columns menu shows the optional columns;
 // - a click on an entry's row marks it and announces its key (a `respondeoqa-entry` event):
@@ -25,10 +27,13 @@
 // columns, the marked row, the open menu and the legend's open state are applied again then,
 // and the picked columns are kept in localStorage, the breakdown and coverage in
 // sessionStorage (board_page.js reads them on the next page load of this browser tab).
+const WITHOUT = "flagged";  // ?without=flagged: the numbers without suspected gold errors
+const MAKING_WAIT = 5000;  // ms before a board whose variant is being made is asked again
 const state = {
   query: "", sortCol: null, sortDir: 1, filters: {paper: true}, cols: {}, legend: false, loads: 0,
   picked: null, pending: null,  // the marked row's key; a shown entry awaiting its table
   menu: null,  // the open menu's class (board-filters, board-columns): a new table keeps it open
+  without: new URLSearchParams(location.search).get("without") === WITHOUT, making: null,
 };
 try {
   state.cols = JSON.parse(localStorage.getItem("respondeoqa-columns") || "{}");
@@ -41,7 +46,9 @@ if (!props.value) {
     .then((r) => (r.ok ? r.text() : Promise.reject(r.status)))
     .then((html) => html, () => props.board_error)
     .then((html) => {
-      if (!state.loads) props.value = html;  // unless a pick of this page load came first
+      if (state.loads) return;  // a pick of this page load came first
+      props.value = html;
+      whileMaking(() => load(picked("view"), picked("coverage"), 1));
     });
 }
 const SEARCH_WAIT = 250;  // ms after the last key before the server is asked
@@ -57,6 +64,8 @@ function load(view, coverage, page, entry) {
   if (state.query.trim()) url.searchParams.set("q", state.query.trim());
   url.searchParams.delete("entry");
   if (entry) url.searchParams.set("entry", entry);  // the page of its coverage that holds it
+  url.searchParams.delete("without");
+  if (state.without) url.searchParams.set("without", WITHOUT);
   fetch(url, {cache: "no-store"})
     .then((r) => (r.ok ? r.text() : Promise.reject(r.status)))
     .then((html) => html, () => props.board_error)
@@ -64,10 +73,32 @@ function load(view, coverage, page, entry) {
       if (mine !== state.loads) return;
       props.value = html;
       element.removeAttribute("aria-busy");
+      whileMaking(() => load(view, coverage, page, entry));
     });
   try {
     sessionStorage.setItem("respondeoqa-board", JSON.stringify({view, coverage}));
   } catch (err) { /* storage off: the picks last for this page */ }
+}
+
+// while the numbers without suspected gold errors are being made (the board says so and
+// shows the paper's), the board is asked for again, until they are in
+function whileMaking(again) {
+  clearTimeout(state.making);
+  if (state.without && element.querySelector('.without-note[data-without="making"]')) {
+    state.making = setTimeout(again, MAKING_WAIT);
+  }
+}
+
+// the switch: in the page's address (a link reproduces the view), the board and the entry
+// detail asked for again
+function setWithout(on) {
+  state.without = on;
+  const address = new URL(location.href);
+  if (on) address.searchParams.set("without", WITHOUT);
+  else address.searchParams.delete("without");
+  history.replaceState(history.state, "", address);
+  load(picked("view"), picked("coverage"), 1);
+  document.dispatchEvent(new CustomEvent("respondeoqa-without", {detail: on}));
 }
 
 const sections = () => Array.from(element.querySelectorAll("table.board tbody"));
@@ -195,6 +226,8 @@ function restoreControls() {
   }
   const box = element.querySelector(".board-search");
   if (box && box.value !== state.query) box.value = state.query;
+  const without = element.querySelector("input[data-without]");
+  if (without) without.checked = state.without;
   for (const input of element.querySelectorAll("[data-filter]")) {
     const value = state.filters[input.dataset.filter];
     if (input.type === "checkbox") input.checked = Boolean(value);
@@ -219,6 +252,9 @@ element.addEventListener("input", (e) => {
     const before = state.query.trim();
     state.query = t.value;
     if (state.query.trim() !== before) search();
+  } else if (t.dataset.without !== undefined) {
+    setWithout(t.checked);
+    return;
   } else if (t.dataset.filter) {
     state.filters[t.dataset.filter] = t.type === "checkbox" ? t.checked : t.value;
   } else if (t.dataset.col !== undefined) {

@@ -8,7 +8,8 @@
 // - The entry detail's value is its `.detail-body`.
 // The breakdown and coverage a reader picked last in this browser tab (board.js keeps them in
 // sessionStorage) are asked for at once when they are not the table in the page: the table
-// in the page stays, marked busy, until the picked one arrives.
+// in the page stays, marked busy, until the picked one arrives; so does it when the page's
+// address asks for the numbers without suspected gold errors (`?without=flagged`).
 (() => {
   const PICKS = "respondeoqa-board";
   function picks() {
@@ -18,6 +19,8 @@
       return {};  // storage off, or not ours: the defaults
     }
   }
+  // the page's address asks for the numbers without suspected gold errors (board.js)
+  const switched = () => new URLSearchParams(location.search).get("without") === "flagged";
   // the board's URL with this tab's picks (board.js asks for it when it has no value)
   window.respondeoqaBoardSrc = (src) => {
     const url = new URL(src, location.href);
@@ -25,6 +28,7 @@
     for (const name of ["view", "coverage"]) {
       if (typeof picked[name] === "string") url.searchParams.set(name, picked[name]);
     }
+    if (switched()) url.searchParams.set("without", "flagged");
     return url.href;
   };
 
@@ -44,8 +48,8 @@
           const select = element.querySelector(`select[data-board="${name}"]`);
           return typeof picked[name] === "string" && select && picked[name] !== select.value;
         });
-        if (other) element.setAttribute("aria-busy", "true");
-        return !other;
+        if (other || switched()) element.setAttribute("aria-busy", "true");
+        return !other && !switched();
       },
     }),
     "entry-detail": (element) => ({

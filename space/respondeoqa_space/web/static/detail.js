@@ -18,6 +18,9 @@ function show(key, how) {
   const mine = ++latest;
   const url = new URL(props.detail_src, location.href);
   url.searchParams.set("entry", key);
+  // the board's switch: the numbers without suspected gold errors (kept in the address)
+  const without = new URLSearchParams(location.search).get("without");
+  if (without) url.searchParams.set("without", without);
   fetch(url, {cache: "no-store"})
     // an entry that is not shown answers 404 with its own line of HTML
     .then((r) => (r.ok || r.status === 404 ? r.text() : Promise.reject(r.status)))
@@ -28,7 +31,7 @@ function show(key, how) {
       const said = element.querySelector(".detail-msg[data-key]");
       const shown = said && said.dataset.key;
       fromAddress = how === "address" && shown ? shown : null;
-      if (!fromAddress) element.scrollIntoView({behavior: "smooth", block: "start"});
+      if (!fromAddress && how !== "switch") element.scrollIntoView({behavior: "smooth", block: "start"});
       if (!shown) return;
       const address = new URL(location.href);
       address.searchParams.set("entry", shown);
@@ -40,6 +43,11 @@ function show(key, how) {
 }
 
 document.addEventListener("respondeoqa-entry", (e) => show(e.detail, "click"));
+// the board's switch moved: the entry shown, again, with the switch's numbers
+document.addEventListener("respondeoqa-without", () => {
+  const said = element.querySelector(".detail-msg[data-key]");
+  if (said) show(said.dataset.key, "switch");
+});
 document.addEventListener("respondeoqa-marked", (e) => {
   if (e.detail.key !== fromAddress) return;
   fromAddress = null;
