@@ -34,10 +34,11 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup, escape
@@ -65,21 +66,43 @@ def wanted(value: object) -> bool:
     return value == FLAGGED
 
 
+_SALT = os.urandom(16)
+"""This process's salt of `Excluded.digest` (a digest of private ids is of guessable names)."""
+
+
 @dataclass(frozen=True)
 class Excluded:
-    """The items a variant leaves out: the flagged public items (named) and how many private
-    items the analysis flagged (counted only, never left out: module docstring)."""
+    """The items a variant leaves out: the flagged public items (named) and the flagged
+    private ones (`private_ids`, in the server's memory only: counted, never named; out of
+    the repr, so no log line or error quoting the value names one)."""
 
     public: tuple[str, ...]
-    private: int = 0
+    private_ids: frozenset[str] = field(default=frozenset(), repr=False)
+
+    @property
+    def private(self) -> int:
+        """How many private items are left out: all that is ever shown of them."""
+        return len(self.private_ids)
 
     @property
     def digest(self) -> str:
-        return hashlib.sha256("\n".join(self.public).encode()).hexdigest()[:16]
+        """A key of the set (caches only; salted per process, never shown)."""
+        text = "\n".join([*self.public, "", *sorted(self.private_ids)])
+        return hashlib.sha256(_SALT + text.encode()).hexdigest()[:16]
 
     @property
     def ids(self) -> frozenset[str]:
-        return frozenset(self.public)
+        return frozenset(self.public) | self.private_ids
+
+
+@dataclass(frozen=True)
+class Rescored:
+    """An entry's report computed without the excluded items (its per-item results dropped)
+    and its points on the private items left (`privacy.private_points`): what the switched
+    board releases of it, as `Space._shown` releases any entry."""
+
+    report: Report
+    private_points: Mapping[str, float] = field(default_factory=dict, repr=False)
 
 
 @dataclass(frozen=True)
@@ -96,21 +119,23 @@ class Variant:
 
 def rescore_entries(
     db: str, ids: Sequence[int], excluded: Sequence[str], gold: Any
-) -> dict[int, Report | None]:
-    """Each stored entry of `ids` that holds an item of `excluded`: its report (without its
-    items) computed without them, from its kept predictions scored again (None: it kept no
-    predictions). Entries that hold none are left out of the answer. What `apart` runs."""
+) -> dict[int, Rescored | None]:
+    """Each stored entry of `ids` that holds an item of `excluded` (public or private): its
+    report (without its items) computed without them, from its kept predictions scored again,
+    and its private points without them (None: it kept no predictions). Entries that hold
+    none are left out of the answer. What `apart` runs."""
     from respondeoqa_eval.predictions import load_predictions
     from respondeoqa_eval.report import rescore_without
 
+    from .privacy import private_points
     from .store import Store
     from .submission import score_for_board
 
     store = Store(db)
     gone = set(excluded)
-    out: dict[int, Report | None] = {}
+    out: dict[int, Rescored | None] = {}
     for entry_id in ids:
-        held = gone & store.item_scores(entry_id).keys()
+        held = gone & store.item_scores(entry_id, public_only=False).keys()
         entry = store.get(entry_id)
         if not held or entry is None:
             continue
@@ -123,7 +148,7 @@ def rescore_entries(
         without = rescore_without(
             report, held, gold, source="suspected gold errors", name_private=False
         )
-        out[entry_id] = without.without_items()
+        out[entry_id] = Rescored(without.without_items(), private_points(without.items))
     return out
 
 
@@ -146,11 +171,10 @@ def label_html(excluded: Excluded, unscored: int = 0, being_made: bool = False) 
     walk = href(Choice(filter=FLAGGED))
     shown = ", ".join(str(escape(i)) for i in excluded.public[:NAMED])
     more = f" and {len(excluded.public) - NAMED} more" if len(excluded.public) > NAMED else ""
-    private = (
-        f"; {excluded.private} private flagged items are counted, never named, and stay in"
-        if excluded.private
-        else ""
-    )
+    if excluded.private:  # counted, never named
+        s = "s" if excluded.private != 1 else ""
+        private = f"{excluded.private} private (Certamen/NLE) item{s}, counted, never named"
+        shown, more = (f"{shown}{more} and {private}" if shown else private), ""
     kept = (
         f" {unscored} entries stored before predictions were kept show the paper's numbers."
         if unscored
@@ -159,10 +183,10 @@ def label_html(excluded: Excluded, unscored: int = 0, being_made: bool = False) 
     return Markup(
         f'<p class="without-note" role="note" data-without="{n}"><strong>Without {n} '
         f"suspected gold error{'s' if n != 1 else ''}</strong> ({len(excluded.public)} public, "
-        f"{excluded.private} private): {shown}{more}{private}. Every number, interval and rank "
+        f"{excluded.private} private): {shown}{more}. Every number, interval and rank "
         "is computed without them (beyond the paper; the paper's rows keep their published "
-        f'numbers).{kept} <a class="without-list" href="{walk}">Read the excluded items and '
-        "every answer to them</a></p>"
+        f'numbers).{kept} <a class="without-list" href="{walk}">Read the excluded public items '
+        "and every answer to them</a></p>"
     )
 
 
@@ -174,12 +198,12 @@ class Variants:
     def __init__(
         self,
         space: Space,
-        rescore: Callable[[Sequence[int], Excluded], Mapping[int, Report | None]],
+        rescore: Callable[[Sequence[int], Excluded], Mapping[int, Rescored | None]],
     ) -> None:
         self.space = space
         self._rescore = rescore  # (entry ids, excluded) -> their reports without them
         self._made: dict[tuple[Version, str], Variant] = {}
-        self._reports: dict[tuple[int, Any, str], Report | None] = {}
+        self._reports: dict[tuple[int, Any, str], Rescored | None] = {}
         self._lock = threading.Lock()
         self._running: threading.Thread | None = None
         self._wanted = False
@@ -191,7 +215,7 @@ class Variants:
         if found is None:
             return None
         analysis = found.value
-        public = tuple(it.id for it in analysis.flagged if not it.is_private)
+        public = tuple(it.id for it in analysis.public.flagged if not it.is_private)
         return Excluded(public, analysis.private_flagged)
 
     def current(self) -> Variant | None:
@@ -206,7 +230,7 @@ class Variants:
             made = self._made.get((version, excluded.digest))
         if made is not None:
             return made
-        if not excluded.public:  # nothing is left out: the paper's board, labelled
+        if not excluded.ids:  # nothing is left out: the paper's board, labelled
             return Variant(excluded, self.space.snapshot())
         self.request()
         return None
@@ -253,7 +277,7 @@ class Variants:
     def _make(self) -> None:
         started = time.perf_counter()
         excluded = self.excluded()
-        if excluded is None or not excluded.public:
+        if excluded is None or not excluded.ids:
             return
         space = self.space
         snap = space.snapshot()
@@ -279,7 +303,7 @@ class Variants:
                 entries.append(e)
                 unscored += 1
             else:
-                stored = replace(e, report=report)
+                stored = replace(e, report=report.report, private_points=report.private_points)
                 entries.append(space._shown(stored, excluded.ids))
         variant_snap = Snapshot(
             snap.version,
@@ -300,7 +324,7 @@ class Variants:
             self._reports = {k: v for k, v in self._reports.items() if k in live}
         log.info(
             "the board without %d suspected gold errors: %d of %d entries scored again in %.1f s",
-            len(excluded.public),
+            len(excluded.ids),
             len(todo),
             len(snap.entries),
             took,
