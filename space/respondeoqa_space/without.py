@@ -4,10 +4,11 @@ The switch `?without=flagged` (the board, an entry's detail, Compare, the board'
 every number, interval and rank computed without the items the board's item analysis
 (`analyst.py`) currently flags as suspected gold errors. The paper's numbers stay the default.
 
-What is left out: the flagged **public** items. The Space's item analysis reads public items
-only (the store keeps no extracted answer of a private item: `analyse_entries`), so it flags
-no private item; were it given some (`ItemAnalysis.private_flagged`), they would be counted in
-the label, never named, and not left out (see below).
+What is left out: the flagged public items and the flagged private (Certamen/NLE) ones. The
+background item analysis (`analyst.analyse_entries`) scores each analysed entry's private
+items anew from its kept predictions and analyses every item; the ids of the private items it
+flags (`BoardAnalysis.private_flagged`) stay in the server's memory: the label counts them,
+nothing names them (`Excluded` keeps them out of its repr; its digest, a cache key, is salted).
 
 How: each entry's kept predictions are scored again without intervals (the per-item results
 with the lenient readings and private extracted answers the store does not keep:
@@ -15,13 +16,17 @@ with the lenient readings and private extracted answers the store does not keep:
 number for number and interval for interval, to scoring the predictions again against the
 gold without them. An entry none of whose items is flagged keeps its report. The reports are
 then released as the default ones are (`Space._shown`, privacy.py), from the public cell
-counts less the items left out.
+counts less the public items left out and the entry's private points less those of the
+private items left out (`Rescored.private_points`, from the items scored again: never from
+anything a client sends); a value left on fewer than k private items is hidden.
 
-What it releases: only public items are left out, so every value's private part rests on the
-same private items and the same points as the default value's, and is stepped the same way;
-its public part is exact, as in the default; Wilson's intervals depend on the released value
-and its item count only. The switched numbers say nothing about private items that the
-default ones do not.
+What it releases: every value that rests on private items a second time, over its private
+items less the flagged ones, stepped the same way, and the number of flagged private items.
+That is more than the default numbers say, and `privacy.release_bits(..., switched=True)`
+counts it (docs/leaderboard-safety.md, "The bound"): per set of flagged items, every stepped
+accuracy value twice and the count once; BLEU and chrF are the same in both views (items
+without a per-item score are never flagged). An entry that kept no predictions keeps the
+paper's numbers (its private items took no part in the analysis either).
 
 Cost: the scoring runs in a process of its own at a lower priority (`analyst.apart`), in the
 background, once per (data version, flagged set); each entry's report is kept per (its stored

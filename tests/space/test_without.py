@@ -11,6 +11,7 @@ from dataclasses import replace
 
 import pytest
 from respondeoqa_eval import evaluate
+from respondeoqa_eval.analysis import analyze_items
 from respondeoqa_space import privacy
 from respondeoqa_space.config import Limits
 from respondeoqa_space.readmodel import Snapshot
@@ -51,6 +52,18 @@ def flagged_space(private_dir, tmp_path_factory) -> tuple[Space, Graded]:
     return space, found
 
 
+def _flagged_private(space: Space) -> frozenset[str]:
+    """The private items the evaluator's item analysis of every item flags: the board's
+    entries (all on its first page here), each scored again by `evaluate()` on its kept
+    predictions (the store keeps no extracted answer of a private item)."""
+    entries = {
+        f"#{e.id}": evaluate(space.store.predictions(e.id) or [], space.gold, bootstrap=0).items
+        for e in space.snapshot().entries
+    }
+    whole = analyze_items(entries, space.gold.by_id)
+    return frozenset(it.id for it in whole.flagged if it.is_private)
+
+
 def _expected(space: Space, flagged: frozenset[str]) -> Snapshot:
     """The board of the same entries, each scored again by `evaluate()` on its kept
     predictions against the gold without `flagged`, released as the Space releases any."""
@@ -77,6 +90,7 @@ def test_the_switched_numbers_are_a_rescore_without_the_flagged_items(flagged_sp
     # both planted gold errors are left out: the public one named, the private one counted
     assert planted in variant.excluded.public and found.private in flagged
     assert found.private not in variant.excluded.public
+    assert variant.excluded.private_ids == _flagged_private(space)
     expected, default = _expected(space, flagged), space.snapshot()
     public_only = _expected(space, frozenset(variant.excluded.public))
     switched = variant.snapshot
