@@ -461,6 +461,8 @@ def test_browser_leaderboard_at_a_glance(
         _menu(page, "filters")
         sync_api.expect(_visible_rows(page)).to_have_count(before)
         search.fill("")
+        # the server's answer to the cleared search (every row of the coverage) is in
+        sync_api.expect(table.locator(".board-caption")).not_to_contain_text("Search")
 
         with page.expect_download() as download:
             page.locator("#csv").click()

@@ -230,6 +230,7 @@ def test_pages_and_search_reach_every_row(pool, public_gold, tmp_path, monkeypat
     }
 
 
+@pytest.mark.slow  # the analyses run in processes of their own (multiprocessing), 15 s of them
 def test_the_item_analysis_is_made_in_the_background_and_served_as_last_made(
     pool, public_gold, tmp_path
 ) -> None:

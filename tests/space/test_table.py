@@ -398,7 +398,7 @@ def test_board_html_keeps_every_user_string_text(name: str) -> None:
     allowed_attrs |= {"href", "download", "role", "colspan", "data-coverage", "type", "min"}
     allowed_attrs |= {"step", "aria-label", "value", "checked", "data-filter", "data-col"}
     allowed_attrs |= {"data-kind", "data-made", "data-params", "data-weights", "data-reasoning"}
-    allowed_attrs |= {"data-verified", "data-board", "selected"}
+    allowed_attrs |= {"data-verified", "data-board", "selected", "data-without"}
     assert tags.attrs <= allowed_attrs, tags.attrs - allowed_attrs
     assert tags.keys == ["e:7"]
     # the coverage picker offers the hostile coverage as text, picked

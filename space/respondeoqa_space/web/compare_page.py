@@ -108,36 +108,29 @@ def compare_page(space: Space, demo: gr.Blocks, read: dict[str, Any]) -> None:
         )
 
     parts = [plot_content, plot_pair, plot_diff, diff_table, dis_table, format_table]
-    button.click(
-        do_compare,
-        [pick, switch],
-        [result, *parts],
-        api_name="compare",
-        # a bootstrap per new pair: queued (bounded), in its own group, never behind "submit"
-        concurrency_id="compare",
-        concurrency_limit=space.limits.concurrency,
-    ).then(
-        show_parts,
-        [pick, switch],
-        [without_note, shown, warned, *parts],
-        api_visibility="private",
-        **read,
-    )
+
+    def compared(event: Any, **api: Any) -> None:
+        """After `event`: the picks compared (a bootstrap per new pair: queued, bounded, in its
+        own group, never behind "submit"), then the parts shown."""
+        event(
+            do_compare,
+            [pick, switch],
+            [result, *parts],
+            concurrency_id="compare",
+            concurrency_limit=space.limits.concurrency,
+            **api,
+        ).then(
+            show_parts,
+            [pick, switch],
+            [without_note, shown, warned, *parts],
+            api_visibility="private",
+            **read,
+        )
+
+    compared(button.click, api_name="compare")
     # the switch: into the page's address (compare_without.js), then the picks compared again
-    switch.input(None, [switch], [switch], js=static_text("compare_without.js")).then(
-        do_compare,
-        [pick, switch],
-        [result, *parts],
-        api_visibility="private",
-        concurrency_id="compare",
-        concurrency_limit=space.limits.concurrency,
-    ).then(
-        show_parts,
-        [pick, switch],
-        [without_note, shown, warned, *parts],
-        api_visibility="private",
-        **read,
-    )
+    switched = switch.input(None, [switch], [switch], js=static_text("compare_without.js"))
+    compared(switched.then, api_visibility="private")
 
     def opened(request: gr.Request = None) -> Any:  # type: ignore[assignment]  # Gradio passes it (found by this annotation)
         """The switch as the page's address says (`?without=flagged`)."""
