@@ -25,9 +25,14 @@ import os
 import resource
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+if TYPE_CHECKING:
+    from respondeoqa_eval.analysis import ItemAnalysis
+    from respondeoqa_eval.data import GoldSet
+    from respondeoqa_eval.report import ItemResult
 
 log = logging.getLogger(__name__)
 
@@ -100,22 +105,55 @@ def _run_apart(send: Any, fn: Callable[..., Any], args: tuple) -> None:
         send.close()
 
 
-def analyse_entries(db: str, ids: Sequence[int], gold: Mapping[str, Any]) -> tuple[Any, int]:
-    """The item analysis (`analyze_items`) of the stored entries `ids` of the store at `db`
-    over their public items, in that order, named "#<id>"; and how many private items with a
-    score they hold (only counted). What `apart` runs for the Space."""
+@dataclass(frozen=True)
+class BoardAnalysis:
+    """The item analysis of the board's entries: `public`, over their public items, is what
+    the Items page, its CSV and the answers page show; `private_flagged`, the private items
+    the analysis of every item flags as suspected gold errors, is what the switch "without
+    suspected gold errors" leaves out (without.py). Those ids stay in the server's memory:
+    only their number is ever shown (it is left out of the repr, so no log line or error
+    quoting the value names one)."""
+
+    public: ItemAnalysis
+    private_flagged: frozenset[str] = field(default=frozenset(), repr=False)
+
+
+def analyse_entries(db: str, ids: Sequence[int], gold: GoldSet) -> BoardAnalysis:
+    """The item analysis of the stored entries `ids` of the store at `db`, named "#<id>", in
+    that order: over their public items (what the Items page shows; private items with a
+    score only counted), and over every item, their private items scored anew from their kept
+    predictions (the store keeps no extracted answer of a private item), for the flagged
+    private items. An entry that kept no predictions takes part with its public items only.
+    What `apart` runs for the Space."""
     from respondeoqa_eval.analysis import analyze_items
+    from respondeoqa_eval.predictions import load_predictions
 
     from .store import Store
+    from .submission import score_for_board
 
     store = Store(db)
-    entries: dict[str, list[Any]] = {}
+    private_gold = gold.subset(lambda r: r.is_private)
+    public: dict[str, list[ItemResult]] = {}
+    every: dict[str, list[ItemResult]] = {}
     private: set[str] = set()
     for entry_id in ids:
         items = store.item_scores(entry_id, public_only=False).values()
-        private.update(it.id for it in items if it.is_private and it.score is not None)
-        entries[f"#{entry_id}"] = [it for it in items if not it.is_private]
-    return analyze_items(entries, gold), len(private)
+        held = {it.id for it in items if it.is_private and it.score is not None}
+        private |= held
+        name = f"#{entry_id}"
+        public[name] = [it for it in items if not it.is_private]
+        every[name] = list(public[name])
+        rows = store.predictions(entry_id) if held else None
+        if rows is not None:  # its private items only: what the stored ones lack
+            mine = [r for r in rows if r["id"] in private_gold.by_id]
+            preds = load_predictions(mine, private_gold)
+            every[name] += score_for_board(preds, private_gold, bootstrap=0).items
+    analysis = replace(analyze_items(public, gold.by_id), private_items=len(private))
+    if not any(len(every[n]) > len(public[n]) for n in every):
+        return BoardAnalysis(analysis)
+    whole = analyze_items(every, gold.by_id)
+    flagged = frozenset(it.id for it in whole.flagged if it.is_private)
+    return BoardAnalysis(analysis, flagged)
 
 
 class Analyst(Generic[T]):

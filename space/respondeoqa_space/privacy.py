@@ -370,7 +370,7 @@ def _members(records: Iterable[Record]) -> dict[Cell, frozenset[str]]:
     return {cell: frozenset(ids) for cell, ids in members.items()}
 
 
-def release_bits(records: Iterable[Record], k: int) -> float:
+def release_bits(records: Iterable[Record], k: int, *, switched: bool = False) -> float:
     """The most the released values of an entry scored on `records` (the gold items of the
     files it covers) can say about its private items, in bits: for every distinct set of
     private items a released value steps (two values over the same private items, Format and
@@ -378,6 +378,13 @@ def release_bits(records: Iterable[Record], k: int) -> float:
     (floor(q / k) + 2 for q private items), once more for the lenient accuracy's value over
     the same items, and BLEU, padded BLEU and chrF in whole points (101 values each) per
     target language. The values' public parts are the submitter's own.
+
+    `switched`: also the board's switch "without suspected gold errors" (without.py) for one
+    flagged set: every stepped accuracy value is released a second time, over its private
+    items less the flagged ones (at most as many steps: counted again in full), and the
+    switch's label counts the flagged private items (0 to all the private items with a
+    score: log2 of one more than their number). BLEU and chrF count once: an item without a
+    per-item score (translation) is never flagged, so they are the same in both views.
 
     Values on fewer than k private items count nothing; those hidden only to close a
     complement count all the same: so the bound can only grow with the items, and the bound
@@ -392,7 +399,7 @@ def release_bits(records: Iterable[Record], k: int) -> float:
 
     stepped: set[frozenset[str]] = set()
     lenient: set[frozenset[str]] = set()
-    bits = 0.0
+    accuracy = bleu = 0.0
     for cell, q in private.items():
         kind, dim, group = cell
         if q < k:
@@ -401,10 +408,13 @@ def release_bits(records: Iterable[Record], k: int) -> float:
             items = members[cell]
             if items not in stepped:
                 stepped.add(items)
-                bits += levels(q)
+                accuracy += levels(q)
             if dim in LENIENT_DIMENSIONS and items not in lenient:
                 lenient.add(items)
-                bits += levels(q)
+                accuracy += levels(q)
         elif kind == "bleu" and group == "overall":
-            bits += 3 * math.log2(BLEU_LEVELS)  # BLEU, the paper's padded BLEU, chrF
-    return bits
+            bleu += 3 * math.log2(BLEU_LEVELS)  # BLEU, the paper's padded BLEU, chrF
+    if not switched:
+        return accuracy + bleu
+    label = math.log2(private.get(OVERALL, 0) + 1)  # the flagged private items, counted
+    return 2 * accuracy + bleu + label

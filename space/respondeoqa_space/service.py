@@ -32,7 +32,7 @@ from respondeoqa_eval.report import SMALL_GROUP, SMALL_MARK, Report, percent_tex
 from respondeoqa_eval.scoring import Bootstrap
 
 from . import privacy
-from .analyst import Analysed, Analyst, Postponed, analyse_entries, apart
+from .analyst import Analysed, Analyst, BoardAnalysis, Postponed, analyse_entries, apart
 from .config import ENV_GOLD_REPO, ENV_GOLD_TOKEN, ENV_SPACE_ID, HUB_URL, SpaceConfig
 from .details import DetailsPlan, details_repo, sync_store
 from .metadata import clean_metadata, clean_model_info, suggested_fields
@@ -53,7 +53,7 @@ from .views.detail import EntryDetail, compare_shape, coverage_warning, entry_de
 from .views.entry import breakdown_frame
 from .views.frames import ALL_COVERAGES, to_csv
 from .views.legend import legend_html
-from .without import Excluded, Variant, Variants, label_html, rescore_entries, wanted
+from .without import Excluded, Rescored, Variant, Variants, label_html, rescore_entries, wanted
 
 log = logging.getLogger(__name__)
 
@@ -245,7 +245,7 @@ class Space:
             cache_bytes=self.limits.compare_cache_mb * 1024 * 1024,
         )
         # the item analysis takes tens of seconds: made in the background, served as last made
-        self.analyst: Analyst[ItemAnalysis] = Analyst(
+        self.analyst: Analyst[BoardAnalysis] = Analyst(
             self._analyse, self.store.data_version, settle=ANALYSIS_SETTLE
         )
         # every shown number without the suspected gold errors: made in the background too
@@ -269,8 +269,10 @@ class Space:
         if self.gold.has_private:
             log.info(
                 "what probing can learn: at most %.1f bits about private answers per stored "
-                "entry (k = %d; docs/leaderboard-safety.md)",
+                "entry and set of flagged items (%.1f of the paper's numbers alone; k = %d; "
+                "docs/leaderboard-safety.md)",
                 self.release_bound,
+                privacy.release_bits(self.gold.records, self.limits.min_private_items),
                 self.limits.min_private_items,
             )
 
@@ -412,8 +414,10 @@ class Space:
     @cached_property
     def release_bound(self) -> float:
         """The most a stored entry's released values can say about this gold's private
-        answers, in bits, whatever its coverage (privacy.release_bits)."""
-        return privacy.release_bits(self.gold.records, self.limits.min_private_items)
+        answers, in bits, whatever its coverage: the paper's numbers and, for one set of
+        flagged items, the switch's without them, which leaves out flagged private items too
+        (privacy.release_bits, `switched`)."""
+        return privacy.release_bits(self.gold.records, self.limits.min_private_items, switched=True)
 
     def _shown(self, entry: Entry, without: frozenset[str] = frozenset()) -> Entry:
         """The entry as every view shows it: values resting on private items released as
@@ -512,26 +516,27 @@ class Space:
 
         return self.reads.cached(snap, "size", build)
 
-    def _analyse(self) -> tuple[int, ItemAnalysis]:
+    def _analyse(self) -> tuple[int, BoardAnalysis]:
         """The item analysis of the entries on the board's first page of each coverage (the
-        best BOARD_MAX_ROWS of each: what the board shows before anyone pages or searches) over
-        their public items, made in a process of its own (`analyst.apart`); private items are
-        only counted. (The data version it is of, it.)"""
+        best BOARD_MAX_ROWS of each: what the board shows before anyone pages or searches):
+        over their public items (the Items page's; private items only counted), and the
+        private items the analysis of every item flags (`analyse_entries`), made in a process
+        of its own (`analyst.apart`). (The data version it is of, it.)"""
         snap = self.snapshot()
         shown = snap.first_keys()
         ids = [entry.id for entry in snap.entries if key_of(entry) in shown]
-        (analysis, private), peak = apart(
-            analyse_entries, str(self.store.path), ids, self.gold.by_id
-        )
+        analysis, peak = apart(analyse_entries, str(self.store.path), ids, self.gold)
         log.info("item analysis of %d entries: %.0f MB at its peak", len(ids), peak)
-        return snap.version[0], replace(analysis, private_items=private)
+        return snap.version[0], analysis
 
-    def _rescore_without(self, ids: Sequence[int], excluded: Excluded) -> dict[int, Report | None]:
-        """The stored entries `ids` that hold an excluded item, their reports computed
-        without them (`without.rescore_entries`, in a process of its own: `analyst.apart`)."""
-        reports, peak = apart(
-            rescore_entries, str(self.store.path), list(ids), list(excluded.public), self.gold
-        )
+    def _rescore_without(
+        self, ids: Sequence[int], excluded: Excluded
+    ) -> dict[int, Rescored | None]:
+        """The stored entries `ids` that hold an excluded item, their reports and private
+        points computed without them (`without.rescore_entries`, in a process of its own:
+        `analyst.apart`)."""
+        gone = sorted(excluded.ids)
+        reports, peak = apart(rescore_entries, str(self.store.path), list(ids), gone, self.gold)
         log.info("%d entries scored again without items: %.0f MB at its peak", len(ids), peak)
         return reports
 
@@ -551,9 +556,9 @@ class Space:
         waited for (a number: that many seconds at most, then the last one made); not `wait`,
         the last one made (none yet: an empty one), never waiting (a page: `items_view`)."""
         found = self._analysed(wait)
-        return found.value if found is not None else ItemAnalysis(items=(), entries=())
+        return found.value.public if found is not None else ItemAnalysis(items=(), entries=())
 
-    def _analysed(self, wait: bool | float) -> Analysed[ItemAnalysis] | None:
+    def _analysed(self, wait: bool | float) -> Analysed[BoardAnalysis] | None:
         """`wait` True: the current version's analysis (an error when it cannot be made); a
         number: it, waited for that many seconds at most, else the last one; False: the last
         one, and the current one asked for in the background."""
@@ -579,7 +584,7 @@ class Space:
         by `chart` (a key of `item_views.CHART_DIMENSIONS`, else content). Not `wait` (the
         page): the last analysis made, with its age, never waiting for one."""
         found = self._analysed(wait)
-        analysis = found.value if found is not None else ItemAnalysis(items=(), entries=())
+        analysis = found.value.public if found is not None else ItemAnalysis(items=(), entries=())
         picked = [str(p or item_views.ANY) for p in picks]
         kept = item_views.select(analysis, picked, bool(flagged_only))
         key = chart if chart in item_views.CHART_DIMENSIONS else item_views.CHART_DIMENSIONS[0]
@@ -607,7 +612,7 @@ class Space:
 
     def item_analysis_download(
         self, wait: bool | float
-    ) -> tuple[str, bytes, Analysed[ItemAnalysis]] | None:
+    ) -> tuple[str, bytes, Analysed[BoardAnalysis]] | None:
         """`item_analysis_csv` and the analysis it is of, waited for `wait` seconds at most
         (True: as long as it takes), else the last one made; None when none is made yet."""
         found = self._analysed(wait)
@@ -615,7 +620,7 @@ class Space:
             return None
 
         def build() -> bytes:
-            rows = found.value.rows()  # public items only: no private one is analysed
+            rows = found.value.public.rows()  # public items only
             return to_csv(pd.DataFrame(rows, columns=list(ITEM_COLUMNS))).encode("utf-8")
 
         data = found.memo.get("csv") or found.memo.setdefault("csv", build())

@@ -4,10 +4,11 @@ The switch `?without=flagged` (the board, an entry's detail, Compare, the board'
 every number, interval and rank computed without the items the board's item analysis
 (`analyst.py`) currently flags as suspected gold errors. The paper's numbers stay the default.
 
-What is left out: the flagged **public** items. The Space's item analysis reads public items
-only (the store keeps no extracted answer of a private item: `analyse_entries`), so it flags
-no private item; were it given some (`ItemAnalysis.private_flagged`), they would be counted in
-the label, never named, and not left out (see below).
+What is left out: the flagged public items and the flagged private (Certamen/NLE) ones. The
+background item analysis (`analyst.analyse_entries`) scores each analysed entry's private
+items anew from its kept predictions and analyses every item; the ids of the private items it
+flags (`BoardAnalysis.private_flagged`) stay in the server's memory: the label counts them,
+nothing names them (`Excluded` keeps them out of its repr; its digest, a cache key, is salted).
 
 How: each entry's kept predictions are scored again without intervals (the per-item results
 with the lenient readings and private extracted answers the store does not keep:
@@ -15,13 +16,17 @@ with the lenient readings and private extracted answers the store does not keep:
 number for number and interval for interval, to scoring the predictions again against the
 gold without them. An entry none of whose items is flagged keeps its report. The reports are
 then released as the default ones are (`Space._shown`, privacy.py), from the public cell
-counts less the items left out.
+counts less the public items left out and the entry's private points less those of the
+private items left out (`Rescored.private_points`, from the items scored again: never from
+anything a client sends); a value left on fewer than k private items is hidden.
 
-What it releases: only public items are left out, so every value's private part rests on the
-same private items and the same points as the default value's, and is stepped the same way;
-its public part is exact, as in the default; Wilson's intervals depend on the released value
-and its item count only. The switched numbers say nothing about private items that the
-default ones do not.
+What it releases: every value that rests on private items a second time, over its private
+items less the flagged ones, stepped the same way, and the number of flagged private items.
+That is more than the default numbers say, and `privacy.release_bits(..., switched=True)`
+counts it (docs/leaderboard-safety.md, "The bound"): per set of flagged items, every stepped
+accuracy value twice and the count once; BLEU and chrF are the same in both views (items
+without a per-item score are never flagged). An entry that kept no predictions keeps the
+paper's numbers (its private items took no part in the analysis either).
 
 Cost: the scoring runs in a process of its own at a lower priority (`analyst.apart`), in the
 background, once per (data version, flagged set); each entry's report is kept per (its stored
@@ -34,10 +39,11 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup, escape
@@ -65,21 +71,43 @@ def wanted(value: object) -> bool:
     return value == FLAGGED
 
 
+_SALT = os.urandom(16)
+"""This process's salt of `Excluded.digest` (a digest of private ids is of guessable names)."""
+
+
 @dataclass(frozen=True)
 class Excluded:
-    """The items a variant leaves out: the flagged public items (named) and how many private
-    items the analysis flagged (counted only, never left out: module docstring)."""
+    """The items a variant leaves out: the flagged public items (named) and the flagged
+    private ones (`private_ids`, in the server's memory only: counted, never named; out of
+    the repr, so no log line or error quoting the value names one)."""
 
     public: tuple[str, ...]
-    private: int = 0
+    private_ids: frozenset[str] = field(default=frozenset(), repr=False)
+
+    @property
+    def private(self) -> int:
+        """How many private items are left out: all that is ever shown of them."""
+        return len(self.private_ids)
 
     @property
     def digest(self) -> str:
-        return hashlib.sha256("\n".join(self.public).encode()).hexdigest()[:16]
+        """A key of the set (caches only; salted per process, never shown)."""
+        text = "\n".join([*self.public, "", *sorted(self.private_ids)])
+        return hashlib.sha256(_SALT + text.encode()).hexdigest()[:16]
 
     @property
     def ids(self) -> frozenset[str]:
-        return frozenset(self.public)
+        return frozenset(self.public) | self.private_ids
+
+
+@dataclass(frozen=True)
+class Rescored:
+    """An entry's report computed without the excluded items (its per-item results dropped)
+    and its points on the private items left (`privacy.private_points`): what the switched
+    board releases of it, as `Space._shown` releases any entry."""
+
+    report: Report
+    private_points: Mapping[str, float] = field(default_factory=dict, repr=False)
 
 
 @dataclass(frozen=True)
@@ -96,21 +124,23 @@ class Variant:
 
 def rescore_entries(
     db: str, ids: Sequence[int], excluded: Sequence[str], gold: Any
-) -> dict[int, Report | None]:
-    """Each stored entry of `ids` that holds an item of `excluded`: its report (without its
-    items) computed without them, from its kept predictions scored again (None: it kept no
-    predictions). Entries that hold none are left out of the answer. What `apart` runs."""
+) -> dict[int, Rescored | None]:
+    """Each stored entry of `ids` that holds an item of `excluded` (public or private): its
+    report (without its items) computed without them, from its kept predictions scored again,
+    and its private points without them (None: it kept no predictions). Entries that hold
+    none are left out of the answer. What `apart` runs."""
     from respondeoqa_eval.predictions import load_predictions
     from respondeoqa_eval.report import rescore_without
 
+    from .privacy import private_points
     from .store import Store
     from .submission import score_for_board
 
     store = Store(db)
     gone = set(excluded)
-    out: dict[int, Report | None] = {}
+    out: dict[int, Rescored | None] = {}
     for entry_id in ids:
-        held = gone & store.item_scores(entry_id).keys()
+        held = gone & store.item_scores(entry_id, public_only=False).keys()
         entry = store.get(entry_id)
         if not held or entry is None:
             continue
@@ -123,7 +153,7 @@ def rescore_entries(
         without = rescore_without(
             report, held, gold, source="suspected gold errors", name_private=False
         )
-        out[entry_id] = without.without_items()
+        out[entry_id] = Rescored(without.without_items(), private_points(without.items))
     return out
 
 
@@ -146,11 +176,10 @@ def label_html(excluded: Excluded, unscored: int = 0, being_made: bool = False) 
     walk = href(Choice(filter=FLAGGED))
     shown = ", ".join(str(escape(i)) for i in excluded.public[:NAMED])
     more = f" and {len(excluded.public) - NAMED} more" if len(excluded.public) > NAMED else ""
-    private = (
-        f"; {excluded.private} private flagged items are counted, never named, and stay in"
-        if excluded.private
-        else ""
-    )
+    if excluded.private:  # counted, never named
+        s = "s" if excluded.private != 1 else ""
+        private = f"{excluded.private} private (Certamen/NLE) item{s}, counted, never named"
+        shown, more = (f"{shown}{more} and {private}" if shown else private), ""
     kept = (
         f" {unscored} entries stored before predictions were kept show the paper's numbers."
         if unscored
@@ -159,10 +188,10 @@ def label_html(excluded: Excluded, unscored: int = 0, being_made: bool = False) 
     return Markup(
         f'<p class="without-note" role="note" data-without="{n}"><strong>Without {n} '
         f"suspected gold error{'s' if n != 1 else ''}</strong> ({len(excluded.public)} public, "
-        f"{excluded.private} private): {shown}{more}{private}. Every number, interval and rank "
+        f"{excluded.private} private): {shown}{more}. Every number, interval and rank "
         "is computed without them (beyond the paper; the paper's rows keep their published "
-        f'numbers).{kept} <a class="without-list" href="{walk}">Read the excluded items and '
-        "every answer to them</a></p>"
+        f'numbers).{kept} <a class="without-list" href="{walk}">Read the excluded public items '
+        "and every answer to them</a></p>"
     )
 
 
@@ -174,12 +203,12 @@ class Variants:
     def __init__(
         self,
         space: Space,
-        rescore: Callable[[Sequence[int], Excluded], Mapping[int, Report | None]],
+        rescore: Callable[[Sequence[int], Excluded], Mapping[int, Rescored | None]],
     ) -> None:
         self.space = space
         self._rescore = rescore  # (entry ids, excluded) -> their reports without them
         self._made: dict[tuple[Version, str], Variant] = {}
-        self._reports: dict[tuple[int, Any, str], Report | None] = {}
+        self._reports: dict[tuple[int, Any, str], Rescored | None] = {}
         self._lock = threading.Lock()
         self._running: threading.Thread | None = None
         self._wanted = False
@@ -191,7 +220,7 @@ class Variants:
         if found is None:
             return None
         analysis = found.value
-        public = tuple(it.id for it in analysis.flagged if not it.is_private)
+        public = tuple(it.id for it in analysis.public.flagged if not it.is_private)
         return Excluded(public, analysis.private_flagged)
 
     def current(self) -> Variant | None:
@@ -206,7 +235,7 @@ class Variants:
             made = self._made.get((version, excluded.digest))
         if made is not None:
             return made
-        if not excluded.public:  # nothing is left out: the paper's board, labelled
+        if not excluded.ids:  # nothing is left out: the paper's board, labelled
             return Variant(excluded, self.space.snapshot())
         self.request()
         return None
@@ -253,7 +282,7 @@ class Variants:
     def _make(self) -> None:
         started = time.perf_counter()
         excluded = self.excluded()
-        if excluded is None or not excluded.public:
+        if excluded is None or not excluded.ids:
             return
         space = self.space
         snap = space.snapshot()
@@ -279,7 +308,7 @@ class Variants:
                 entries.append(e)
                 unscored += 1
             else:
-                stored = replace(e, report=report)
+                stored = replace(e, report=report.report, private_points=report.private_points)
                 entries.append(space._shown(stored, excluded.ids))
         variant_snap = Snapshot(
             snap.version,
@@ -300,7 +329,7 @@ class Variants:
             self._reports = {k: v for k, v in self._reports.items() if k in live}
         log.info(
             "the board without %d suspected gold errors: %d of %d entries scored again in %.1f s",
-            len(excluded.public),
+            len(excluded.ids),
             len(todo),
             len(snap.entries),
             took,

@@ -213,9 +213,10 @@ def test_the_answers_pages_never_show_a_private_item(server, private_gold, tmp_p
 
 def test_the_switched_pages_never_show_a_private_item(flagged_server, private_gold) -> None:
     """The board, every entry's detail, every CSV and Compare's API with the switch on
-    (`?without=flagged`), every view and coverage: six entries answer every private item with a
-    response quoting its question and gold; no private id, question, gold or response is in any
-    of them, nor in the server's log."""
+    (`?without=flagged`), every view and coverage: eight entries answer every private item with
+    a response quoting its question (and its gold, or a wrong answer carrying the private
+    marker), a planted private gold error among them, flagged and left out; no private id,
+    question, gold, answer or response is in any of them, nor in the server's log."""
     from .withoutkit import get
 
     server = flagged_server.server
@@ -253,7 +254,8 @@ def test_the_switched_pages_never_show_a_private_item(flagged_server, private_go
     seen.append(server.log_text())
     secrets = private_strings(private_gold)
     assert [s for s in secrets for text in seen if s in text] == []
-    # and the check can fail: the switched pages are there, labelled
+    # and the check can fail: the switched pages are there, labelled, a private item counted
+    assert "private (Certamen/NLE) item" in board and ", 0 private)" not in board
     assert (
         sum(
             "Without 1 suspected gold error" in t or "suspected gold errors</strong>" in t

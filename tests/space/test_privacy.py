@@ -215,3 +215,30 @@ def test_release_bits_counts_each_set_of_private_items_once() -> None:
     # fewer items never give a larger bound (every coverage is bounded by all the files)
     assert privacy.release_bits(private[:30], K) <= bits
     assert privacy.release_bits(public, K) == 0.0  # public items only: nothing
+
+
+def test_the_switch_counts_every_stepped_value_again_and_the_flagged_count() -> None:
+    # the switch without suspected gold errors releases every stepped accuracy value a second
+    # time (over its private items less the flagged ones) and counts the flagged private items
+    # (0 to 38: log2(39)); the same 38 private items as above
+    private = [_record(i, "certamen", "grammar", "skill") for i in range(20)]
+    private += [_record(i, "certamen", "history", "knowledge") for i in range(20, 35)]
+    private += [_record(i, "certamen", "mythology", "knowledge") for i in range(35, 38)]
+    public = [_record(i, "jun-schol", "grammar", "skill") for i in range(20)]
+    once = 2 * math.log2(5) + math.log2(4) + 2 * math.log2(3)  # worked out above
+    switched = privacy.release_bits([*private, *public], K, switched=True)
+    assert switched == pytest.approx(2 * once + math.log2(39))
+    assert privacy.release_bits(public, K, switched=True) == 0.0  # public items only: nothing
+
+
+def test_the_space_states_the_bound_with_the_switch(private_gold, tmp_path, caplog) -> None:
+    import logging
+
+    from respondeoqa_space.service import Space, SpaceConfig
+
+    with caplog.at_level(logging.INFO, logger="respondeoqa_space.service"):
+        space = Space(SpaceConfig(db=tmp_path / "lb.sqlite3", gold=private_gold))
+    alone = privacy.release_bits(private_gold.records, space.limits.min_private_items)
+    assert alone > 0 and space.release_bound > alone
+    line = next(r.getMessage() for r in caplog.records if "probing can learn" in r.getMessage())
+    assert f"at most {space.release_bound:.1f} bits" in line and f"({alone:.1f} of" in line

@@ -11,6 +11,8 @@ from dataclasses import replace
 
 import pytest
 from respondeoqa_eval import evaluate
+from respondeoqa_eval.analysis import analyze_items
+from respondeoqa_space import privacy
 from respondeoqa_space.config import Limits
 from respondeoqa_space.readmodel import Snapshot
 from respondeoqa_space.rows import short_label
@@ -21,8 +23,8 @@ from respondeoqa_space.views.detail import entry_detail
 from respondeoqa_space.views.frames import ALL_COVERAGES
 from respondeoqa_space.without import FLAGGED
 
-from .answerskit import SHORT, gold_of, private_rows, two_entries
-from .helpers import GRADED, _normalizes_nonempty, file_records, planted_rows, write_jsonl
+from .helpers import write_jsonl
+from .withoutkit import Graded, graded
 
 pytestmark = pytest.mark.slow  # the rescoring and the item analysis run in processes of their own
 
@@ -32,29 +34,34 @@ WAIT = (
 
 
 @pytest.fixture(scope="module")
-def flagged_space(private_dir, tmp_path_factory) -> tuple[Space, str]:
-    """A Space with six graded entries that flag a planted gold error (with every private item
-    answered) and two more of every task (format failures, feet, translations); its analysis
-    and its variant made."""
+def flagged_space(private_dir, tmp_path_factory) -> tuple[Space, Graded]:
+    """A Space with the `graded` entries (a planted public and a planted private gold error
+    flagged); its analysis and its variant made."""
     from respondeoqa_eval.data.gold import read_folder
 
     gold = read_folder(private_dir)
     tmp = tmp_path_factory.mktemp("without")
     limits = Limits(submissions_per_day=50, attempts_per_day=50)
     space = Space(SpaceConfig(db=tmp / "lb.sqlite3", gold=gold, limits=limits, bootstrap=20))
-    short = file_records(gold, SHORT)
-    planted = [r for r in short if _normalizes_nonempty(gold_of(r))][-1]
-    rows_a, rows_b, _, _ = two_entries(gold)
-    submissions = [
-        (model, planted_rows(short, planted.id, right, wrong, answer) + private_rows(gold))
-        for model, right, wrong, answer in GRADED
-    ] + [("model-a", rows_a), ("model-b", rows_b)]
-    for model, rows in submissions:
+    found = graded(gold)
+    for model, rows in found.submissions:
         out = space.submit(write_jsonl(tmp / f"{model}.jsonl", rows), model, client=model)
         assert out.ok, out.message
     space.analyst.current(timeout=WAIT)
     assert space.without.wait(WAIT) is not None
-    return space, planted.id
+    return space, found
+
+
+def _flagged_private(space: Space) -> frozenset[str]:
+    """The private items the evaluator's item analysis of every item flags: the board's
+    entries (all on its first page here), each scored again by `evaluate()` on its kept
+    predictions (the store keeps no extracted answer of a private item)."""
+    entries = {
+        f"#{e.id}": evaluate(space.store.predictions(e.id) or [], space.gold, bootstrap=0).items
+        for e in space.snapshot().entries
+    }
+    whole = analyze_items(entries, space.gold.by_id)
+    return frozenset(it.id for it in whole.flagged if it.is_private)
 
 
 def _expected(space: Space, flagged: frozenset[str]) -> Snapshot:
@@ -67,18 +74,25 @@ def _expected(space: Space, flagged: frozenset[str]) -> Snapshot:
         rows = [r for r in space.store.predictions(e.id) or [] if r["id"] not in flagged]
         resamples = int(e.report.evaluator.bootstrap["resamples"])  # as it was scored
         again = evaluate(rows, gold, restrict_to_covered=True, bootstrap=resamples)
-        stored = replace(e, report=replace(again, predictions=e.report.predictions))
-        entries.append(space._shown(stored, flagged))
+        # released as any entry is: its private points are those of the items scored again
+        points = privacy.private_points(again.items)
+        report = replace(again, predictions=e.report.predictions)
+        entries.append(space._shown(replace(e, report=report, private_points=points), flagged))
     return Snapshot(snap.version, entries, snap.stale, snap.status, without=FLAGGED)
 
 
 def test_the_switched_numbers_are_a_rescore_without_the_flagged_items(flagged_space):
-    space, planted = flagged_space
+    space, found = flagged_space
+    planted = found.planted
     variant = space.without.current()
     assert variant is not None
     flagged = variant.excluded.ids
-    assert planted in flagged and variant.excluded.private == 0
+    # both planted gold errors are left out: the public one named, the private one counted
+    assert planted in variant.excluded.public and found.private in flagged
+    assert found.private not in variant.excluded.public
+    assert variant.excluded.private_ids == _flagged_private(space)
     expected, default = _expected(space, flagged), space.snapshot()
+    public_only = _expected(space, frozenset(variant.excluded.public))
     switched = variant.snapshot
     coverages = [ALL_COVERAGES, *(value for value, _ in switched.coverage_options())]
     changed = 0
@@ -90,6 +104,11 @@ def test_the_switched_numbers_are_a_rescore_without_the_flagged_items(flagged_sp
             assert data == expected.csv(view, coverage)[1], (view, coverage)
             changed += data != default.csv(view, coverage)[1]
     assert changed  # the flagged items did move numbers: the check can fail
+    # and the private ones did too (their items and points are out of the released values)
+    assert any(
+        expected.csv(view, ALL_COVERAGES)[1] != public_only.csv(view, ALL_COVERAGES)[1]
+        for view in VIEWS
+    )
     # an entry's detail: its breakdown without them, and its per-item results without them
     for e in switched.entries:
         key = f"e:{e.id}"
@@ -117,12 +136,17 @@ def test_the_switched_numbers_are_a_rescore_without_the_flagged_items(flagged_sp
 def test_the_label_names_public_items_and_links_their_walk(flagged_space):
     from respondeoqa_space.without import label_html
 
-    space, planted = flagged_space
+    space, found = flagged_space
     variant = space.without.current()
     html = str(label_html(variant.excluded, variant.unscored))
-    n = len(variant.excluded.public)
-    assert f"Without {n} suspected gold error" in html and f"({n} public, 0 private)" in html
-    assert planted in html and 'href="answers?filter=flagged"' in html
+    public, private = len(variant.excluded.public), len(variant.excluded.private_ids)
+    assert found.private in variant.excluded.private_ids  # the planted private one, counted
+    assert f"Without {public + private} suspected gold errors" in html
+    assert f"({public} public, {private} private)" in html
+    assert f"{private} private (Certamen/NLE) items, counted, never named" in html
+    assert found.planted in html and 'href="answers?filter=flagged"' in html
+    # no private id is named, nor is any part of the set in the excluded's repr (a log line)
+    assert not any(i in html or i in repr(variant.excluded) for i in variant.excluded.private_ids)
     # the paper's numbers stay the default
     assert space.variant(None)[1] is None and space.variant("yes")[1] is None
     assert space.variant(FLAGGED)[1] is variant

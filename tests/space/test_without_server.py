@@ -16,7 +16,7 @@ from respondeoqa_space.config import Limits
 from respondeoqa_space.service import Space, SpaceConfig
 
 from .helpers import assert_laid_out, compare_entries, settled
-from .test_without import _expected
+from .test_without import _expected, _flagged_private
 from .withoutkit import get
 
 pytestmark = pytest.mark.slow
@@ -32,12 +32,17 @@ def _flagged(url: str) -> frozenset[str]:
 
 def test_the_routes_serve_a_rescore_without_the_flagged_items(flagged_server, private_gold):
     server, planted = flagged_server.server, flagged_server.planted
-    flagged = _flagged(server.url)
-    assert planted in flagged
+    public = _flagged(server.url)
+    assert planted in public
+    # the private ones the evaluator's analysis of every item flags (the same store read here)
+    here = Space(SpaceConfig(db=server.db, gold=private_gold, limits=Limits(), bootstrap=20))
+    private = _flagged_private(here)
+    assert flagged_server.private in private
+    flagged = public | private
     status, board, _ = get(f"{server.url}board?without=flagged")
     assert status == 200
-    assert f"Without {len(flagged)} suspected gold error" in board
-    assert f"({len(flagged)} public, 0 private)" in board and planted in board
+    assert f"Without {len(flagged)} suspected gold errors" in board
+    assert f"({len(public)} public, {len(private)} private)" in board and planted in board
     assert 'href="answers?filter=flagged"' in board
     assert "without=flagged" in re.search(r'class="board-csv" href="([^"]+)"', board)[1]
     # without the switch (or with any other value): no label, the paper's numbers
@@ -46,7 +51,6 @@ def test_the_routes_serve_a_rescore_without_the_flagged_items(flagged_server, pr
         assert status == 200 and "without-note" not in paper and "without=flagged" not in paper
     # the CSV under the switch: every number, interval and rank of a re-score without them
     # (the same store read here, each entry's kept predictions scored by evaluate())
-    here = Space(SpaceConfig(db=server.db, gold=private_gold, limits=Limits(), bootstrap=20))
     expected = _expected(here, flagged)
     for view, coverage in (("Overview", "all coverages"), ("Knowledge", "all coverages")):
         query = f"view={view}&coverage={coverage.replace(' ', '+')}"

@@ -53,10 +53,13 @@ Certamen and NLE questions are not redistributed.
 A stored entry is a probe of the private answers (its submitter chose every answer). Released
 as above, the numbers of one stored entry can take at most 2^N combinations, N the sum over each
 value resting on private items of log2 of its number of steps (plus 6.66 bits for each private
-BLEU and chrF number): at the paper's sizes and k = 10, at most 254 bits per stored entry, and
-with the daily quota of 5 stored entries at most 1,269 bits per account per day. A Certamen or
-NLE multiple-choice answer is 2 bits or more, and reading one needs about k/2 answers of the same
-value known already. The Space logs its own N, computed from its gold, when it starts.
+BLEU and chrF number): at the paper's sizes and k = 10, at most 239 bits per stored entry. The
+switch *without suspected gold errors* releases every accuracy value on private items once more,
+without the flagged items, and counts those: at most 450 bits per stored entry and set of
+flagged items, and with the daily quota of 5 stored entries at most 2,248 bits per account per
+day and flagged set (the set can change at every write). A Certamen or NLE multiple-choice
+answer is 2 bits or more, and reading one needs about k/2 answers of the same value known
+already. The Space logs its own N, computed from its gold, when it starts.
 
 ## Data terms
 Certamen questions are copyrighted and hosted by the Junior Classical League; the National Latin
