@@ -46,6 +46,7 @@ class Limits:
     max_params_chars: int = 30
     max_note_chars: int = 2000
     min_private_items: int = 10  # values resting on fewer private items are not shown (privacy)
+    private_flags_hours: int = 24  # the switch's set of flagged private items changes this seldom
     upload_mb_per_hour: int = 200  # bytes one client may upload per hour (any file)
     uploads_per_hour: int = 60  # uploads one client may make per hour
     upload_keep_minutes: int = 10  # uploaded files are deleted after this (submitted or not)
@@ -352,6 +353,16 @@ SETTINGS: tuple[Setting, ...] = (
         10,
         "private items per step of a released value, and the smallest shown group",
         _integer(1, 1_000_000),
+        limit=True,
+    ),
+    Setting(
+        "RESPONDEOQA_SPACE_PRIVATE_FLAGS_HOURS",
+        "private_flags_hours",
+        24,
+        "hours the switch without suspected gold errors keeps its set of flagged private items "
+        "before it takes the analysis's new one (each new set releases the switched values "
+        "again: docs/leaderboard-safety.md)",
+        _integer(0, 100_000),
         limit=True,
     ),
     Setting(

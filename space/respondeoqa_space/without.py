@@ -25,7 +25,9 @@ items less the flagged ones, stepped the same way, and the number of flagged pri
 That is more than the default numbers say, and `privacy.release_bits(..., switched=True)`
 counts it (docs/leaderboard-safety.md, "The bound"): per set of flagged items, every stepped
 accuracy value twice and the count once; BLEU and chrF are the same in both views (items
-without a per-item score are never flagged). An entry that kept no predictions keeps the
+without a per-item score are never flagged). A new set of flagged private items is taken at
+most once per `Limits.private_flags_hours` (`Variants._private_ids`): a write can move the
+analysis's flags, and each new set is another release. An entry that kept no predictions keeps the
 paper's numbers (its private items took no part in the analysis either).
 
 Cost: the scoring runs in a process of its own at a lower priority (`analyst.apart`), in the
@@ -213,15 +215,31 @@ class Variants:
         self._running: threading.Thread | None = None
         self._wanted = False
         self.failures = 0
+        self.clock: Callable[[], float] = time.monotonic
+        self._private: tuple[frozenset[str], float] | None = None  # the set taken, and when
 
     def excluded(self) -> Excluded | None:
-        """What the last item analysis made flags (None before the first is made)."""
+        """What the last item analysis made flags (None before the first is made): its public
+        flags, and the private ones it flagged when the set was last taken."""
         found = self.space.analyst.latest()
         if found is None:
             return None
         analysis = found.value
         public = tuple(it.id for it in analysis.public.flagged if not it.is_private)
-        return Excluded(public, analysis.private_flagged)
+        return Excluded(public, self._private_ids(analysis.private_flagged))
+
+    def _private_ids(self, flagged: frozenset[str]) -> frozenset[str]:
+        """The flagged private items the switch leaves out: the analysis's set, taken at most
+        once per `Limits.private_flags_hours`. Each new set releases every entry's switched
+        values again, and a write can move the set: held, the bound on what probing can learn
+        holds per period, not per write (docs/leaderboard-safety.md, "The bound")."""
+        now = self.clock()
+        period = self.space.limits.private_flags_hours * 3600.0
+        with self._lock:
+            taken = self._private
+            if taken is None or (taken[0] != flagged and now - taken[1] >= period):
+                self._private = taken = (flagged, now)
+            return taken[0]
 
     def current(self) -> Variant | None:
         """The variant of the current data version and flagged set, or None while it is being

@@ -21,7 +21,7 @@ from respondeoqa_space.views import figures
 from respondeoqa_space.views.columns import VIEWS
 from respondeoqa_space.views.detail import entry_detail
 from respondeoqa_space.views.frames import ALL_COVERAGES
-from respondeoqa_space.without import FLAGGED
+from respondeoqa_space.without import FLAGGED, Variants
 
 from .helpers import write_jsonl
 from .withoutkit import Graded, graded
@@ -150,3 +150,26 @@ def test_the_label_names_public_items_and_links_their_walk(flagged_space):
     # the paper's numbers stay the default
     assert space.variant(None)[1] is None and space.variant("yes")[1] is None
     assert space.variant(FLAGGED)[1] is variant
+
+
+def test_the_flagged_private_set_changes_at_most_once_per_period(flagged_space):
+    """A new set of flagged private items (a write can move it) is taken only once the
+    period (`private_flags_hours`) since the last one has passed: each new set releases every
+    entry's switched values again."""
+    space, _ = flagged_space
+    variants = Variants(space, lambda ids, excluded: {})  # its own clock and taken set
+    now = [1_000_000.0]
+    variants.clock = lambda: now[0]
+    hours = space.limits.private_flags_hours
+    assert hours == 24  # the default
+    analysed = _flagged_private(space)
+    assert analysed  # the fixture flags private items, so the set can change
+    first = variants.excluded()
+    assert first is not None and first.private_ids == analysed
+    shrunk = frozenset(sorted(analysed)[1:])  # as if a write had moved the flags
+    now[0] += hours * 3600 - 1
+    assert variants._private_ids(shrunk) == analysed  # kept within the period
+    now[0] += 1
+    assert variants._private_ids(shrunk) == shrunk  # taken once it has passed
+    now[0] += 1
+    assert variants._private_ids(analysed) == shrunk  # and kept again
