@@ -259,7 +259,7 @@ class Space:
         )
         # the public details dataset, synced after writes (DETAILS_SETTLE) when one is named
         self.details_repo = details_repo(config) if config.details_repo else None
-        self.details_sync: Analyst[DetailsPlan | None] = Analyst(
+        self.details_sync: Analyst[DetailsPlan] = Analyst(
             self._sync_details,
             self.store.data_version,
             settle=DETAILS_SETTLE,
@@ -349,7 +349,7 @@ class Space:
         self.reads.listeners.append(lambda snap: self.details_sync.request())
         self.details_sync.request()
 
-    def _sync_details(self) -> tuple[int, DetailsPlan | None]:
+    def _sync_details(self) -> tuple[int, DetailsPlan]:
         """One sync of the details dataset with the shown entries. Never before the record is
         read (an empty copy would delete every entry's config) or while it is diverged."""
         assert self.details_repo is not None
