@@ -547,9 +547,10 @@ def assert_message_whole(page: Any, box: str, where: str) -> None:
     assert_laid_out(page, where)
 
 
-def wait_until(done, what: str, seconds: float = 30.0) -> None:
-    """Poll `done()` (bounded): the kernel, init and background threads act on their own time."""
+def wait_until(done, what: str = "timed out", seconds: float = 30.0, every: float = 0.05) -> None:
+    """Poll `done()` every `every` seconds, `seconds` at most: the kernel, init, background
+    threads and running servers act on their own time."""
     deadline = time.monotonic() + seconds
     while not done():
         assert time.monotonic() < deadline, what
-        time.sleep(0.05)
+        time.sleep(every)

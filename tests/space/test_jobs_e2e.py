@@ -31,11 +31,11 @@ from respondeoqa_space import __version__
 from respondeoqa_space.store import Store
 from synthetic import SECRET_MARKER
 
-from .helpers import assert_message_whole, open_page, page_board, parse_board
+from .helpers import assert_message_whole, open_page, page_board, parse_board, wait_until
 from .jobskit import GOLD_REPO, dispatcher_of, mount_jobs, put_gold
 from .requestkit import MODEL, add_tiny_model, repo_of, requests_in_record
 from .test_oauth import login
-from .test_record_e2e import env_for, wait_for
+from .test_record_e2e import env_for
 from .test_worker_e2e import all_coverages, request_in, verified_only
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -134,7 +134,7 @@ def _run(hub, jobs, space, browser, private_gold, tmp_path: Path, shots: Path) -
     def verified() -> list[dict]:
         return [r for r in parse_board(page_board(space.url))[1] if r["Type"] == "verified"]
 
-    wait_for(lambda: len(verified()) == len(entry_ids))
+    wait_until(lambda: len(verified()) == len(entry_ids), seconds=60, every=0.3)
     entry = Store(space.db).get(entry_ids[0])
     ev = entry.evaluation
     assert set(entry.sources) == {"certamen", "nle", "jun-schol", "lat-pros"}

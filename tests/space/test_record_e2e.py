@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import signal
-import time
 from pathlib import Path
 
 import httpx
@@ -29,6 +28,7 @@ from .helpers import (
     stored,
     submit,
     syncer_of,
+    wait_until,
     write_jsonl,
 )
 
@@ -57,14 +57,6 @@ def board_models(srv: Server) -> list[str]:
     return [r["Model"] for r in parse_board(page_board(srv.url))[1]]
 
 
-def wait_for(check, timeout: float = 60.0) -> None:
-    """Poll `check()` (a running server's state) until it holds."""
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.3)
-
-
 def message_of(value) -> str:
     return value.get("value", value) if isinstance(value, dict) else value
 
@@ -77,7 +69,7 @@ def test_stored_is_told_once_the_record_holds_it_so_a_kill_9_loses_nothing(
     sha = sha256_bytes(path.read_bytes())
     first = start_server(private_dir, tmp_path / "space", env_extra=env)
     try:
-        wait_for(lambda: "reading its record" not in page_board(first.url))
+        wait_until(lambda: "reading its record" not in page_board(first.url), seconds=60, every=0.3)
         message, *_ = submit(Client(first.url, verbose=False), path, "durable model")
         assert message_of(message).startswith("Stored as entry #1"), message
         assert entry_path(sha) in hub.files(RECORD_REPO)  # told only once the record holds it
@@ -87,7 +79,7 @@ def test_stored_is_told_once_the_record_holds_it_so_a_kill_9_loses_nothing(
 
     third = start_server(private_dir, tmp_path / "new-disk", env_extra=env)  # the disk is gone
     try:
-        wait_for(lambda: "durable model" in board_models(third))
+        wait_until(lambda: "durable model" in board_models(third), seconds=60, every=0.3)
         models = [r["Model"] for r in leaderboard(Client(third.url, verbose=False))]
         assert "durable model" in models
     finally:
@@ -110,7 +102,7 @@ def test_corrupt_record_file_and_operator_changes_reach_a_running_space(
 
     srv = start_server(private_dir, tmp_path / "space", env_extra=env_for(hub, tmp_path))
     try:
-        wait_for(lambda: {"alpha", "beta"} <= set(board_models(srv)))
+        wait_until(lambda: {"alpha", "beta"} <= set(board_models(srv)), seconds=60, every=0.3)
         html = page_board(srv.url)
         assert "1 record file could not be read and is not shown; the operator has been told." in (
             html
@@ -132,7 +124,7 @@ def test_corrupt_record_file_and_operator_changes_reach_a_running_space(
         assert f"unreadable record file {entry_path('0' * 64)}: not a gzip file" in listed
         assert main([*admin, "--space-url", srv.url, "hide", str(a.id)]) == 0
         assert "the Space reads the record now" in capsys.readouterr().out
-        wait_for(lambda: "alpha" not in board_models(srv), timeout=30)
+        wait_until(lambda: "alpha" not in board_models(srv), seconds=30, every=0.3)
         refused = httpx.get(srv.url + "entry.csv", params={"entry": f"e:{a.id}"}, timeout=30)
         assert refused.status_code == 404  # hidden: its download is refused at request time
         assert httpx.post(srv.url + "record/pull", timeout=30).status_code == 403  # no token
@@ -165,7 +157,7 @@ def test_hub_outage_at_start_up_closes_writes_until_the_record_is_read(
             "Not accepted: the leaderboard is still reading its record from the Hub; nothing "
             "was stored or counted, please try again in a few minutes."
         )
-        wait_for(lambda: "first" in board_models(srv), timeout=90)
+        wait_until(lambda: "first" in board_models(srv), seconds=90, every=0.3)
         assert "reading its record" not in page_board(srv.url)
         out = submit(client, path, "in time")
         assert out[SUBMIT_OK] and message_of(out[0]).startswith(f"Stored as entry #{first.id + 1}")

@@ -30,9 +30,10 @@ from .helpers import (
     stored,
     submit,
     syncer_of,
+    wait_until,
     write_jsonl,
 )
-from .test_record_e2e import board_models, env_for, feet, message_of, wait_for
+from .test_record_e2e import board_models, env_for, feet, message_of
 
 TOLD = re.compile(r"Stored as entry #(\d+): (.+?)\. ")
 
@@ -103,7 +104,7 @@ def test_a_restart_or_kill_with_entries_in_flight_loses_none_told_stored(
 ) -> None:
     env = env_for(hub, tmp_path)
     srv = start_server(private_dir, tmp_path / "space", env_extra=env)
-    wait_for(lambda: "reading its record" not in page_board(srv.url))
+    wait_until(lambda: "reading its record" not in page_board(srv.url), seconds=60, every=0.3)
     # the first commit lands (its submitters are told), the next stays with the Hub: the
     # signal comes while the Hub works on it, as a restart or an out-of-memory kill would
     hub.hold_commits(after=0 if in_flight == 1 else 1)
@@ -114,7 +115,9 @@ def test_a_restart_or_kill_with_entries_in_flight_loses_none_told_stored(
     told, threads = submit_all(srv, paths)
     assert hub.held.wait(timeout=120), "no commit reached the Hub"
     if in_flight > 1:
-        wait_for(lambda: len(told) >= 1, timeout=60)  # the first commit's answers are out
+        wait_until(
+            lambda: len(told) >= 1, seconds=60, every=0.3
+        )  # the first commit's answers are out
     end(srv, sig, hub)  # the Space dies (or shuts down) with a commit in the Hub's hands
     for thread in threads:
         thread.join(timeout=60)
@@ -129,7 +132,7 @@ def test_a_restart_or_kill_with_entries_in_flight_loses_none_told_stored(
     # stays "waiting" (the entry that landed as the Space died is reconciled from the record)
     again = start_server(private_dir, tmp_path / "space", env_extra=env)
     try:
-        wait_for(lambda: set(in_record) <= set(board_models(again)))
+        wait_until(lambda: set(in_record) <= set(board_models(again)), seconds=60, every=0.3)
     finally:
         again.stop()
     held = Store(again.db)
@@ -145,7 +148,7 @@ def test_a_read_only_record_never_answers_stored_and_the_page_says_why(
     env = env_for(hub, tmp_path)
     srv = start_server(private_dir, tmp_path / "space", env_extra=env)
     try:
-        wait_for(lambda: "reading its record" not in page_board(srv.url))
+        wait_until(lambda: "reading its record" not in page_board(srv.url), seconds=60, every=0.3)
         client = Client(srv.url, verbose=False)
         first = write_jsonl(tmp_path / "a.jsonl", feet(public_gold, 3))
         out = submit(client, first, "kept")
@@ -181,7 +184,7 @@ def test_a_record_deleted_and_made_again_costs_no_entry(
     srv = start_server(private_dir, tmp_path / "space", env_extra=env)
     admin = ["admin", "--db", str(tmp_path / "ops.sqlite3"), "--create"]
     try:
-        wait_for(lambda: "reading its record" not in page_board(srv.url))
+        wait_until(lambda: "reading its record" not in page_board(srv.url), seconds=60, every=0.3)
         client = Client(srv.url, verbose=False)
         for k in (2, 3, 4):
             submit(client, write_jsonl(tmp_path / f"{k}.jsonl", feet(public_gold, k)), f"m{k}")
@@ -191,7 +194,9 @@ def test_a_record_deleted_and_made_again_costs_no_entry(
         pull = httpx.post(srv.url + "record/pull", headers={"X-Record-Token": TOKEN}, timeout=30)
         assert pull.status_code == 202
         # not applied: the entries stay, the page says why, and writes are refused
-        wait_for(lambda: "is not the one this Space read" in page_board(srv.url), timeout=60)
+        wait_until(
+            lambda: "is not the one this Space read" in page_board(srv.url), seconds=60, every=0.3
+        )
         assert {"m2", "m3", "m4"} <= set(board_models(srv))
         out = submit(client, write_jsonl(tmp_path / "5.jsonl", feet(public_gold, 5)), "m5")
         assert not out[SUBMIT_OK] and "is not the one this Space read" in message_of(out[0])
@@ -352,7 +357,7 @@ def test_a_burst_of_submissions_shares_one_commit(
     for thread in threads:
         thread.start()
     assert hub.held.wait(timeout=60)
-    wait_for(lambda: len(sync.land_entries._waiting) == 5, timeout=120)
+    wait_until(lambda: len(sync.land_entries._waiting) == 5, seconds=120, every=0.3)
     hub.release()
     for thread in threads:
         thread.join(timeout=60)

@@ -8,7 +8,6 @@ import html
 import math
 import random
 import threading
-import time
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +25,7 @@ from respondeoqa_space.views.frames import (
     rank_ranges,
 )
 
-from .helpers import file_records, k_correct_predictions, parse_board, write_jsonl
+from .helpers import file_records, k_correct_predictions, parse_board, wait_until, write_jsonl
 
 NAN = math.nan
 SHORT = "junior_scholarship_short_answer.json"
@@ -174,10 +173,11 @@ def test_a_board_is_served_while_its_next_version_is_built(pool, public_gold, tm
     version, html = reads.served_board(OVERVIEW, ALL_COVERAGES)
     if version != reads.snapshot().version:  # served before the background build was done
         assert "made elsewhere" not in _models(html)
-    deadline = time.monotonic() + 60
-    while "made elsewhere" not in _models(reads.board(OVERVIEW, ALL_COVERAGES)):
-        assert time.monotonic() < deadline, "the background build never came"
-        time.sleep(0.05)  # a condition polled
+    wait_until(
+        lambda: "made elsewhere" in _models(reads.board(OVERVIEW, ALL_COVERAGES)),
+        "the background build never came",
+        seconds=60,
+    )
     # another writer hides an entry: gone from the next read, whatever was built before
     hidden = next(e for e in reads.snapshot().entries if e.model == "made here")
     Store(tmp_path / "lb.sqlite3").set_hidden(hidden.id, True)

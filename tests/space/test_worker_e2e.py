@@ -39,10 +39,11 @@ from .helpers import (
     open_page,
     page_board,
     parse_board,
+    wait_until,
 )
 from .requestkit import MODEL, add_tiny_model, requests_in_record
 from .test_oauth import login
-from .test_record_e2e import env_for, wait_for
+from .test_record_e2e import env_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -178,7 +179,11 @@ def test_request_in_the_page_ends_as_verified_entries(
     assert scored.returncode == 0, scored.stderr
     cli_report = Report.from_dict(json.loads(report_path.read_text(encoding="utf-8")))
     # the worker asked the running Space to read the record (no restart): it does so at once
-    wait_for(lambda: sum(r["Type"] == "verified" for r in board_rows(space)) == len(entry_ids))
+    wait_until(
+        lambda: sum(r["Type"] == "verified" for r in board_rows(space)) == len(entry_ids),
+        seconds=60,
+        every=0.3,
+    )
     store = Store(space.db)
     main_entry = store.get(entry_ids[0])
     assert main_entry is not None and main_entry.verified
