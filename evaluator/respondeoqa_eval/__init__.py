@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 
 from ._lazy import lazy_exports
 from ._version import __version__
-from .errors import InputError
+from .errors import InputError, run_command
 
 if TYPE_CHECKING:
     from .api import evaluate
@@ -40,7 +40,15 @@ if TYPE_CHECKING:
     from .predictions.load import load_predictions
     from .report.model import Report
 
-__all__ = ["InputError", "Report", "__version__", "evaluate", "load_gold", "load_predictions"]
+__all__ = [
+    "InputError",
+    "Report",
+    "__version__",
+    "evaluate",
+    "load_gold",
+    "load_predictions",
+    "run_command",
+]
 
 # The API is imported on first use, so that importing a module of the package (the
 # `respondeoqa-eval` command's among them) loads only what that module needs.

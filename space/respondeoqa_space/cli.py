@@ -18,8 +18,7 @@ import sys
 from pathlib import Path
 from typing import NoReturn
 
-from respondeoqa_eval import InputError
-from respondeoqa_eval.data import NoData
+from respondeoqa_eval import InputError, run_command
 
 from . import __version__
 from .config import url_option
@@ -67,17 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
-    try:
-        return int(args.func(args) or 0)
-    except NoData as exc:
-        print(f"{PROG}: error: {exc.said_as(DATA_DIR_OPTION)}", file=sys.stderr)
-        return 2
-    except InputError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print(f"{PROG}: interrupted", file=sys.stderr)
-        return 130
+    return run_command(args.func, args, prog=PROG, option=DATA_DIR_OPTION)
 
 
 def _register_serve(sub: argparse._SubParsersAction) -> None:

@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import sys
 from typing import NoReturn
 
 from .. import __version__
-from ..data.datadir import CLI_OPTION, NoData
-from ..errors import InputError
+from ..data.datadir import CLI_OPTION
+from ..errors import run_command
 
 AREAS: dict[str, tuple[str, ...]] = {
     "respondeoqa_eval.cli.score": ("score", "example"),
@@ -88,18 +87,4 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
-    try:
-        return int(args.func(args) or 0)
-    except NoData as exc:
-        print(f"respondeoqa-eval: error: {exc.said_as(CLI_OPTION)}", file=sys.stderr)
-        return 2
-    except InputError as exc:
-        print(f"respondeoqa-eval: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("respondeoqa-eval: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        # output piped into e.g. `head`, which closed early: not an error worth a traceback
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
+    return run_command(args.func, args, prog="respondeoqa-eval", option=CLI_OPTION)
