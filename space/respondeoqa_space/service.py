@@ -144,10 +144,22 @@ STORED_AS = re.compile(r"(?:Already stored|Stored) as entry #(\d+)\b")
 """How the message of a stored submission starts (`Space.submit`), with its entry's number."""
 
 
+YOUR_ENTRY = re.compile(r"\balready your entry #(\d+)\b")
+"""How a refusal names the submitter's own entry that holds the same predictions
+(`Intake._earlier`: sent again under another name)."""
+
+
 def stored_entry(message: str | None) -> int | None:
     """The entry a submission's message says it is stored as (None when it was not): the
     Submit page links to it."""
     found = STORED_AS.match(message or "")
+    return int(found.group(1)) if found else None
+
+
+def own_entry(message: str | None) -> int | None:
+    """The submitter's own entry a refusal names (None when it names none): the Submit page
+    links to it too."""
+    found = YOUR_ENTRY.search(message or "")
     return int(found.group(1)) if found else None
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from respondeoqa_space.config import Limits
-from respondeoqa_space.service import Space, SpaceConfig
+from respondeoqa_space.service import Space, SpaceConfig, own_entry, stored_entry
 
 from .helpers import file_records, k_correct_predictions, write_jsonl
 
@@ -127,3 +127,22 @@ def test_compare_picks_are_deduplicated_capped_and_cached_in_bounded_bytes(
     assert 0 < cache.currsize <= cache.maxsize == 1024 * 1024
     assert len(cache) < 20  # older comparisons left to stay in bounds
     assert sum(approx_size(v) for v in cache.values()) == cache.currsize
+
+
+def test_the_answer_names_the_entry_the_submit_page_links(
+    space: Space, public_gold, tmp_path: Path
+) -> None:
+    """Stored, sent again under the same name, or refused because the same predictions are
+    already the submitter's entry under another name: each answer names that entry, so the
+    Submit page links to it; another submitter's refusal names none of theirs."""
+    rows, _ = k_correct_predictions(file_records(public_gold, FEET), 5)
+    path = write_jsonl(tmp_path / "p.jsonl", rows)
+    first = space.submit(path, "model-x", client="a")
+    assert first.ok and stored_entry(first.message) == first.entry.id
+    again = space.submit(path, "model-x", client="a")
+    assert again.ok and stored_entry(again.message) == first.entry.id
+    renamed = space.submit(path, "model-y", client="a")
+    assert not renamed.ok and stored_entry(renamed.message) is None
+    assert own_entry(renamed.message) == first.entry.id
+    other = space.submit(path, "model-z", client="b")
+    assert not other.ok and own_entry(other.message) is None

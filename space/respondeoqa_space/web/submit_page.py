@@ -9,7 +9,7 @@ from typing import Any
 
 import gradio as gr
 
-from ..service import Space, stored_entry
+from ..service import Space, own_entry, stored_entry
 from ..views.entry import BREAKDOWN_DATATYPES, BREAKDOWN_WIDTHS, breakdown_display
 from . import clients, copy
 from .events import folded_help, message, message_box, page_heading, username
@@ -153,7 +153,7 @@ def submit_page(space: Space) -> None:
         )
 
     def style(text: str | None, ok: bool, needs: bool) -> tuple[Any, ...]:
-        number = stored_entry(text) if ok else None
+        number = stored_entry(text) if ok else own_entry(text)
         link = None if number is None else entry_link(number)
         return (
             message(text or "", bool(ok), link),
